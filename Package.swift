@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "JSONAPIClient",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "JSONAPIClientCore", targets: ["JSONAPIClientCore"]),
+        .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
+        .executable(name: "jsonapi", targets: ["JSONAPITool"]),
+        .executable(name: "jsonapi-bench", targets: ["JSONAPIBenchmark"]),
+    ],
+    targets: [
+        .target(name: "JSONAPIClientCore"),
+        .target(name: "JSONAPIClient", dependencies: ["JSONAPIClientCore"]),
+        .executableTarget(name: "JSONAPITool", dependencies: ["JSONAPIClient"]),
+        .executableTarget(name: "JSONAPIBenchmark", dependencies: ["JSONAPIClient"], path: "Benchmarks/JSONAPIBenchmark"),
+        .testTarget(name: "CoreTests", dependencies: ["JSONAPIClientCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient"]),
+        .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

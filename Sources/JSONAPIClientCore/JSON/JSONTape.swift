@@ -1,0 +1,125 @@
+/// A parsed JSON text: the input bytes and a flat structural index with one node per value.
+///
+/// Values appear in document order. An object node is followed by its members, each a key (a string node) then the
+/// member's value; an array node is followed by its elements. Containers record the index just past their last
+/// descendant, so a reader skips any value in O(1). Strings and numbers are only located, never converted, until a
+/// reader asks for them: decoding only what a model needs is the point.
+struct JSONTape: Sendable {
+    /// What a node holds.
+    enum Kind: UInt8, Sendable {
+        case null, `true`, `false`, number, string, array, object
+    }
+
+    /// One value. 16 bytes.
+    struct Node: Sendable {
+        var kind: Kind
+        /// For strings: `stringHasEscapes`; for numbers: `numberIsInteger`.
+        var flags: UInt8
+        /// Byte offset: for strings the first byte after the opening quote, otherwise the value's first byte.
+        var start: UInt32
+        /// Strings and numbers: their byte length (without quotes). Arrays and objects: the element / member count.
+        var length: UInt32
+        /// Arrays and objects: the index of the node just past the container. Others: unused (0).
+        var end: UInt32
+    }
+
+    static let stringHasEscapes: UInt8 = 1
+    static let numberIsInteger: UInt8 = 1
+
+    /// The input, as given.
+    let bytes: [UInt8]
+    /// The index; `nodes[0]` is the root value.
+    let nodes: [Node]
+
+    @inline(__always) func kind(_ index: Int) -> Kind { nodes[index].kind }
+
+    /// The index of the value after the one at `index` (skipping its descendants).
+    @inline(__always) func skip(_ index: Int) -> Int {
+        let node = nodes[index]
+        switch node.kind {
+        case .array, .object: return Int(node.end)
+        default: return index + 1
+        }
+    }
+
+    /// The number of elements of an array, or members of an object.
+    @inline(__always) func count(_ index: Int) -> Int { Int(nodes[index].length) }
+
+    /// The byte offset where the value at `index` starts (for error messages).
+    func byteOffset(_ index: Int) -> Int {
+        let node = nodes[index]
+        return node.kind == .string ? Int(node.start) - 1 : Int(node.start)
+    }
+
+    /// The decoded text of the string at `index`.
+    func string(_ index: Int) -> String {
+        let node = nodes[index]
+        let start = Int(node.start), end = start + Int(node.length)
+        if node.flags & Self.stringHasEscapes == 0 {
+            return bytes.withUnsafeBufferPointer { buffer in
+                String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+            }
+        }
+        return Self.unescape(bytes, start..<end)
+    }
+
+    /// Whether the string at `index` equals `utf8`, compared as bytes without building a `String`.
+    func stringEquals(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let node = nodes[index]
+        if node.flags & Self.stringHasEscapes != 0 { return string(index).utf8.elementsEqual(utf8) }
+        guard Int(node.length) == utf8.count else { return false }
+        let start = Int(node.start)
+        return bytes.withUnsafeBufferPointer { buffer in
+            var i = 0
+            while i < utf8.count {
+                if buffer[start &+ i] != utf8[i] { return false }
+                i &+= 1
+            }
+            return true
+        }
+    }
+
+    /// Whether the string at `index` equals `text`.
+    func stringEquals(_ index: Int, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { stringEquals(index, $0) }
+    }
+
+    /// Whether the number at `index` is written as an integer (no fraction, no exponent).
+    @inline(__always) func isInteger(_ index: Int) -> Bool { nodes[index].flags & Self.numberIsInteger != 0 }
+
+    /// The source text of the number at `index`.
+    func numberText(_ index: Int) -> String {
+        let node = nodes[index]
+        let start = Int(node.start)
+        return String(decoding: bytes[start..<start + Int(node.length)], as: UTF8.self)
+    }
+
+    /// The number at `index` as an `Int64`, or `nil` when it is not an integer or does not fit.
+    func int64(_ index: Int) -> Int64? {
+        let node = nodes[index]
+        guard node.flags & Self.numberIsInteger != 0 else { return nil }
+        let start = Int(node.start), end = start + Int(node.length)
+        return bytes.withUnsafeBufferPointer { buffer -> Int64? in
+            var i = start
+            let negative = buffer[i] == UInt8(ascii: "-")
+            if negative { i += 1 }
+            var value: Int64 = 0
+            while i < end {
+                let digit = Int64(buffer[i] &- UInt8(ascii: "0"))
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+                if o1 || o2 { return nil }
+                value = next
+                i += 1
+            }
+            return value
+        }
+    }
+
+    /// The number at `index` as a `Double` (the nearest one; large magnitudes become infinity).
+    func double(_ index: Int) -> Double {
+        if let integer = int64(index), integer.magnitude < (1 << 53) { return Double(integer) }
+        return Double(numberText(index)) ?? .nan
+    }
+}
