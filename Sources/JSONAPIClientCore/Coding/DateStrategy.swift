@@ -1,0 +1,163 @@
+import Foundation
+
+/// How `Date` properties are read from and written to attributes.
+public struct DateStrategy: Sendable {
+    enum Kind: Sendable {
+        case iso8601(fractionalSeconds: Bool)
+        case secondsSince1970
+        case millisecondsSince1970
+        case custom(decode: @Sendable (JSONValue) throws -> Date, encode: @Sendable (Date) throws -> JSONValue)
+    }
+
+    let kind: Kind
+
+    /// ISO 8601 / RFC 3339 text. Reading accepts fractional seconds or none, `Z` or an offset; writing gives
+    /// whole seconds in UTC, e.g. `2024-05-01T12:00:00Z`.
+    public static let iso8601 = DateStrategy(kind: .iso8601(fractionalSeconds: false))
+    /// ISO 8601 as ``iso8601``, but written with milliseconds, e.g. `2024-05-01T12:00:00.250Z`.
+    public static let iso8601WithFractionalSeconds = DateStrategy(kind: .iso8601(fractionalSeconds: true))
+    /// A number of seconds since 1970-01-01T00:00:00Z.
+    public static let secondsSince1970 = DateStrategy(kind: .secondsSince1970)
+    /// A number of milliseconds since 1970-01-01T00:00:00Z.
+    public static let millisecondsSince1970 = DateStrategy(kind: .millisecondsSince1970)
+    /// Your own conversion.
+    public static func custom(
+        decode: @escaping @Sendable (JSONValue) throws -> Date, encode: @escaping @Sendable (Date) throws -> JSONValue
+    ) -> DateStrategy {
+        DateStrategy(kind: .custom(decode: decode, encode: encode))
+    }
+
+    /// The JSON value for a date.
+    func encode(_ date: Date) throws -> JSONValue {
+        switch kind {
+        case .iso8601(let fractional): .string(ISO8601.format(date, fractionalSeconds: fractional))
+        case .secondsSince1970: .double(date.timeIntervalSince1970)
+        case .millisecondsSince1970: .double((date.timeIntervalSince1970 * 1000).rounded())
+        case .custom(_, let encode): try encode(date)
+        }
+    }
+}
+
+/// A fast, strict RFC 3339 reader and writer (no Foundation formatter on the hot path).
+enum ISO8601 {
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; also accepts a lower-case `t`/`z` or a space separator.
+    static func parse(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var index = 0
+        func digits(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<count {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+                index += 1
+            }
+            return value
+        }
+        func expect(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
+            let day = digits(2), index < bytes.count
+        else { return nil }
+        let separator = bytes[index]
+        guard separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " ") else {
+            return nil
+        }
+        index += 1
+        guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
+            let second = digits(2)
+        else { return nil }
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, (48...57).contains(bytes[index]) {
+                fraction += Double(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < bytes.count else { return nil }
+        var offsetSeconds = 0
+        switch bytes[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            index += 1
+            guard let hours = digits(2), expect(UInt8(ascii: ":")), let minutes = digits(2), hours < 24, minutes < 60
+            else { return nil }
+            offsetSeconds = sign * (hours * 3600 + minutes * 60)
+        default:
+            return nil
+        }
+        guard index == bytes.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    static func format(_ date: Date, fractionalSeconds: Bool) -> String {
+        var interval = date.timeIntervalSince1970
+        if fractionalSeconds { interval = (interval * 1000).rounded() / 1000 }
+        let whole = Int(interval.rounded(.down))
+        let milliseconds = Int(((interval - Double(whole)) * 1000).rounded())
+        var days = whole / 86_400
+        var secondsOfDay = whole % 86_400
+        if secondsOfDay < 0 {
+            secondsOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+        text += "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
+        if fractionalSeconds { text += ".\(pad(min(milliseconds, 999), 3))" }
+        return text + "Z"
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

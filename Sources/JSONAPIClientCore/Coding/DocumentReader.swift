@@ -1,0 +1,371 @@
+/// Builds the schema-less document model straight from a parsed tape.
+///
+/// Lenient where the meaning is plain (a numeric `id` is read as its string; unknown members, extension members and
+/// `@`-members are ignored), strict where it is not (a resource without `type`, `data` together with `errors`,
+/// `included` without `data`, the same `(type, id)` twice, a resource that is not an object).
+struct DocumentReader {
+    let tape: JSONTape
+
+    typealias Failure = JSONAPIDecodingError
+
+    // MARK: Errors
+
+    func mismatch(_ index: Int, expected: String) -> Failure {
+        Failure(code: .typeMismatch, pointer: tape.pointer(to: index), expected: expected, found: tape.describe(index))
+    }
+
+    func missing(_ member: String, in index: Int) -> Failure {
+        Failure(code: .missingMember, pointer: tape.pointer(to: index) + "/" + member, expected: "member \"\(member)\"")
+    }
+
+    func invalid(_ index: Int, _ detail: String) -> Failure {
+        Failure(code: .invalidDocument, pointer: tape.pointer(to: index), detail: detail)
+    }
+
+    // MARK: Shapes
+
+    /// Calls `body` with each member's key and value index of the object at `index`.
+    @inline(__always)
+    func forEachMember(_ index: Int, _ body: (_ key: Int, _ value: Int) throws(Failure) -> Void) throws(Failure) {
+        var child = index + 1
+        for _ in 0..<tape.count(index) {
+            try body(child, child + 1)
+            child = tape.skip(child + 1)
+        }
+    }
+
+    /// Calls `body` with each element index of the array at `index`.
+    @inline(__always)
+    func forEachElement(_ index: Int, _ body: (_ element: Int) throws(Failure) -> Void) throws(Failure) {
+        var child = index + 1
+        for _ in 0..<tape.count(index) {
+            try body(child)
+            child = tape.skip(child)
+        }
+    }
+
+    func expectObject(_ index: Int) throws(Failure) {
+        guard tape.kind(index) == .object else { throw mismatch(index, expected: "an object") }
+    }
+
+    func string(_ index: Int) throws(Failure) -> String {
+        guard tape.kind(index) == .string else { throw mismatch(index, expected: "a string") }
+        return tape.string(index)
+    }
+
+    func optionalString(_ index: Int) throws(Failure) -> String? {
+        tape.kind(index) == .null ? nil : try string(index)
+    }
+
+    /// An `id`: a string, or a number read as its text.
+    func identifierString(_ index: Int) throws(Failure) -> String {
+        switch tape.kind(index) {
+        case .string: return tape.string(index)
+        case .number: return tape.numberText(index)
+        default: throw mismatch(index, expected: "a string")
+        }
+    }
+
+    // MARK: Values
+
+    func value(_ index: Int) -> JSONValue {
+        switch tape.kind(index) {
+        case .null: return .null
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .string: return .string(tape.string(index))
+        case .number:
+            if let integer = tape.int64(index) { return .int(integer) }
+            return .double(tape.double(index))
+        case .array:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(tape.count(index))
+            var child = index + 1
+            for _ in 0..<tape.count(index) {
+                elements.append(value(child))
+                child = tape.skip(child)
+            }
+            return .array(elements)
+        case .object:
+            return .object(object(index))
+        }
+    }
+
+    /// The members of the object at `index` as JSON values (the last of duplicate keys wins).
+    func object(_ index: Int) -> [String: JSONValue] {
+        var members: [String: JSONValue] = [:]
+        members.reserveCapacity(tape.count(index))
+        var child = index + 1
+        for _ in 0..<tape.count(index) {
+            members[tape.string(child)] = value(child + 1)
+            child = tape.skip(child + 1)
+        }
+        return members
+    }
+
+    func meta(_ index: Int) throws(Failure) -> Meta {
+        try expectObject(index)
+        return object(index)
+    }
+
+    // MARK: Document
+
+    func document() throws(Failure) -> RawDocument {
+        var document = RawDocument()
+        let (dataIndex, includedIndex) = try readTopLevel(into: &document)
+        if let dataIndex { document.data = try primaryData(dataIndex) }
+        if let includedIndex {
+            var included: [ResourceObject] = []
+            included.reserveCapacity(tape.count(includedIndex))
+            try forEachElement(includedIndex) { element throws(Failure) in included.append(try resource(element)) }
+            document.included = included
+        }
+        try checkUnique(document, dataIndex: dataIndex, includedIndex: includedIndex)
+        return document
+    }
+
+    /// `(type, id)` names one resource per document.
+    private func checkUnique(_ document: RawDocument, dataIndex: Int?, includedIndex: Int?) throws(Failure) {
+        var seen = Set<ResourceIdentifier>()
+        func check(_ resource: ResourceObject, at index: Int) throws(Failure) {
+            guard let id = resource.id else { return }
+            if !seen.insert(ResourceIdentifier(type: resource.type, id: id)).inserted {
+                throw invalid(index, "resource \(resource.type)/\(id) appears more than once in the document")
+            }
+        }
+        if let dataIndex {
+            switch document.data {
+            case .resource(let resource): try check(resource, at: dataIndex)
+            case .resources(let resources):
+                var element = dataIndex + 1
+                for resource in resources {
+                    try check(resource, at: element)
+                    element = tape.skip(element)
+                }
+            default: break
+            }
+        }
+        if let includedIndex, let included = document.included {
+            var element = includedIndex + 1
+            for resource in included {
+                try check(resource, at: element)
+                element = tape.skip(element)
+            }
+        }
+    }
+
+    /// Primary data: `null`, a resource, an identifier, or an array of either.
+    func primaryData(_ index: Int) throws(Failure) -> PrimaryData {
+        switch tape.kind(index) {
+        case .null: return .null
+        case .object:
+            return isIdentifierOnly(index) ? .identifier(try identifier(index)) : .resource(try resource(index))
+        case .array:
+            let count = tape.count(index)
+            if count > 0, isIdentifierOnly(index + 1) {
+                var identifiers: [ResourceIdentifier] = []
+                identifiers.reserveCapacity(count)
+                try forEachElement(index) { element throws(Failure) in identifiers.append(try identifier(element)) }
+                return .identifiers(identifiers)
+            }
+            var resources: [ResourceObject] = []
+            resources.reserveCapacity(count)
+            try forEachElement(index) { element throws(Failure) in resources.append(try resource(element)) }
+            return .resources(resources)
+        default:
+            throw mismatch(index, expected: "an object, an array or null")
+        }
+    }
+
+    /// An object with no `attributes`, `relationships` or `links` and with `type`: a resource identifier.
+    func isIdentifierOnly(_ index: Int) -> Bool {
+        guard tape.kind(index) == .object else { return false }
+        var child = index + 1
+        for _ in 0..<tape.count(index) {
+            if tape.stringEquals(child, "attributes") || tape.stringEquals(child, "relationships")
+                || tape.stringEquals(child, "links")
+            {
+                return false
+            }
+            child = tape.skip(child + 1)
+        }
+        return true
+    }
+
+    // MARK: Resources
+
+    func resource(_ index: Int) throws(Failure) -> ResourceObject {
+        try expectObject(index)
+        var type: String?
+        var resource = ResourceObject(type: "")
+        try forEachMember(index) { key, value throws(Failure) in
+            switch tape.string(key) {
+            case "type": type = try string(value)
+            case "id": resource.id = try identifierString(value)
+            case "lid": resource.lid = try string(value)
+            case "attributes":
+                try expectObject(value)
+                resource.attributes = object(value)
+            case "relationships":
+                try expectObject(value)
+                var relationships: [String: Relationship] = [:]
+                relationships.reserveCapacity(tape.count(value))
+                try forEachMember(value) { name, relationshipIndex throws(Failure) in
+                    relationships[tape.string(name)] = try relationship(relationshipIndex)
+                }
+                resource.relationships = relationships
+            case "links": resource.links = try links(value)
+            case "meta": resource.meta = try meta(value)
+            default: break
+            }
+        }
+        guard let type else { throw missing("type", in: index) }
+        resource.type = type
+        return resource
+    }
+
+    func identifier(_ index: Int) throws(Failure) -> ResourceIdentifier {
+        try expectObject(index)
+        var type: String?
+        var identifier = ResourceIdentifier(type: "")
+        try forEachMember(index) { key, value throws(Failure) in
+            switch tape.string(key) {
+            case "type": type = try string(value)
+            case "id": identifier.id = try identifierString(value)
+            case "lid": identifier.lid = try string(value)
+            case "meta": identifier.meta = try meta(value)
+            default: break
+            }
+        }
+        guard let type else { throw missing("type", in: index) }
+        guard identifier.id != nil || identifier.lid != nil else { throw missing("id", in: index) }
+        identifier.type = type
+        return identifier
+    }
+
+    func relationship(_ index: Int) throws(Failure) -> Relationship {
+        try expectObject(index)
+        var relationship = Relationship()
+        try forEachMember(index) { key, value throws(Failure) in
+            switch tape.string(key) {
+            case "data": relationship.data = try linkage(value)
+            case "links": relationship.links = try links(value)
+            case "meta": relationship.meta = try meta(value)
+            default: break
+            }
+        }
+        return relationship
+    }
+
+    func linkage(_ index: Int) throws(Failure) -> Linkage {
+        switch tape.kind(index) {
+        case .null: return .toOne(nil)
+        case .object: return .toOne(try identifier(index))
+        case .array:
+            var identifiers: [ResourceIdentifier] = []
+            identifiers.reserveCapacity(tape.count(index))
+            try forEachElement(index) { element throws(Failure) in identifiers.append(try identifier(element)) }
+            return .toMany(identifiers)
+        default: throw mismatch(index, expected: "an object, an array or null")
+        }
+    }
+
+    // MARK: Links, errors, jsonapi
+
+    func links(_ index: Int) throws(Failure) -> Links {
+        try expectObject(index)
+        var members: [String: Link?] = [:]
+        try forEachMember(index) { key, value throws(Failure) in
+            members[tape.string(key)] = .some(tape.kind(value) == .null ? nil : try link(value))
+        }
+        return Links(members)
+    }
+
+    func link(_ index: Int) throws(Failure) -> Link {
+        switch tape.kind(index) {
+        case .string: return Link(href: tape.string(index))
+        case .object:
+            var href: String?
+            var link = Link(href: "")
+            try forEachMember(index) { key, value throws(Failure) in
+                switch tape.string(key) {
+                case "href": href = try string(value)
+                case "rel": link.rel = try optionalString(value)
+                case "title": link.title = try optionalString(value)
+                case "type": link.type = try optionalString(value)
+                case "describedby": link.describedBy = tape.kind(value) == .null ? nil : try self.link(value)
+                case "hreflang":
+                    switch tape.kind(value) {
+                    case .null: link.hreflang = nil
+                    case .string: link.hreflang = [tape.string(value)]
+                    case .array:
+                        var languages: [String] = []
+                        try forEachElement(value) { element throws(Failure) in languages.append(try string(element)) }
+                        link.hreflang = languages
+                    default: throw mismatch(value, expected: "a string or an array of strings")
+                    }
+                case "meta": link.meta = try meta(value)
+                default: break
+                }
+            }
+            guard let href else { throw missing("href", in: index) }
+            link.href = href
+            return link
+        default:
+            throw mismatch(index, expected: "a string, a link object or null")
+        }
+    }
+
+    func errorObject(_ index: Int) throws(Failure) -> ErrorObject {
+        try expectObject(index)
+        var error = ErrorObject()
+        try forEachMember(index) { key, value throws(Failure) in
+            switch tape.string(key) {
+            case "id": error.id = tape.kind(value) == .null ? nil : try identifierString(value)
+            case "links": error.links = try links(value)
+            // Some servers send the status as a number; its meaning is plain.
+            case "status": error.status = tape.kind(value) == .null ? nil : try identifierString(value)
+            case "code": error.code = tape.kind(value) == .null ? nil : try identifierString(value)
+            case "title": error.title = try optionalString(value)
+            case "detail": error.detail = try optionalString(value)
+            case "source":
+                try expectObject(value)
+                var source = ErrorObject.Source()
+                try forEachMember(value) { sourceKey, sourceValue throws(Failure) in
+                    switch tape.string(sourceKey) {
+                    case "pointer": source.pointer = try optionalString(sourceValue)
+                    case "parameter": source.parameter = try optionalString(sourceValue)
+                    case "header": source.header = try optionalString(sourceValue)
+                    default: break
+                    }
+                }
+                error.source = source
+            case "meta": error.meta = try meta(value)
+            default: break
+            }
+        }
+        return error
+    }
+
+    func jsonapiObject(_ index: Int) throws(Failure) -> JSONAPIObject {
+        try expectObject(index)
+        var object = JSONAPIObject()
+        try forEachMember(index) { key, value throws(Failure) in
+            switch tape.string(key) {
+            case "version": object.version = try optionalString(value)
+            case "ext": object.ext = try stringArray(value)
+            case "profile": object.profile = try stringArray(value)
+            case "meta": object.meta = try meta(value)
+            default: break
+            }
+        }
+        return object
+    }
+
+    func stringArray(_ index: Int) throws(Failure) -> [String] {
+        guard tape.kind(index) == .array else { throw mismatch(index, expected: "an array of strings") }
+        var strings: [String] = []
+        try forEachElement(index) { element throws(Failure) in strings.append(try string(element)) }
+        return strings
+    }
+}

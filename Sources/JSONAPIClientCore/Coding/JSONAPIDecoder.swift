@@ -1,0 +1,133 @@
+import Foundation
+
+/// Decodes JSON:API documents from bytes, into your models or into the schema-less ``RawDocument``.
+///
+/// ```swift
+/// let decoder = JSONAPIDecoder()
+/// let document = try decoder.decode(Document<[Article]>.self, from: data)
+/// for article in document.data ?? [] { print(article.title, article.author?.name ?? "?") }
+/// ```
+///
+/// The decoder parses the bytes itself (no `JSONSerialization`, no `JSONDecoder`) and reads only what your models
+/// ask for. Every failure is a ``JSONAPIDecodingError`` that names the JSON Pointer of the offending member.
+public struct JSONAPIDecoder: Sendable {
+    /// How property names map to member names.
+    public var keyStrategy: KeyStrategy
+    /// How `Date` properties are read.
+    public var dateStrategy: DateStrategy
+    /// The deepest nesting of arrays and objects accepted; deeper input is rejected, never a stack overflow.
+    public var maxNestingDepth: Int
+    /// How many relationships deep resolution goes before related resources decode from their identifiers alone.
+    /// A resource already being decoded further up (a cycle) always decodes from its identifier alone.
+    public var maxRelationshipDepth: Int
+    /// Values your models can read through `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable]
+
+    /// Creates a decoder; every parameter has a default.
+    public init(
+        keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601,
+        maxNestingDepth: Int = 512, maxRelationshipDepth: Int = 32, userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) {
+        self.keyStrategy = keyStrategy
+        self.dateStrategy = dateStrategy
+        self.maxNestingDepth = maxNestingDepth
+        self.maxRelationshipDepth = maxRelationshipDepth
+        self.userInfo = userInfo
+    }
+
+    /// Decodes a document whose primary data is `Primary`: a model (`Article`), an optional model (`Article?`),
+    /// an array of models (`[Article]`), ``ResourceIdentifier``(s), or ``PrimaryData`` for the schema-less layer.
+    public func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, from data: Data) throws(
+        JSONAPIDecodingError
+    ) -> Document<Primary> {
+        try decode(type, from: [UInt8](data))
+    }
+
+    /// Decodes a document from bytes; see ``decode(_:from:)-(_,Data)``.
+    public func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, from bytes: [UInt8]) throws(
+        JSONAPIDecodingError
+    ) -> Document<Primary> {
+        let tape = try Self.parse(bytes, maxDepth: maxNestingDepth)
+        let reader = DocumentReader(tape: tape)
+        if Primary.self == PrimaryData.self, let document = try reader.document() as? Document<Primary> {
+            return document
+        }
+        var document = Document<Primary>()
+        guard let dataIndex = try reader.readTopLevel(into: &document).data else { return document }
+        let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: dataIndex)
+        do {
+            document.data = try context.decode(Primary.self, at: context.linkagePosition(dataIndex))
+        } catch {
+            throw context.describe(error)
+        }
+        return document
+    }
+
+    /// Decodes one model from a single resource object (not a whole document), e.g. one element of `included`.
+    public func decodeResource<Model: Decodable>(_ type: Model.Type, from data: Data) throws(JSONAPIDecodingError)
+        -> Model
+    {
+        let tape = try Self.parse([UInt8](data), maxDepth: maxNestingDepth)
+        let reader = DocumentReader(tape: tape)
+        try reader.expectObject(0)
+        let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
+        do {
+            return try context.decode(Model.self, at: .linked(0))
+        } catch {
+            throw context.describe(error)
+        }
+    }
+
+    static func parse(_ bytes: [UInt8], maxDepth: Int) throws(JSONAPIDecodingError) -> JSONTape {
+        do {
+            return try JSONTape(parsing: bytes, maxDepth: maxDepth)
+        } catch {
+            throw JSONAPIDecodingError(parseError: error)
+        }
+    }
+}
+
+extension JSONAPIDecodingError {
+    init(parseError error: JSONParseError) {
+        self.init(code: .invalidJSON, pointer: "", detail: "invalid JSON: \(error.reason)", byteOffset: error.offset)
+    }
+}
+
+extension DocumentReader {
+    /// Reads every top-level member but `data` and `included` (which a typed decode resolves itself), and checks the
+    /// document's shape rules.
+    func readTopLevel<Primary>(into document: inout Document<Primary>) throws(Failure) -> (
+        data: Int?, included: Int?
+    ) {
+        try expectObject(0)
+        var dataIndex: Int?, errorsIndex: Int?, includedIndex: Int?
+        try forEachMember(0) { key, value throws(Failure) in
+            switch tape.string(key) {
+            case "data": dataIndex = value
+            case "included":
+                includedIndex = value
+                guard tape.kind(value) == .array else { throw mismatch(value, expected: "an array") }
+            case "meta": document.meta = try meta(value)
+            case "links": document.links = try links(value)
+            case "jsonapi": document.jsonapi = try jsonapiObject(value)
+            case "errors":
+                errorsIndex = value
+                guard tape.kind(value) == .array else { throw mismatch(value, expected: "an array") }
+                var errors: [ErrorObject] = []
+                try forEachElement(value) { element throws(Failure) in errors.append(try errorObject(element)) }
+                document.errors = errors
+            default: break
+            }
+        }
+        if let dataIndex, errorsIndex != nil {
+            throw invalid(dataIndex, "a document must not contain both \"data\" and \"errors\"")
+        }
+        if let includedIndex, dataIndex == nil {
+            throw invalid(includedIndex, "\"included\" is only allowed together with \"data\"")
+        }
+        if dataIndex == nil, errorsIndex == nil, document.meta == nil {
+            throw Failure(code: .invalidDocument, pointer: "", detail: "a document needs \"data\", \"errors\" or \"meta\"")
+        }
+        return (dataIndex, includedIndex)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// Writes JSON:API documents: compound documents from your models (the server side), request bodies for create,
+/// update and relationship endpoints (the client side), and the schema-less ``RawDocument``.
+///
+/// Output is deterministic: the same document always gives the same bytes (members sorted by name).
+public struct JSONAPIEncoder: Sendable {
+    /// How property names map to member names.
+    public var keyStrategy: KeyStrategy
+    /// How `Date` properties are written.
+    public var dateStrategy: DateStrategy
+    /// Layout of the output.
+    public var outputFormatting: OutputFormatting
+    /// Values your models can read through `Encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable]
+
+    /// Layout options.
+    public struct OutputFormatting: OptionSet, Sendable {
+        /// The option bits.
+        public let rawValue: Int
+        /// Creates options from bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Indented, one member per line.
+        public static let prettyPrinted = OutputFormatting(rawValue: 1)
+    }
+
+    /// Creates an encoder; every parameter has a default.
+    public init(
+        keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601,
+        outputFormatting: OutputFormatting = [], userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) {
+        self.keyStrategy = keyStrategy
+        self.dateStrategy = dateStrategy
+        self.outputFormatting = outputFormatting
+        self.userInfo = userInfo
+    }
+
+    /// Encodes a document. With models as primary data (`Document<[Article]>`), every related model is written
+    /// once to `included`; with ``PrimaryData`` the document is written as it is.
+    public func encode<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> Data {
+        Data(bytes(of: DocumentWriter.value(of: try rawDocument(document))))
+    }
+
+    /// The schema-less form of a typed document, with related models collected into `included`.
+    public func rawDocument<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> RawDocument {
+        if let raw = document as? RawDocument { return raw }
+        var raw = RawDocument(
+            meta: document.meta, links: document.links, jsonapi: document.jsonapi, errors: document.errors)
+        guard let data = document.data else { return raw }
+        let context = ResourceEncodingContext(options: self, collectsIncluded: true)
+        let primary = try primaryData(data, context: context)
+        raw.data = primary
+        let primaryIdentifiers = Set(primary.identifiers.map { ResourceIdentifier(type: $0.type, id: $0.id, lid: $0.lid) })
+        let included = (document.included ?? []) + context.included.filter { !primaryIdentifiers.contains($0.identifier) }
+        raw.included = included.isEmpty ? nil : included
+        return raw
+    }
+
+    /// The resource object for one model: its identification, attributes and relationships (as linkage).
+    public func resourceObject<Model: Encodable>(for model: Model) throws -> ResourceObject {
+        let context = ResourceEncodingContext(options: self, collectsIncluded: false)
+        return try context.resourceObject(for: model, type: (model as? any Resource).map { type(of: $0).resourceType })
+    }
+
+    /// The body of a create request (`POST` to a collection): the model with its attributes and relationships,
+    /// and its `id` only when the model sets one (a client-generated id); an empty `id` is left out.
+    public func encodeCreateBody<Model: Encodable>(for model: Model) throws -> Data {
+        var resource = try resourceObject(for: model)
+        if resource.id?.isEmpty == true { resource.id = nil }
+        return try encode(RawDocument(data: .resource(resource)))
+    }
+
+    /// The body of an update request (`PATCH` to a resource): only the members the update sets.
+    public func encodeUpdateBody<Model: Resource>(for update: ResourceUpdate<Model>) throws -> Data {
+        try encode(RawDocument(data: .resource(update.resourceObject(encoder: self))))
+    }
+
+    /// The body of a to-one relationship request: an identifier, or `null` to empty it.
+    public func encodeRelationshipBody(_ identifier: ResourceIdentifier?) throws -> Data {
+        try encode(RawDocument(data: identifier.map(PrimaryData.identifier) ?? .null))
+    }
+
+    /// The body of a to-many relationship request: identifiers (`[]` empties a relationship).
+    public func encodeRelationshipBody(_ identifiers: [ResourceIdentifier]) throws -> Data {
+        try encode(RawDocument(data: .identifiers(identifiers)))
+    }
+
+    /// The JSON value of a plain value under this encoder's strategies.
+    public func jsonValue<Value: Encodable>(of value: Value) throws -> JSONValue {
+        try ResourceEncodingContext(options: self, collectsIncluded: false).jsonValue(of: value)
+    }
+
+    func bytes(of value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        if outputFormatting.contains(.prettyPrinted) {
+            writer.writePretty(value)
+        } else {
+            writer.write(value, sortedKeys: true)
+        }
+        return writer.bytes
+    }
+
+    private func primaryData(_ data: some Encodable, context: ResourceEncodingContext) throws -> PrimaryData {
+        switch data {
+        case let raw as PrimaryData: return raw
+        case let identifier as ResourceIdentifier: return .identifier(identifier)
+        case let identifiers as [ResourceIdentifier]: return .identifiers(identifiers)
+        case let resource as ResourceObject: return .resource(resource)
+        case let resources as [ResourceObject]: return .resources(resources)
+        case let model as any Resource:
+            return .resource(try context.resourceObject(for: model, type: type(of: model).resourceType))
+        case let models as [any Resource]:
+            return .resources(try models.map { try context.resourceObject(for: $0, type: type(of: $0).resourceType) })
+        default:
+            if Mirror(reflecting: data).displayStyle == .optional { return .null }
+            throw EncodingError.invalidValue(
+                data,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "primary data must be resources (models conforming to Resource)"))
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// The state of one typed encode: options, and the related resources collected for `included`.
+final class ResourceEncodingContext {
+    let keyStrategy: KeyStrategy
+    let dateStrategy: DateStrategy
+    let userInfo: [CodingUserInfoKey: Any]
+    /// Whether related models are written to `included` (a compound document) or only linked (a request body).
+    let collectsIncluded: Bool
+    private(set) var included: [ResourceObject] = []
+    private var seen: Set<ResourceIdentifier> = []
+    private var wireNames: [String: String] = [:]
+
+    init(options: JSONAPIEncoder, collectsIncluded: Bool) {
+        keyStrategy = options.keyStrategy
+        dateStrategy = options.dateStrategy
+        userInfo = options.userInfo
+        self.collectsIncluded = collectsIncluded
+    }
+
+    func wireName(_ key: String) -> String {
+        guard keyStrategy.transform != nil else { return key }
+        if let cached = wireNames[key] { return cached }
+        let name = keyStrategy.wireName(for: key)
+        wireNames[key] = name
+        return name
+    }
+
+    /// Marks resources that are primary data, so they are not repeated in `included`.
+    func markPrimary(_ resource: ResourceObject) {
+        seen.insert(ResourceIdentifier(type: resource.type, id: resource.id, lid: resource.lid))
+    }
+
+    /// The resource object for a model.
+    func resourceObject(for model: some Encodable, type: String?) throws -> ResourceObject {
+        let capture = ResourceCapture()
+        try model.encode(to: ResourceObjectEncoder(context: self, capture: capture))
+        for (name, storage) in capture.deferred { capture.attributes[name] = storage.value }
+        guard let resourceType = capture.type ?? type else {
+            throw EncodingError.invalidValue(
+                model,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "\(Swift.type(of: model)) has no resource type: conform it to Resource"))
+        }
+        return ResourceObject(
+            type: resourceType, id: capture.id, lid: capture.lid,
+            attributes: capture.attributes.isEmpty && capture.relationships.isEmpty ? nil : capture.attributes,
+            relationships: capture.relationships.isEmpty ? nil : capture.relationships, links: capture.links,
+            meta: capture.meta)
+    }
+
+    /// The linkage for a related model, writing the model itself to `included` in a compound document.
+    func link(_ model: any Resource) throws -> ResourceIdentifier {
+        let resource = try resourceObject(for: model, type: type(of: model).resourceType)
+        let identifier = ResourceIdentifier(type: resource.type, id: resource.id, lid: resource.lid)
+        if collectsIncluded, seen.insert(identifier).inserted {
+            included.append(resource)
+        }
+        return identifier
+    }
+
+    /// The JSON value of a plain (non-resource) value.
+    func jsonValue(of value: some Encodable) throws -> JSONValue {
+        if let special = try specialValue(value) { return special }
+        let storage = ValueStorage()
+        try value.encode(to: ValueEncoder(context: self, storage: storage))
+        return storage.value
+    }
+
+    func specialValue(_ value: some Encodable) throws -> JSONValue? {
+        switch value {
+        case let value as JSONValue: return value
+        case let date as Date: return try dateStrategy.encode(date)
+        case let url as URL: return .string(url.absoluteString)
+        case let decimal as Decimal:
+            let text = "\(decimal)"
+            if let integer = Int64(text) { return .int(integer) }
+            return .double(Double(text) ?? 0)
+        case let links as Links: return DocumentWriter.value(of: links)
+        case let link as Link: return DocumentWriter.value(of: link)
+        case let identifier as ResourceIdentifier: return DocumentWriter.value(of: identifier)
+        case let resource as ResourceObject: return DocumentWriter.value(of: resource)
+        default: return nil
+        }
+    }
+}
+
+/// What a model's encoding says about its resource.
+final class ResourceCapture {
+    var type: String?
+    var id: String?
+    var lid: String?
+    var attributes: [String: JSONValue] = [:]
+    var relationships: [String: Relationship] = [:]
+    var links: Links?
+    var meta: Meta?
+    /// Attributes written through nested containers, read when the model is done.
+    var deferred: [(name: String, storage: ValueStorage)] = []
+}
+
+/// Types that are written as a relationship rather than an attribute.
+protocol RelationshipEncodable {
+    func relationship(in context: ResourceEncodingContext) throws -> Relationship
+}
+
+extension ResourceIdentifier: RelationshipEncodable {
+    func relationship(in context: ResourceEncodingContext) throws -> Relationship { Relationship(data: .toOne(self)) }
+}
+
+extension Relationship: RelationshipEncodable {
+    func relationship(in context: ResourceEncodingContext) throws -> Relationship { self }
+}
+
+extension Array: RelationshipEncodable where Element: Encodable {
+    func relationship(in context: ResourceEncodingContext) throws -> Relationship {
+        var identifiers: [ResourceIdentifier] = []
+        identifiers.reserveCapacity(count)
+        for element in self {
+            switch element {
+            case let model as any Resource: identifiers.append(try context.link(model))
+            case let identifier as ResourceIdentifier: identifiers.append(identifier)
+            default:
+                throw EncodingError.invalidValue(
+                    element, EncodingError.Context(codingPath: [], debugDescription: "not a resource"))
+            }
+        }
+        return Relationship(data: .toMany(identifiers))
+    }
+}
+
+extension ToOne: RelationshipEncodable {
+    func relationship(in context: ResourceEncodingContext) throws -> Relationship {
+        var identifier = identifier
+        if let model = resource as? any Resource { identifier = try context.link(model) }
+        return Relationship(data: hasLinkage ? .toOne(identifier) : nil, links: links, meta: meta)
+    }
+}
+
+extension ToMany: RelationshipEncodable {
+    func relationship(in context: ResourceEncodingContext) throws -> Relationship {
+        var identifiers = identifiers
+        if !resources.isEmpty, let models = resources as? [any Resource] {
+            identifiers = try models.map { try context.link($0) }
+        }
+        return Relationship(data: hasLinkage ? .toMany(identifiers) : nil, links: links, meta: meta)
+    }
+}
+
+extension ResourceIdentifier {
+    /// The identifier of a model: its type and its encoded `id` (or `lid`).
+    public init<Model: Resource>(of model: Model) throws {
+        let context = ResourceEncodingContext(options: JSONAPIEncoder(), collectsIncluded: false)
+        let resource = try context.resourceObject(for: model, type: Model.resourceType)
+        self.init(type: resource.type, id: resource.id, lid: resource.lid)
+    }
+}

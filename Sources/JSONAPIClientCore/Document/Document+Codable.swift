@@ -1,0 +1,82 @@
+// The document model is Codable with any coder (JSONDecoder, a property-list coder, your own): it goes through
+// `JSONValue` and the same reader and writer the library uses. The library's own coders read and write these
+// types directly.
+
+/// A type read by `DocumentReader` and written by `DocumentWriter`.
+protocol WireCodable: Codable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self
+    var wireValue: JSONValue { get }
+}
+
+extension WireCodable {
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        var writer = JSONWriter()
+        writer.write(value, sortedKeys: false)
+        do {
+            let tape = try JSONTape(parsing: writer.bytes)
+            self = try Self.read(DocumentReader(tape: tape), at: 0)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws { try wireValue.encode(to: encoder) }
+}
+
+extension PrimaryData: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.primaryData(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension ResourceObject: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.resource(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension ResourceIdentifier: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.identifier(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension Relationship: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.relationship(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension Links: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.links(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension Link: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.link(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension ErrorObject: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.errorObject(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}
+
+extension JSONAPIObject: WireCodable {
+    static func read(_ reader: DocumentReader, at index: Int) throws(JSONAPIDecodingError) -> Self {
+        try reader.jsonapiObject(index)
+    }
+    var wireValue: JSONValue { DocumentWriter.value(of: self) }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Where a fetched document came from, and how to fetch its neighbours.
+///
+/// The networking layer (JSONAPIClient) sets this on every document it returns, so that `next()`, `prev()`,
+/// `first()`, `last()` and `reload()` can follow links. Documents you decode or build yourself have none.
+public struct DocumentOrigin<Primary: Sendable>: Sendable {
+    /// The URL of the request that produced the document; relative links resolve against it.
+    public var url: URL
+    /// Fetches the document a navigation names (`"next"`, `"prev"`, `"first"`, `"last"`, `"self"`) for the given
+    /// document, or returns `nil` when there is no such document.
+    public var navigate: @Sendable (_ relation: String, _ document: Document<Primary>) async throws -> Document<Primary>?
+
+    /// Creates an origin.
+    public init(
+        url: URL,
+        navigate: @escaping @Sendable (_ relation: String, _ document: Document<Primary>) async throws -> Document<Primary>?
+    ) {
+        self.url = url
+        self.navigate = navigate
+    }
+}

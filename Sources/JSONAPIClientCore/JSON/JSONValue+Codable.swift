@@ -1,0 +1,56 @@
+extension JSONValue: Codable {
+    /// Reads any JSON value from any decoder (the library's own decoder reads it straight from the bytes).
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: AnyCodingKey.self) {
+            var members: [String: JSONValue] = [:]
+            for key in container.allKeys { members[key.stringValue] = try container.decode(JSONValue.self, forKey: key) }
+            self = .object(members)
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !container.isAtEnd { elements.append(try container.decode(JSONValue.self)) }
+            self = .array(elements)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .int(integer)
+        } else if let double = try? container.decode(Double.self) {
+            self = .double(double)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    /// Writes the value to any encoder.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var container = encoder.container(keyedBy: AnyCodingKey.self)
+            for (key, value) in members { try container.encode(value, forKey: AnyCodingKey(key)) }
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements { try container.encode(element) }
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .int(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .double(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .string(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// A to-one relationship that keeps everything the document says: the linkage, the related resource when the
+/// document includes it, and the relationship's `links` and `meta`.
+public struct ToOne<Target: Sendable>: Sendable {
+    /// The linkage; `nil` for an empty relationship (`null`) or when the document does not give linkage.
+    public var identifier: ResourceIdentifier?
+    /// The related resource, when it could be resolved (it is included, or its model needs only the identifier).
+    public var resource: Target?
+    /// The relationship's links (`self`, `related`).
+    public var links: Links?
+    /// The relationship's meta.
+    public var meta: Meta?
+    /// Whether the relationship object has a `data` member (linkage); `false` when it has only links or meta.
+    public var hasLinkage: Bool
+
+    /// Creates a relationship from its parts.
+    public init(
+        identifier: ResourceIdentifier?, resource: Target? = nil, links: Links? = nil, meta: Meta? = nil,
+        hasLinkage: Bool = true
+    ) {
+        self.identifier = identifier
+        self.resource = resource
+        self.links = links
+        self.meta = meta
+        self.hasLinkage = hasLinkage
+    }
+}
+
+extension ToOne where Target: Resource {
+    /// A relationship to `resource` (or an empty one).
+    public init(_ resource: Target?) throws {
+        self.init(identifier: try resource.map { try ResourceIdentifier(of: $0) }, resource: resource)
+    }
+}
+
+/// A to-many relationship that keeps everything the document says: the linkage, the related resources the document
+/// includes, and the relationship's `links` (which may page through the linkage) and `meta`.
+public struct ToMany<Target: Sendable>: Sendable {
+    /// The linkage, in order; empty for `[]` or when the document does not give linkage.
+    public var identifiers: [ResourceIdentifier]
+    /// The related resources that could be resolved, in linkage order.
+    public var resources: [Target]
+    /// The relationship's links (`self`, `related`, and pagination links).
+    public var links: Links?
+    /// The relationship's meta.
+    public var meta: Meta?
+    /// Whether the relationship object has a `data` member (linkage); `false` when it has only links or meta.
+    public var hasLinkage: Bool
+
+    /// Creates a relationship from its parts.
+    public init(
+        identifiers: [ResourceIdentifier], resources: [Target] = [], links: Links? = nil, meta: Meta? = nil,
+        hasLinkage: Bool = true
+    ) {
+        self.identifiers = identifiers
+        self.resources = resources
+        self.links = links
+        self.meta = meta
+        self.hasLinkage = hasLinkage
+    }
+}
+
+extension ToMany where Target: Resource {
+    /// A relationship to `resources`.
+    public init(_ resources: [Target]) throws {
+        self.init(identifiers: try resources.map { try ResourceIdentifier(of: $0) }, resources: resources)
+    }
+}
+
+extension ToOne: Equatable where Target: Equatable {}
+extension ToOne: Hashable where Target: Hashable {}
+extension ToMany: Equatable where Target: Equatable {}
+extension ToMany: Hashable where Target: Hashable {}
