@@ -186,4 +186,19 @@ struct EncodingTests {
         #expect(ISO8601.parse("2024-13-01T00:00:00Z") == nil)
         #expect(ISO8601.parse("2024-05-01T12:00:00") == nil)
     }
+
+    @Test("A compound document of new resources links them by lid")
+    func localIdentifiers() throws {
+        let draft = TypedDecodingTests.Draft(
+            lid: "a-1", title: "Draft", author: TypedDecodingTests.NewAuthor(lid: "p-1", name: "New author"))
+        let data = try JSONAPIEncoder().encode(Document(data: draft))
+        let raw = try JSONAPIDecoder().decode(RawDocument.self, from: data)
+        let primary = try #require(raw.data?.resources.first)
+        #expect(primary.id == nil)
+        #expect(primary.lid == "a-1")
+        #expect(primary.relationships?["author"]?.data == .toOne(ResourceIdentifier(type: "people", lid: "p-1")))
+        #expect(raw.included == [ResourceObject(type: "people", lid: "p-1", attributes: ["name": "New author"])])
+        let again = try JSONAPIDecoder().decode(Document<TypedDecodingTests.Draft>.self, from: data)
+        #expect(again.data?.author?.name == "New author")
+    }
 }

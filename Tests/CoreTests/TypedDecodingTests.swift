@@ -281,4 +281,29 @@ struct TypedDecodingTests {
         #expect(duplicate?.pointer == "/included/0")
         #expect(duplicate?.code == .invalidDocument)
     }
+
+    struct Headline: Resource, Equatable {
+        static let resourceType = "articles"
+        var identifier: String
+        var headline: String
+        var writer: Person?
+
+        enum CodingKeys: String, CodingKey {
+            case identifier = "id"
+            case headline = "title"
+            case writer = "author"
+        }
+    }
+
+    @Test("Custom CodingKeys rename id, attributes and relationships")
+    func customCodingKeys() throws {
+        let document = try JSONAPIDecoder().decode(Document<[Headline]>.self, from: Fixture.data("spec-compound"))
+        #expect(document.data?.first?.identifier == "1")
+        #expect(document.data?.first?.headline == "JSON:API paints my bikeshed!")
+        #expect(document.data?.first?.writer?.twitter == "dgeb")
+        // And back: the renamed members are written under their member names.
+        let raw = try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(Document(data: document.data)))
+        #expect(raw.data?.resources.first?.attributes == ["title": "JSON:API paints my bikeshed!"])
+        #expect(raw.data?.resources.first?.relationships?["author"]?.data?.identifiers.first?.id == "9")
+    }
 }
