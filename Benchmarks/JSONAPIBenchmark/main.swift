@@ -1,1 +1,170 @@
-print("bench")
+import Foundation
+import JSONAPIClient
+
+// jsonapi-bench: times the library against JSONDecoder/JSONEncoder on a generated compound document.
+//
+//   jsonapi-bench [--sizes 1000,10000] [--rounds 9] [--cases a,b,…] [--no-rss]
+//   jsonapi-bench --profile CASE [--size 1000] [--iterations 10]   (one case in a loop, for callgrind)
+//   jsonapi-bench --emit N > doc.json                               (the generated document)
+//
+// Prints one line per case and size: `CASE SIZE median_ms=X min_ms=Y mb_per_s=Z ratio=R`, where R is the case's
+// time over its floor's time, paired round by round, median; then `peak_rss_mb=M` for a separate process that only
+// decodes the largest document.
+
+struct Options {
+    var sizes = [1_000, 10_000]
+    var rounds = 9
+    var cases = Cases.all
+    var measuresRSS = true
+    var profile: String?
+    var profileSize = 1_000
+    var iterations = 10
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let value = rest.popFirst() else { throw BenchmarkFailure(description: "\(flag) needs a value") }
+            return value
+        }
+        func integer(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number > 0 else {
+                throw BenchmarkFailure(description: "\(flag): \(text) is not a positive number")
+            }
+            return number
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--sizes":
+                sizes = try value(argument).split(separator: ",").map { text in
+                    guard let size = Int(text), size > 0 else {
+                        throw BenchmarkFailure(description: "--sizes: \(text) is not a positive number")
+                    }
+                    return size
+                }
+            case "--rounds": rounds = try integer(argument)
+            case "--cases": cases = try value(argument).split(separator: ",").map(String.init)
+            case "--no-rss": measuresRSS = false
+            case "--profile": profile = try value(argument)
+            case "--size": profileSize = try integer(argument)
+            case "--iterations": iterations = try integer(argument)
+            case "-h", "--help":
+                print(
+                    """
+                    usage: jsonapi-bench [--sizes 1000,10000] [--rounds 9] [--cases \(Cases.all.joined(separator: ","))] [--no-rss]
+                           jsonapi-bench --profile CASE [--size 1000] [--iterations 10]
+                    """)
+                exit(0)
+            default: throw BenchmarkFailure(description: "unknown argument \(argument)")
+            }
+        }
+        if let unknown = cases.first(where: { !Cases.all.contains($0) }) {
+            throw BenchmarkFailure(description: "unknown case \(unknown); cases: \(Cases.all.joined(separator: ", "))")
+        }
+    }
+}
+
+/// Keeps results alive so the optimiser cannot drop the work.
+nonisolated(unsafe) var sink = 0
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
+
+/// Runs the cases round-robin: a warm-up round (which also picks how many runs make one sample, so that a sample
+/// lasts at least ~20 ms), then `rounds` rounds; prints the medians.
+func measure(_ cases: [BenchmarkCase], size: Int, rounds: Int) throws {
+    var repetitions: [Int] = []
+    for benchmark in cases {
+        let start = now()
+        sink &+= try benchmark.run()
+        let elapsed = max(Double(now() - start), 1)
+        repetitions.append(max(1, Int((20_000_000 / elapsed).rounded(.up))))
+    }
+    var times = Array(repeating: [Double](), count: cases.count)
+    for _ in 0..<rounds {
+        for (position, benchmark) in cases.enumerated() {
+            let start = now()
+            for _ in 0..<repetitions[position] { sink &+= try benchmark.run() }
+            times[position].append(Double(now() - start) / 1e6 / Double(repetitions[position]))
+        }
+    }
+    for (position, benchmark) in cases.enumerated() {
+        let medianTime = median(times[position])
+        let minTime = times[position].min() ?? .nan
+        var line = "\(benchmark.name) \(size) median_ms=\(format(medianTime)) min_ms=\(format(minTime))"
+        line += " mb_per_s=\(format(Double(benchmark.bytes) / 1e6 / (medianTime / 1e3), 1))"
+        if let floor = benchmark.floor, let floorPosition = cases.firstIndex(where: { $0.name == floor }) {
+            let ratios = zip(times[position], times[floorPosition]).map { $0 / $1 }
+            line += " ratio=\(format(median(ratios), 3))"
+        } else if benchmark.floor == nil {
+            line += " ratio=1.000"
+        }
+        print(line)
+    }
+}
+
+/// Runs one case in a loop and nothing else (after generating its input), for callgrind:
+/// `valgrind --tool=callgrind --toggle-collect='*profileLoop*' jsonapi-bench --profile decode-typed`.
+@inline(never)
+func profileLoop(_ benchmark: BenchmarkCase, iterations: Int) throws {
+    for _ in 0..<iterations { sink &+= try benchmark.run() }
+}
+
+func main() throws {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "--decode-only" {
+        exit(DecodeOnly.run(Array(arguments.dropFirst())))
+    }
+    if arguments.first == "--emit" {
+        // Writes the generated document to stdout, e.g. to try other libraries on the same input.
+        let size = arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000
+        FileHandle.standardOutput.write(Data(GeneratedDocument(articles: size).bytes))
+        return
+    }
+    let options = try Options(arguments)
+
+    if let profile = options.profile {
+        let document = GeneratedDocument(articles: options.profileSize)
+        guard let benchmark = try Cases.make(for: document, selected: [profile]).first(where: { $0.name == profile })
+        else { throw BenchmarkFailure(description: "no case \(profile) to profile") }
+        if let problem = try benchmark.check() { throw BenchmarkFailure(description: "\(profile): \(problem)") }
+        try profileLoop(benchmark, iterations: options.iterations)
+        print("\(profile) \(options.profileSize) iterations=\(options.iterations) done")
+        return
+    }
+
+    let selected = Set(options.cases)
+    print("# jsonapi-bench: \(options.rounds) rounds, cases round-robin after a warm-up, medians")
+    for size in options.sizes {
+        let document = GeneratedDocument(articles: size)
+        print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
+        let cases = try Cases.make(for: document, selected: selected)
+        for benchmark in cases {
+            if let problem = try benchmark.check() {
+                throw BenchmarkFailure(description: "\(benchmark.name) \(size): wrong output: \(problem)")
+            }
+        }
+        try measure(cases, size: size, rounds: options.rounds)
+        if selected.contains("pipeline") {
+            print("pipeline SKIPPED (client module not merged)")
+        }
+    }
+    if options.measuresRSS, let largest = options.sizes.max() {
+        try DecodeOnly.report(size: largest)
+    }
+}
+
+do {
+    try main()
+} catch {
+    FileHandle.standardError.write(Data("jsonapi-bench: \(error)\n".utf8))
+    exit(1)
+}

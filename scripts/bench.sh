@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs the benchmark (release build): scripts/bench.sh [--sizes 1000,10000] [--rounds 9] [--cases …] [--no-rss]
+# See Docs/Performance.md for what it measures and the latest results.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec swift run -c release jsonapi-bench "$@"
