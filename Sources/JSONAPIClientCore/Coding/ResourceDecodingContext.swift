@@ -45,10 +45,8 @@ final class ResourceDecodingContext {
     let dateStrategy: DateStrategy
     let maxRelationshipDepth: Int
     let userInfo: [CodingUserInfoKey: Any]
-    /// `(type, id)` → the tape index of the resource object, over primary data and `included`.
-    private var resources: [ResourceKey: Int] = [:]
-    /// `(type, lid)` → the tape index of a resource created in this document.
-    private var localResources: [ResourceKey: Int] = [:]
+    /// The document's resources by `(type, id)` and `(type, lid)`, over primary data and `included`.
+    private let resources: ResourceIndex
     /// Resources being decoded, outermost first.
     private var ancestors: [Int] = []
     private var wireNames: [String: String] = [:]
@@ -60,51 +58,64 @@ final class ResourceDecodingContext {
         self.dateStrategy = options.dateStrategy
         self.maxRelationshipDepth = options.maxRelationshipDepth
         self.userInfo = options.userInfo
-        try indexResources(dataIndex: dataIndex)
+        self.resources = try Self.indexResources(tape: tape, reader: reader, dataIndex: dataIndex)
     }
 
     // MARK: Resource index
 
-    private func indexResources(dataIndex: Int) throws(JSONAPIDecodingError) {
+    private static func indexResources(tape: JSONTape, reader: DocumentReader, dataIndex: Int) throws(
+        JSONAPIDecodingError
+    ) -> ResourceIndex {
+        // `included` is a top-level member; a document decoded from a single resource has none.
+        var includedArrays: [Int] = []
+        if dataIndex != 0, tape.kind(0) == .object {
+            var child = 1
+            for _ in 0..<tape.count(0) {
+                if tape.stringEquals(child, "included"), tape.kind(child + 1) == .array { includedArrays.append(child + 1) }
+                child = tape.skip(child + 1)
+            }
+        }
+        let dataCount = tape.kind(dataIndex) == .array ? tape.count(dataIndex) : 1
+        var index = ResourceIndex(capacity: includedArrays.reduce(dataCount) { $0 + tape.count($1) })
         switch tape.kind(dataIndex) {
-        case .object: try register(dataIndex)
-        case .array: try registerElements(of: dataIndex)
+        case .object: try register(dataIndex, into: &index, tape: tape, reader: reader)
+        case .array: try registerElements(of: dataIndex, into: &index, tape: tape, reader: reader)
         default: break
         }
-        // `included` is a top-level member; a document decoded from a single resource has none.
-        guard dataIndex != 0, tape.kind(0) == .object else { return }
-        var child = 1
-        for _ in 0..<tape.count(0) {
-            if tape.stringEquals(child, "included"), tape.kind(child + 1) == .array {
-                try registerElements(of: child + 1)
-            }
-            child = tape.skip(child + 1)
-        }
+        for included in includedArrays { try registerElements(of: included, into: &index, tape: tape, reader: reader) }
+        return index
     }
 
-    private func registerElements(of array: Int) throws(JSONAPIDecodingError) {
-        resources.reserveCapacity(resources.count + tape.count(array))
+    private static func registerElements(
+        of array: Int, into index: inout ResourceIndex, tape: JSONTape, reader: DocumentReader
+    ) throws(JSONAPIDecodingError) {
         var element = array + 1
         for _ in 0..<tape.count(array) {
-            try register(element)
+            try register(element, into: &index, tape: tape, reader: reader)
             element = tape.skip(element)
         }
     }
 
-    private func register(_ index: Int) throws(JSONAPIDecodingError) {
-        guard tape.kind(index) == .object else {
-            throw reader.mismatch(index, expected: "a resource object")
+    private static func register(_ object: Int, into index: inout ResourceIndex, tape: JSONTape, reader: DocumentReader)
+        throws(JSONAPIDecodingError)
+    {
+        guard tape.kind(object) == .object else {
+            throw reader.mismatch(object, expected: "a resource object")
         }
-        let members = ResourceMembers(tape: tape, object: index)
-        guard let typeIndex = members.type else { throw reader.missing("type", in: index) }
-        let type = try reader.string(typeIndex)
+        let members = ResourceMembers(tape: tape, object: object)
+        guard let typeIndex = members.type else { throw reader.missing("type", in: object) }
+        guard tape.kind(typeIndex) == .string else { throw reader.mismatch(typeIndex, expected: "a string") }
         if let idIndex = members.id {
-            let key = ResourceKey(type: type, id: try reader.identifierString(idIndex))
-            if resources.updateValue(index, forKey: key) != nil {
-                throw reader.invalid(index, "resource \(type)/\(key.id) appears more than once in the document")
+            guard tape.kind(idIndex) == .string || tape.kind(idIndex) == .number else {
+                throw reader.mismatch(idIndex, expected: "a string")
+            }
+            if index.insert(type: typeIndex, key: idIndex, local: false, target: object, in: tape) != nil {
+                let type = tape.string(typeIndex), id = try reader.identifierString(idIndex)
+                throw reader.invalid(object, "resource \(type)/\(id) appears more than once in the document")
             }
         } else if let lidIndex = members.lid {
-            localResources[ResourceKey(type: type, id: try reader.string(lidIndex))] = index
+            guard tape.kind(lidIndex) == .string else { throw reader.mismatch(lidIndex, expected: "a string") }
+            _ = index.insert(type: typeIndex, key: lidIndex, local: true, target: object, in: tape)
         }
     }
 
@@ -115,10 +126,10 @@ final class ResourceDecodingContext {
         let members = ResourceMembers(tape: tape, object: index)
         guard let typeIndex = members.type, tape.kind(typeIndex) == .string else { return nil }
         let target: Int?
-        if let idIndex = members.id, let id = try? reader.identifierString(idIndex) {
-            target = resources[ResourceKey(type: tape.string(typeIndex), id: id)]
+        if let idIndex = members.id, tape.kind(idIndex) == .string || tape.kind(idIndex) == .number {
+            target = resources.lookup(type: typeIndex, key: idIndex, local: false, in: tape)
         } else if let lidIndex = members.lid, tape.kind(lidIndex) == .string {
-            target = localResources[ResourceKey(type: tape.string(typeIndex), id: tape.string(lidIndex))]
+            target = resources.lookup(type: typeIndex, key: lidIndex, local: true, in: tape)
         } else {
             target = nil
         }
@@ -193,10 +204,12 @@ final class ResourceDecodingContext {
         guard let dataIndex = ResourceMembers.member("data", of: index, in: tape), tape.kind(dataIndex) != .null else {
             return nil
         }
-        guard tape.kind(dataIndex) == .object, T.self != ResourceIdentifier.self, resolve(dataIndex) == nil else {
+        guard tape.kind(dataIndex) == .object, T.self != ResourceIdentifier.self else {
             return try decode(T.self, at: linkagePosition(dataIndex))
         }
-        return try? decode(T.self, at: .linked(dataIndex))
+        guard let target = resolve(dataIndex) else { return try? decode(T.self, at: .linked(dataIndex)) }
+        if T.self == ResourceObject.self { return try decode(T.self, at: .linked(dataIndex)) }
+        return try decodeResource(T.self, at: target)
     }
 
     /// Types read straight from the tape rather than through `init(from:)`.
