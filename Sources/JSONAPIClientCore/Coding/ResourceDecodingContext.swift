@@ -47,8 +47,12 @@ final class ResourceDecodingContext {
     let userInfo: [CodingUserInfoKey: Any]
     /// The document's resources by `(type, id)` and `(type, lid)`, over primary data and `included`.
     private let resources: ResourceIndex
+    // A context belongs to one decode on one thread; the runtime's exclusivity checks on these hot properties
+    // would only cost time.
     /// Resources being decoded, outermost first.
-    private var ancestors: [Int] = []
+    @exclusivity(unchecked) private var ancestors: [Int] = []
+    /// The role of each type decoded so far (few: a model's property types).
+    @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
     private var wireNames: [String: String] = [:]
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
@@ -151,31 +155,29 @@ final class ResourceDecodingContext {
     func decode<T: Decodable>(_ type: T.Type, at position: TapePosition) throws -> T {
         switch position {
         case .value(let index):
-            if let special = try decodeSpecialValue(T.self, at: index) { return special }
+            if case .special(let special) = role(of: T.self) { return try decodeSpecialValue(special, as: T.self, at: index) }
             return try T(from: ResourceDecoder(context: self, position: position))
         case .linked(let index):
-            if T.self == ResourceIdentifier.self, let identifier = try reader.identifier(index) as? T { return identifier }
-            if T.self == ResourceObject.self, let resource = try reader.resource(resolve(index) ?? index) as? T {
-                return resource
+            switch role(of: T.self) {
+            case .special(.identifier): return try reinterpret(reader.identifier(index), as: T.self)
+            case .special(.resourceObject): return try reinterpret(reader.resource(resolve(index) ?? index), as: T.self)
+            default: return try decodeResource(T.self, at: resolve(index) ?? index)
             }
-            return try decodeResource(T.self, at: resolve(index) ?? index)
         case .resource(let index):
             return try decodeResource(T.self, at: index)
         case .resources(let index):
-            if T.self == [ResourceIdentifier].self, case .toMany(let identifiers) = try reader.linkage(index),
-                let identifiers = identifiers as? T
-            {
-                return identifiers
+            if case .identifierArray = role(of: T.self), case .toMany(let identifiers) = try reader.linkage(index) {
+                return try reinterpret(identifiers, as: T.self)
             }
             return try T(from: ResourceDecoder(context: self, position: position))
         case .relationship(let index):
-            if let relationshipType = T.self as? any RelationshipDecodable.Type,
-                let value = try relationshipType.init(relationshipAt: index, context: self) as? T
-            {
-                return value
-            }
-            if T.self == Relationship.self, let relationship = try reader.relationship(index) as? T {
-                return relationship
+            switch role(of: T.self) {
+            case .relationshipDecodable(let relationshipType):
+                return try decodeRelationship(relationshipType, at: index, as: T.self)
+            case .relationship:
+                return try reinterpret(reader.relationship(index), as: T.self)
+            default:
+                break
             }
             guard let dataIndex = ResourceMembers.member("data", of: index, in: tape) else {
                 throw DecodingError.valueNotFound(
@@ -188,6 +190,10 @@ final class ResourceDecodingContext {
         }
     }
 
+    private func decodeRelationship<R: RelationshipDecodable, T>(_ type: R.Type, at index: Int, as: T.Type) throws -> T {
+        try reinterpret(R(relationshipAt: index, context: self), as: T.self)
+    }
+
     /// Decodes a model from the resource (or unresolved identifier) at `index`, marking it as being decoded.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
         ancestors.append(index)
@@ -198,44 +204,96 @@ final class ResourceDecodingContext {
     /// Decodes a to-one relationship's target for an optional property: `nil` when the target is not in the
     /// document (or is a cycle) and the model cannot be built from its identifier alone.
     func decodeIfResolvable<T: Decodable>(_ type: T.Type, at position: TapePosition) throws -> T? {
-        guard case .relationship(let index) = position, !(T.self is any RelationshipDecodable.Type),
-            T.self != Relationship.self
-        else { return try decode(T.self, at: position) }
+        guard case .relationship(let index) = position else { return try decode(T.self, at: position) }
+        let role = role(of: T.self)
+        switch role {
+        case .relationshipDecodable, .relationship: return try decode(T.self, at: position)
+        default: break
+        }
         guard let dataIndex = ResourceMembers.member("data", of: index, in: tape), tape.kind(dataIndex) != .null else {
             return nil
         }
-        guard tape.kind(dataIndex) == .object, T.self != ResourceIdentifier.self else {
-            return try decode(T.self, at: linkagePosition(dataIndex))
-        }
+        if case .special(.identifier) = role { return try decode(T.self, at: linkagePosition(dataIndex)) }
+        guard tape.kind(dataIndex) == .object else { return try decode(T.self, at: linkagePosition(dataIndex)) }
         guard let target = resolve(dataIndex) else { return try? decode(T.self, at: .linked(dataIndex)) }
-        if T.self == ResourceObject.self { return try decode(T.self, at: .linked(dataIndex)) }
+        if case .special(.resourceObject) = role { return try decode(T.self, at: .linked(dataIndex)) }
         return try decodeResource(T.self, at: target)
     }
 
+    // MARK: Types with their own handling
+
     /// Types read straight from the tape rather than through `init(from:)`.
-    private func decodeSpecialValue<T>(_ type: T.Type, at index: Int) throws -> T? {
-        if T.self == Date.self { return try decodeDate(at: index) as? T }
-        if T.self == JSONValue.self { return reader.value(index) as? T }
-        if T.self == URL.self {
+    enum SpecialValue {
+        case date, jsonValue, url, decimal, meta, links, link, identifier, resourceObject, primaryData, errorObject
+    }
+
+    /// How the decoder treats a type, found once per type and decode (casts and generic metadata are what make
+    /// the Codable boundary slow, so each type is examined once).
+    enum Role {
+        case plain
+        case special(SpecialValue)
+        /// `[ResourceIdentifier]`, read straight from to-many linkage.
+        case identifierArray
+        /// ``ToOne``, ``ToMany``: read the whole relationship object.
+        case relationshipDecodable(any RelationshipDecodable.Type)
+        /// ``Relationship``.
+        case relationship
+    }
+
+    func role<T>(of type: T.Type) -> Role {
+        let identifier = ObjectIdentifier(T.self)
+        for (known, role) in roles where known == identifier { return role }
+        let role = Self.examine(T.self)
+        roles.append((identifier, role))
+        return role
+    }
+
+    private static func examine<T>(_ type: T.Type) -> Role {
+        let specials: [(Any.Type, SpecialValue)] = [
+            (Date.self, .date), (JSONValue.self, .jsonValue), (URL.self, .url), (Decimal.self, .decimal),
+            (Meta.self, .meta), (Links.self, .links), (Link.self, .link), (ResourceIdentifier.self, .identifier),
+            (ResourceObject.self, .resourceObject), (PrimaryData.self, .primaryData), (ErrorObject.self, .errorObject),
+        ]
+        for (special, value) in specials where special == T.self { return .special(value) }
+        if T.self == [ResourceIdentifier].self { return .identifierArray }
+        if T.self == Relationship.self { return .relationship }
+        if let relationshipType = T.self as? any RelationshipDecodable.Type { return .relationshipDecodable(relationshipType) }
+        return .plain
+    }
+
+    private func decodeSpecialValue<T>(_ special: SpecialValue, as type: T.Type, at index: Int) throws -> T {
+        switch special {
+        case .date: return try reinterpret(decodeDate(at: index), as: T.self)
+        case .jsonValue: return try reinterpret(reader.value(index), as: T.self)
+        case .url:
             guard tape.kind(index) == .string, let url = URL(string: tape.string(index)) else {
                 throw DecodingError.typeMismatch(URL.self, failure(at: index, code: .invalidValue, expected: "a URL"))
             }
-            return url as? T
-        }
-        if T.self == Decimal.self {
+            return try reinterpret(url, as: T.self)
+        case .decimal:
             guard tape.kind(index) == .number, let decimal = Decimal(string: tape.numberText(index)) else {
                 throw DecodingError.typeMismatch(Decimal.self, failure(at: index, expected: "a number"))
             }
-            return decimal as? T
+            return try reinterpret(decimal, as: T.self)
+        case .meta: return try reinterpret(reader.meta(index), as: T.self)
+        case .links: return try reinterpret(reader.links(index), as: T.self)
+        case .link: return try reinterpret(reader.link(index), as: T.self)
+        case .identifier: return try reinterpret(reader.identifier(index), as: T.self)
+        case .resourceObject: return try reinterpret(reader.resource(index), as: T.self)
+        case .primaryData: return try reinterpret(reader.primaryData(index), as: T.self)
+        case .errorObject: return try reinterpret(reader.errorObject(index), as: T.self)
         }
-        if T.self == Meta.self { return try reader.meta(index) as? T }
-        if T.self == Links.self { return try reader.links(index) as? T }
-        if T.self == Link.self { return try reader.link(index) as? T }
-        if T.self == ResourceIdentifier.self { return try reader.identifier(index) as? T }
-        if T.self == ResourceObject.self { return try reader.resource(index) as? T }
-        if T.self == PrimaryData.self { return try reader.primaryData(index) as? T }
-        if T.self == ErrorObject.self { return try reader.errorObject(index) as? T }
-        return nil
+    }
+
+    /// `value` as `T`, which its role says is `Value` itself: no cast, no `Optional<T>` (whose generic metadata
+    /// costs a lookup each time). Throws rather than traps should that ever not hold.
+    @inline(__always)
+    private func reinterpret<Value, T>(_ value: Value, as type: T.Type) throws -> T {
+        guard Value.self == T.self else {
+            throw DecodingError.typeMismatch(
+                T.self, DecodingError.Context(codingPath: [], debugDescription: "internal: \(Value.self) read as \(T.self)"))
+        }
+        return unsafeBitCast(value, to: T.self)
     }
 
     func decodeDate(at index: Int) throws -> Date {
