@@ -126,26 +126,7 @@ struct ResourceContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// Where the member for `key` is.
     private func position(of key: Key) -> TapePosition? {
-        let name = key.stringValue
-        switch name {
-        case "id": return members.id.map(TapePosition.value)
-        case "type": return members.type.map(TapePosition.value)
-        case "lid": return members.lid.map(TapePosition.value)
-        default: break
-        }
-        let wire = context.wireName(name)
-        let tape = context.tape
-        if let attributes = members.attributes, let value = ResourceMembers.member(wire, of: attributes, in: tape) {
-            return .value(value)
-        }
-        if let relationships = members.relationships,
-            let value = ResourceMembers.member(wire, of: relationships, in: tape)
-        {
-            return .relationship(value)
-        }
-        if name == "links", let links = members.links { return .value(links) }
-        if name == "meta", let meta = members.meta { return .value(meta) }
-        return nil
+        members.position(of: key.stringValue, in: context)
     }
 
     private func require(_ key: Key) throws -> TapePosition {
@@ -177,7 +158,7 @@ struct ResourceContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeNil(forKey key: Key) throws -> Bool {
         switch try require(key) {
         case .relationship(let relationship):
-            guard let data = ResourceMembers.member("data", of: relationship, in: context.tape) else { return true }
+            guard let data = ResourceMembers.data(of: relationship, in: context.tape) else { return true }
             return context.tape.kind(data) == .null
         case let position:
             return context.tape.kind(position.index) == .null
@@ -187,7 +168,8 @@ struct ResourceContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try context.decodeBool(at: valueIndex(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let index = try valueIndex(key)
-        if key.stringValue == "id" { return try context.reader.identifierString(index) }
+        // Only the key `id` finds the `id` member (attributes named `id` are not allowed).
+        if index == members.id { return try context.reader.identifierString(index) }
         return try context.decodeString(at: index)
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
@@ -208,7 +190,8 @@ struct ResourceContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
 
     private func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
-        try context.decodeInteger(type, at: valueIndex(key), lenientText: key.stringValue == "id")
+        let index = try valueIndex(key)
+        return try context.decodeInteger(type, at: index, lenientText: index == members.id)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -435,7 +418,7 @@ struct SingleValueContainer: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool {
         if case .relationship(let relationship) = position {
-            guard let data = ResourceMembers.member("data", of: relationship, in: context.tape) else { return true }
+            guard let data = ResourceMembers.data(of: relationship, in: context.tape) else { return true }
             return context.tape.kind(data) == .null
         }
         return context.tape.kind(index) == .null

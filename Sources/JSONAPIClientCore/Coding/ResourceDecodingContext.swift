@@ -42,6 +42,8 @@ final class ResourceDecodingContext {
     let tape: JSONTape
     let reader: DocumentReader
     let keyStrategy: KeyStrategy
+    /// Whether the key strategy maps names at all (when not, a property name is the member name).
+    let transformsKeys: Bool
     let dateStrategy: DateStrategy
     let maxRelationshipDepth: Int
     let userInfo: [CodingUserInfoKey: Any]
@@ -53,12 +55,13 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
-    private var wireNames: [String: String] = [:]
+    @exclusivity(unchecked) private var wireNames: [String: String] = [:]
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
         self.tape = tape
         self.reader = reader
         self.keyStrategy = options.keyStrategy
+        self.transformsKeys = options.keyStrategy.transform != nil
         self.dateStrategy = options.dateStrategy
         self.maxRelationshipDepth = options.maxRelationshipDepth
         self.userInfo = options.userInfo
@@ -179,7 +182,7 @@ final class ResourceDecodingContext {
             default:
                 break
             }
-            guard let dataIndex = ResourceMembers.member("data", of: index, in: tape) else {
+            guard let dataIndex = ResourceMembers.data(of: index, in: tape) else {
                 throw DecodingError.valueNotFound(
                     T.self,
                     failure(
@@ -210,7 +213,7 @@ final class ResourceDecodingContext {
         case .relationshipDecodable, .relationship: return try decode(T.self, at: position)
         default: break
         }
-        guard let dataIndex = ResourceMembers.member("data", of: index, in: tape), tape.kind(dataIndex) != .null else {
+        guard let dataIndex = ResourceMembers.data(of: index, in: tape), tape.kind(dataIndex) != .null else {
             return nil
         }
         if case .special(.identifier) = role { return try decode(T.self, at: linkagePosition(dataIndex)) }
@@ -302,7 +305,7 @@ final class ResourceDecodingContext {
             guard tape.kind(index) == .string else {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "an ISO 8601 date string"))
             }
-            guard let date = ISO8601.parse(tape.string(index)) else {
+            guard let date = tape.withStringBytes(index, ISO8601.parse) else {
                 throw DecodingError.dataCorrupted(
                     failure(at: index, code: .invalidValue, expected: "an ISO 8601 date", found: "\"\(tape.string(index))\""))
             }
@@ -322,7 +325,7 @@ final class ResourceDecodingContext {
 
     /// The member name for a property name under the key strategy.
     func wireName(_ key: String) -> String {
-        guard keyStrategy.transform != nil else { return key }
+        guard transformsKeys else { return key }
         if let cached = wireNames[key] { return cached }
         let name = keyStrategy.wireName(for: key)
         wireNames[key] = name
@@ -396,31 +399,101 @@ struct ResourceMembers {
         for _ in 0..<tape.count(object) {
             let value = child + 1
             let node = tape.nodes[child]
-            // Dispatch on length first: most keys are compared once.
-            switch node.length {
-            case 2: if tape.stringEquals(child, "id") { id = value }
-            case 3: if tape.stringEquals(child, "lid") { lid = value }
-            case 4:
-                if tape.stringEquals(child, "type") {
-                    type = value
-                } else if tape.stringEquals(child, "meta") {
-                    meta = value
+            if node.flags & JSONTape.stringHasEscapes == 0 {
+                // Dispatch on length first: most keys are compared once, as bytes.
+                switch node.length {
+                case 2: if tape.keyBytesEqual(child, "id") { id = value }
+                case 3: if tape.keyBytesEqual(child, "lid") { lid = value }
+                case 4:
+                    if tape.keyBytesEqual(child, "type") {
+                        type = value
+                    } else if tape.keyBytesEqual(child, "meta") {
+                        meta = value
+                    }
+                case 5: if tape.keyBytesEqual(child, "links") { links = value }
+                case 10: if tape.keyBytesEqual(child, "attributes") { attributes = value }
+                case 13: if tape.keyBytesEqual(child, "relationships") { relationships = value }
+                default: break
                 }
-            case 5: if tape.stringEquals(child, "links") { links = value }
-            case 10: if tape.stringEquals(child, "attributes") { attributes = value }
-            case 13: if tape.stringEquals(child, "relationships") { relationships = value }
-            default: break
+            } else {
+                switch tape.string(child) {
+                case "id": id = value
+                case "lid": lid = value
+                case "type": type = value
+                case "meta": meta = value
+                case "links": links = value
+                case "attributes": attributes = value
+                case "relationships": relationships = value
+                default: break
+                }
             }
             child = tape.skip(value)
         }
     }
 
+    /// Where the member for the property `name` is: `id`, `type` or `lid`, then an attribute, then a relationship,
+    /// then the resource's `links` or `meta`. (Not generic over the key type, so no generic metadata is needed.)
+    func position(of name: String, in context: ResourceDecodingContext) -> TapePosition? {
+        var name = name
+        guard context.transformsKeys else {
+            return name.withUTF8 { position(name: $0, wire: $0, in: context.tape) }
+        }
+        var wire = context.wireName(name)
+        return name.withUTF8 { name in wire.withUTF8 { position(name: name, wire: $0, in: context.tape) } }
+    }
+
+    /// Where the member for the property `name` (`wire` in the document) is; compared as bytes.
+    private func position(name: UnsafeBufferPointer<UInt8>, wire: UnsafeBufferPointer<UInt8>, in tape: JSONTape)
+        -> TapePosition?
+    {
+        switch name.count {
+        case 2 where Self.equal(name, "id"): return id.map(TapePosition.value)
+        case 3 where Self.equal(name, "lid"): return lid.map(TapePosition.value)
+        case 4 where Self.equal(name, "type"): return type.map(TapePosition.value)
+        default: break
+        }
+        if let attributes, let value = Self.member(wire, of: attributes, in: tape) { return .value(value) }
+        if let relationships, let value = Self.member(wire, of: relationships, in: tape) {
+            return .relationship(value)
+        }
+        if let links, Self.equal(name, "links") { return .value(links) }
+        if let meta, Self.equal(name, "meta") { return .value(meta) }
+        return nil
+    }
+
+    @inline(__always)
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        let expected = literal.utf8Start
+        for i in 0..<bytes.count where bytes[i] != expected[i] { return false }
+        return true
+    }
+
     /// The value index of the member `name` of the object at `object`.
     static func member(_ name: String, of object: Int, in tape: JSONTape) -> Int? {
         guard tape.kind(object) == .object else { return nil }
+        var name = name
+        return name.withUTF8 { tape.member($0, of: object) }
+    }
+
+    /// The value index of the member `utf8` of the object at `object`.
+    @inline(__always)
+    static func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int, in tape: JSONTape) -> Int? {
+        guard tape.kind(object) == .object else { return nil }
+        return tape.member(utf8, of: object)
+    }
+
+    /// The value index of the `data` member of the (relationship) object at `object`.
+    static func data(of object: Int, in tape: JSONTape) -> Int? {
+        guard tape.kind(object) == .object else { return nil }
         var child = object + 1
         for _ in 0..<tape.count(object) {
-            if tape.stringEquals(child, name) { return child + 1 }
+            let node = tape.nodes[child]
+            if node.flags & JSONTape.stringHasEscapes == 0 {
+                if node.length == 4, tape.keyBytesEqual(child, "data") { return child + 1 }
+            } else if tape.stringEquals(child, "data") {
+                return child + 1
+            }
             child = tape.skip(child + 1)
         }
         return nil

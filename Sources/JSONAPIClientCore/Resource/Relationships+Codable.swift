@@ -48,7 +48,7 @@ extension ToOne: RelationshipDecodable where Target: Decodable {
         let relationship = try context.reader.relationship(index)
         guard case .toMany = relationship.data else {
             self.init(relationship: relationship)
-            if let data = ResourceMembers.member("data", of: index, in: context.tape),
+            if let data = ResourceMembers.data(of: index, in: context.tape),
                 context.tape.kind(data) == .object
             {
                 resource = try context.decodeRelated(Target.self, at: data)
@@ -69,7 +69,7 @@ extension ToMany: RelationshipDecodable where Target: Decodable {
                 context.failure(at: index, expected: "to-many linkage (an array)", found: "\(identifier)"))
         }
         self.init(relationship: relationship)
-        guard let data = ResourceMembers.member("data", of: index, in: context.tape), context.tape.kind(data) == .array
+        guard let data = ResourceMembers.data(of: index, in: context.tape), context.tape.kind(data) == .array
         else { return }
         var element = data + 1
         for _ in 0..<context.tape.count(data) {

@@ -1,0 +1,61 @@
+/// Reading keys and strings as bytes: what decoders use to find members without building `String`s.
+extension JSONTape {
+    /// Calls `body` with the UTF-8 of the string at `index`: its bytes in the input when it has no escapes,
+    /// otherwise its decoded text.
+    @inline(__always)
+    func withStringBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let node = nodes[index]
+        if node.flags & Self.stringHasEscapes != 0 {
+            var text = string(index)
+            return try text.withUTF8(body)
+        }
+        let start = Int(node.start), end = start + Int(node.length)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            try body(UnsafeBufferPointer(rebasing: buffer[start..<end]))
+        }
+    }
+
+    /// Whether the key (a string node) at `index` is `utf8`. Compares lengths first, then bytes; a key with escapes
+    /// is decoded first.
+    @inline(__always)
+    func keyEquals(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let node = nodes[index]
+        if node.flags & Self.stringHasEscapes != 0 { return stringEquals(index, utf8) }
+        guard Int(node.length) == utf8.count else { return false }
+        let start = Int(node.start)
+        return bytes.withUnsafeBufferPointer { buffer in
+            var i = 0
+            while i < utf8.count {
+                if buffer[start &+ i] != utf8[i] { return false }
+                i &+= 1
+            }
+            return true
+        }
+    }
+
+    /// The value index of the first member named `utf8` of the object at `object` (which must be an object).
+    @inline(__always)
+    func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
+        var child = object + 1
+        for _ in 0..<count(object) {
+            if keyEquals(child, utf8) { return child + 1 }
+            child = skip(child + 1)
+        }
+        return nil
+    }
+
+    /// Whether the key at `index`, known to have no escapes and `literal.utf8CodeUnitCount` bytes, is `literal`.
+    @inline(__always)
+    func keyBytesEqual(_ index: Int, _ literal: StaticString) -> Bool {
+        let start = Int(nodes[index].start)
+        let expected = literal.utf8Start
+        return bytes.withUnsafeBufferPointer { buffer in
+            var i = 0
+            while i < literal.utf8CodeUnitCount {
+                if buffer[start &+ i] != expected[i] { return false }
+                i &+= 1
+            }
+            return true
+        }
+    }
+}
