@@ -158,8 +158,13 @@ final class ResourceDecodingContext {
     func decode<T: Decodable>(_ type: T.Type, at position: TapePosition) throws -> T {
         switch position {
         case .value(let index):
-            if case .special(let special) = role(of: T.self) { return try decodeSpecialValue(special, as: T.self, at: index) }
-            return try T(from: ResourceDecoder(context: self, position: position))
+            switch role(of: T.self) {
+            case .special(let special): return try decodeSpecialValue(special, as: T.self, at: index)
+            case .array(let arrayType):
+                try expectKind(.array, at: index, "an array")
+                return try decodeArray(arrayType, at: index, linked: false, as: T.self)
+            default: return try T(from: ResourceDecoder(context: self, position: position))
+            }
         case .linked(let index):
             switch role(of: T.self) {
             case .special(.identifier): return try reinterpret(reader.identifier(index), as: T.self)
@@ -169,8 +174,13 @@ final class ResourceDecodingContext {
         case .resource(let index):
             return try decodeResource(T.self, at: index)
         case .resources(let index):
-            if case .identifierArray = role(of: T.self), case .toMany(let identifiers) = try reader.linkage(index) {
-                return try reinterpret(identifiers, as: T.self)
+            switch role(of: T.self) {
+            case .identifierArray:
+                if case .toMany(let identifiers) = try reader.linkage(index) {
+                    return try reinterpret(identifiers, as: T.self)
+                }
+            case .array(let arrayType): return try decodeArray(arrayType, at: index, linked: true, as: T.self)
+            default: break
             }
             return try T(from: ResourceDecoder(context: self, position: position))
         case .relationship(let index):
@@ -191,6 +201,12 @@ final class ResourceDecodingContext {
             }
             return try decode(T.self, at: linkagePosition(dataIndex))
         }
+    }
+
+    private func decodeArray<A: TapeDecodableArray, T>(_ type: A.Type, at index: Int, linked: Bool, as: T.Type) throws
+        -> T
+    {
+        try reinterpret(A(tapeArrayAt: index, linked: linked, context: self), as: T.self)
     }
 
     private func decodeRelationship<R: RelationshipDecodable, T>(_ type: R.Type, at index: Int, as: T.Type) throws -> T {
@@ -227,6 +243,7 @@ final class ResourceDecodingContext {
 
     /// Types read straight from the tape rather than through `init(from:)`.
     enum SpecialValue {
+        case string, bool, int, int64, double
         case date, jsonValue, url, decimal, meta, links, link, identifier, resourceObject, primaryData, errorObject
     }
 
@@ -237,6 +254,8 @@ final class ResourceDecodingContext {
         case special(SpecialValue)
         /// `[ResourceIdentifier]`, read straight from to-many linkage.
         case identifierArray
+        /// Any other array: filled in one allocation (what `Array.init(from:)` does, without its overhead).
+        case array(any TapeDecodableArray.Type)
         /// ``ToOne``, ``ToMany``: read the whole relationship object.
         case relationshipDecodable(any RelationshipDecodable.Type)
         /// ``Relationship``.
@@ -253,6 +272,7 @@ final class ResourceDecodingContext {
 
     private static func examine<T>(_ type: T.Type) -> Role {
         let specials: [(Any.Type, SpecialValue)] = [
+            (String.self, .string), (Bool.self, .bool), (Int.self, .int), (Int64.self, .int64), (Double.self, .double),
             (Date.self, .date), (JSONValue.self, .jsonValue), (URL.self, .url), (Decimal.self, .decimal),
             (Meta.self, .meta), (Links.self, .links), (Link.self, .link), (ResourceIdentifier.self, .identifier),
             (ResourceObject.self, .resourceObject), (PrimaryData.self, .primaryData), (ErrorObject.self, .errorObject),
@@ -261,11 +281,18 @@ final class ResourceDecodingContext {
         if T.self == [ResourceIdentifier].self { return .identifierArray }
         if T.self == Relationship.self { return .relationship }
         if let relationshipType = T.self as? any RelationshipDecodable.Type { return .relationshipDecodable(relationshipType) }
+        if let arrayType = T.self as? any TapeDecodableArray.Type { return .array(arrayType) }
         return .plain
     }
 
     private func decodeSpecialValue<T>(_ special: SpecialValue, as type: T.Type, at index: Int) throws -> T {
+        // The primitives read exactly as `T(from:)` would read them through a single-value container.
         switch special {
+        case .string: return try reinterpret(decodeString(at: index), as: T.self)
+        case .bool: return try reinterpret(decodeBool(at: index), as: T.self)
+        case .int: return try reinterpret(decodeInteger(Int.self, at: index), as: T.self)
+        case .int64: return try reinterpret(decodeInteger(Int64.self, at: index), as: T.self)
+        case .double: return try reinterpret(decodeFloatingPoint(Double.self, at: index), as: T.self)
         case .date: return try reinterpret(decodeDate(at: index), as: T.self)
         case .jsonValue: return try reinterpret(reader.value(index), as: T.self)
         case .url:
@@ -512,6 +539,22 @@ struct AnyCodingKey: CodingKey {
     init(intValue: Int) {
         stringValue = String(intValue)
         self.intValue = intValue
+    }
+}
+
+/// Arrays the decoder fills itself.
+protocol TapeDecodableArray {
+    init(tapeArrayAt index: Int, linked: Bool, context: ResourceDecodingContext) throws
+}
+
+extension Array: TapeDecodableArray where Element: Decodable {
+    /// What `Array.init(from:)` does (decode elements until the container is at its end), with the capacity
+    /// reserved up front and no existential container.
+    init(tapeArrayAt index: Int, linked: Bool, context: ResourceDecodingContext) throws {
+        var container = ArrayContainer(context: context, index: index, linked: linked)
+        self.init()
+        reserveCapacity(context.tape.count(index))
+        while !container.isAtEnd { append(try container.decode(Element.self)) }
     }
 }
 
