@@ -1,10 +1,19 @@
 /// The resources of one document by `(type, id)` and by `(type, lid)`, keyed by their bytes in the tape.
 ///
-/// Looking an identifier up builds no `String`: the key is hashed and compared as the bytes the document wrote
-/// (unescaped when the string has escapes; a numeric `id` by its text, as ``DocumentReader/identifierString(_:)``
-/// reads it). Hashing uses the standard library's seeded `Hasher`, so a hostile document cannot make lookups
-/// degrade.
+/// Looking an identifier up builds no `String`: keys are compared as the bytes the document wrote (unescaped when
+/// the string has escapes; a numeric `id` by its text, as ``DocumentReader/identifierString(_:)`` reads it).
+/// Types are few, so each has its own table, found by comparing bytes. Ids written as small decimal numbers
+/// (`"1"`, `"973"`: most servers' primary keys) index an array directly; any other id is hashed with the standard
+/// library's seeded `Hasher`, so a hostile document cannot make lookups degrade. The arrays' total size is bounded
+/// by a multiple of the document's resource count.
 struct ResourceIndex {
+    private struct TypeTable {
+        /// The tape index of a `type` string naming this type.
+        var type: Int
+        /// `id` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
+        var dense: [UInt32] = []
+    }
+
     private struct Entry {
         var hash: Int
         /// Tape indices of the `type` string, the `id` (or `lid`) value and the resource object.
@@ -14,23 +23,42 @@ struct ResourceIndex {
         var isLocal: Bool
     }
 
-    /// Open addressing: each slot holds an entry's position plus one, or 0 when empty.
-    private var slots: [UInt32]
+    private var types: [TypeTable] = []
+    /// Room left for dense arrays, in elements.
+    private var denseBudget: Int
+    /// Open addressing for other keys: each slot holds an entry's position plus one, or 0 when empty.
+    private var slots: [UInt32] = []
     private var entries: [Entry] = []
-    private var mask: Int
 
     /// An index sized for about `count` resources.
     init(capacity count: Int) {
-        var size = 16
-        while size < count * 2 { size <<= 1 }
-        slots = Array(repeating: 0, count: size)
-        mask = size - 1
-        entries.reserveCapacity(count)
+        denseBudget = 4 * count + 64
     }
 
     /// Adds the resource at `target` under the `type` string and `key` (`id` or `lid`) nodes. For an `id`, returns
     /// the resource already registered under the same key, if any (the new one is not added); a `lid` replaces.
     mutating func insert(type: Int, key: Int, local: Bool, target: Int, in tape: JSONTape) -> Int? {
+        let table = tableIndex(type, in: tape) ?? addTable(type)
+        if !local, let number = Self.smallDecimal(key, in: tape) {
+            let count = types[table].dense.count
+            if number >= count {
+                let growth = max(number + 1, count * 2, 16) - count
+                if growth <= denseBudget {
+                    denseBudget -= growth
+                    types[table].dense.append(contentsOf: repeatElement(0, count: growth))
+                }
+            }
+            if number < types[table].dense.count {
+                let existing = types[table].dense[number]
+                if existing != 0 { return Int(existing) - 1 }
+                // It may have been hashed before the array reached it.
+                if !entries.isEmpty, let existing = find(type: type, key: key, local: false, in: tape) {
+                    return Int(entries[existing].target)
+                }
+                types[table].dense[number] = UInt32(truncatingIfNeeded: target + 1)
+                return nil
+            }
+        }
         let hash = Self.hash(type: type, key: key, local: local, in: tape)
         if let existing = find(hash: hash, type: type, key: key, local: local, in: tape) {
             if local {
@@ -50,11 +78,59 @@ struct ResourceIndex {
 
     /// The resource registered under the `type` string and `key` nodes (which may be anywhere in the same tape).
     func lookup(type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int? {
-        let hash = Self.hash(type: type, key: key, local: local, in: tape)
-        return find(hash: hash, type: type, key: key, local: local, in: tape).map { Int(entries[$0].target) }
+        guard let table = tableIndex(type, in: tape) else { return nil }
+        if !local, let number = Self.smallDecimal(key, in: tape), number < types[table].dense.count {
+            let target = types[table].dense[number]
+            if target != 0 { return Int(target) - 1 }
+        }
+        guard !entries.isEmpty else { return nil }
+        return find(type: type, key: key, local: local, in: tape).map { Int(entries[$0].target) }
+    }
+
+    // MARK: Types
+
+    private func tableIndex(_ type: Int, in tape: JSONTape) -> Int? {
+        for position in types.indices where Self.equal(types[position].type, type, in: tape) { return position }
+        return nil
+    }
+
+    private mutating func addTable(_ type: Int) -> Int {
+        types.append(TypeTable(type: type))
+        return types.count - 1
+    }
+
+    /// The key as a number when it is written as one in canonical decimal form (no sign, no leading zero, at most
+    /// nine digits), so that equal numbers are equal texts.
+    @inline(__always)
+    private static func smallDecimal(_ key: Int, in tape: JSONTape) -> Int? {
+        let node = tape.nodes[key]
+        guard node.length >= 1, node.kind == .number || node.kind == .string else { return nil }
+        if needsUnescaping(node) { return withKeyBytes(key, in: tape, smallDecimal) }
+        let start = Int(node.start), end = start + Int(node.length)
+        return tape.bytes.withUnsafeBufferPointer { smallDecimal(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    @inline(__always)
+    private static func smallDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 1, bytes.count <= 9, bytes.count == 1 || bytes[0] != UInt8(ascii: "0") else { return nil }
+        var value = 0
+        for byte in bytes {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int(digit)
+        }
+        return value
+    }
+
+    // MARK: Hashed keys
+
+    private func find(type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int? {
+        find(hash: Self.hash(type: type, key: key, local: local, in: tape), type: type, key: key, local: local, in: tape)
     }
 
     private func find(hash: Int, type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        let mask = slots.count - 1
         var slot = hash & mask
         while true {
             let stored = Int(slots[slot])
@@ -70,18 +146,16 @@ struct ResourceIndex {
     }
 
     private mutating func place(_ position: Int) {
+        let mask = slots.count - 1
         var slot = entries[position].hash & mask
         while slots[slot] != 0 { slot = (slot &+ 1) & mask }
         slots[slot] = UInt32(truncatingIfNeeded: position + 1)
     }
 
     private mutating func grow() {
-        slots = Array(repeating: 0, count: slots.count * 2)
-        mask = slots.count - 1
+        slots = Array(repeating: 0, count: max(16, slots.count * 2))
         for position in entries.indices { place(position) }
     }
-
-    // MARK: Keys as bytes
 
     private static func hash(type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int {
         var hasher = Hasher()
@@ -93,6 +167,8 @@ struct ResourceIndex {
         withKeyBytes(key, in: tape) { bytes in hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
         return hasher.finalize()
     }
+
+    // MARK: Keys as bytes
 
     private static func equal(_ a: Int, _ b: Int, in tape: JSONTape) -> Bool {
         if a == b { return true }

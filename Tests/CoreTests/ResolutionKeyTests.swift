@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIClientCore
+
+/// Identifiers are matched as bytes (numbers by their text, escapes decoded, small decimals through an array):
+/// what matches must be exactly what equal `(type, id)` strings would match.
+@Suite("Resolution keys")
+struct ResolutionKeyTests {
+    struct Author: Resource, Equatable {
+        static let resourceType = "people"
+        var id: String
+        var name: String
+    }
+
+    struct Post: Resource {
+        static let resourceType = "posts"
+        var id: String
+        var author: Author?
+    }
+
+    /// The author's name for each post whose author is `linkage`, with people `included`.
+    private func authors(_ linkages: [String], included: String) throws -> [String?] {
+        let posts = linkages.enumerated().map { position, linkage in
+            #"{"type":"posts","id":"p\#(position)","relationships":{"author":{"data":\#(linkage)}}}"#
+        }
+        let json = #"{"data":[\#(posts.joined(separator: ","))],"included":[\#(included)]}"#
+        let document = try JSONAPIDecoder().decode(Document<[Post]>.self, from: Data(json.utf8))
+        return (document.data ?? []).map { $0.author?.name }
+    }
+
+    private func person(_ id: String, _ name: String) -> String {
+        #"{"type":"people","id":\#(id),"attributes":{"name":"\#(name)"}}"#
+    }
+
+    @Test("Small decimal ids, large ids and other ids resolve alike")
+    func idShapes() throws {
+        let included = [
+            person(#""1""#, "one"), person(#""973""#, "small"), person(#""12345678901""#, "large"),
+            person(#""0""#, "zero"), person(#""b7e2-uuid""#, "uuid"), person(#""999999""#, "sparse"),
+        ].joined(separator: ",")
+        let names = try authors(
+            [
+                #"{"type":"people","id":"1"}"#, #"{"type":"people","id":"973"}"#,
+                #"{"type":"people","id":"12345678901"}"#, #"{"type":"people","id":"0"}"#,
+                #"{"type":"people","id":"b7e2-uuid"}"#, #"{"type":"people","id":"999999"}"#,
+                #"{"type":"people","id":"2"}"#,
+            ], included: included)
+        #expect(names == ["one", "small", "large", "zero", "uuid", "sparse", nil])
+    }
+
+    @Test("A numeric id matches the same text; leading zeros and signs are different ids")
+    func numericText() throws {
+        let included = [person("7", "seven"), person(#""-3""#, "minus"), person(#""1.5""#, "fraction")]
+            .joined(separator: ",")
+        let names = try authors(
+            [
+                #"{"type":"people","id":"7"}"#, #"{"type":"people","id":7}"#, #"{"type":"people","id":"07"}"#,
+                #"{"type":"people","id":-3}"#, #"{"type":"people","id":1.5}"#, #"{"type":"people","id":"1.50"}"#,
+            ], included: included)
+        #expect(names == ["seven", "seven", nil, "minus", "fraction", nil])
+    }
+
+    @Test("Escaped ids and types match their decoded text")
+    func escapes() throws {
+        let included = [person(#""1""#, "one"), person(#""a/b""#, "slash"), person(#""\u0032""#, "two")]
+            .joined(separator: ",")
+        let names = try authors(
+            [
+                #"{"type":"people","id":"\u0031"}"#, #"{"type":"peop\u006ce","id":"1"}"#,
+                #"{"type":"people","id":"a\/b"}"#, #"{"type":"people","id":"2"}"#,
+            ], included: included)
+        #expect(names == ["one", "one", "slash", "two"])
+    }
+
+    @Test("Types are kept apart")
+    func typesApart() throws {
+        let included = [
+            person(#""1""#, "person"), #"{"type":"robots","id":"1","attributes":{"name":"robot"}}"#,
+        ].joined(separator: ",")
+        let names = try authors([#"{"type":"robots","id":"1"}"#, #"{"type":"people","id":"1"}"#], included: included)
+        // A robot resolves (the model reads any type), a person resolves to the person.
+        #expect(names == ["robot", "person"])
+    }
+
+    @Test("The same (type, id) twice is an error, however the id is written")
+    func duplicates() throws {
+        for (first, second) in [
+            (#""5""#, #""5""#), (#""5""#, "5"), (#""\u0035""#, #""5""#), (#""123456789012""#, #""123456789012""#),
+            (#""x""#, #""x""#), (#""900000""#, #""900000""#),
+        ] {
+            let included = [person(first, "a"), person(second, "b")].joined(separator: ",")
+            #expect(throws: JSONAPIDecodingError.self) { try authors([], included: included) }
+        }
+        // Ids that only look alike are different resources.
+        let included = [person(#""5""#, "a"), person(#""05""#, "b"), person(#""5.0""#, "c")].joined(separator: ",")
+        #expect(try authors([#"{"type":"people","id":"05"}"#], included: included) == ["b"])
+    }
+
+    @Test("Many ids spread wide stay correct when the direct array runs out of room")
+    func sparseIds() throws {
+        let ids = (0..<200).map { $0 * 7_919 + 1 }
+        let included = ids.map { person(#""\#($0)""#, "n\($0)") }.joined(separator: ",")
+        let names = try authors(ids.reversed().map { #"{"type":"people","id":"\#($0)"}"# }, included: included)
+        #expect(names == ids.reversed().map { "n\($0)" })
+    }
+}
