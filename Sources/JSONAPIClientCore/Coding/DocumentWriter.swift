@@ -106,3 +106,197 @@ enum DocumentWriter {
         return .object(members)
     }
 }
+
+// MARK: - Straight to bytes
+
+/// Writes the schema-less model as compact JSON with members in key order: the same bytes as writing
+/// ``DocumentWriter/value(of:)-(RawDocument)`` with sorted keys, without building the intermediate `JSONValue` objects
+/// (a dictionary per resource, relationship and identifier, each hashed again to be sorted).
+///
+/// Member names are written in sorted order by hand; each function lists them in that order.
+extension DocumentWriter {
+    static func write(_ document: RawDocument, into writer: inout JSONWriter) {
+        var object = ObjectWriter(&writer)
+        if let data = document.data { object.member(#""data":"#, &writer) { write(data, into: &$0) } }
+        if let errors = document.errors {
+            object.member(#""errors":"#, &writer) { writer in writeArray(errors, into: &writer, write(_:into:)) }
+        }
+        if let included = document.included {
+            object.member(#""included":"#, &writer) { writer in writeArray(included, into: &writer, write(_:into:)) }
+        }
+        if let jsonapi = document.jsonapi { object.member(#""jsonapi":"#, &writer) { write(jsonapi, into: &$0) } }
+        if let links = document.links { object.member(#""links":"#, &writer) { write(links, into: &$0) } }
+        if let meta = document.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        object.close(&writer)
+    }
+
+    static func write(_ data: PrimaryData, into writer: inout JSONWriter) {
+        switch data {
+        case .null: writer.writeNull()
+        case .resource(let resource): write(resource, into: &writer)
+        case .resources(let resources): writeArray(resources, into: &writer, write(_:into:))
+        case .identifier(let identifier): write(identifier, into: &writer)
+        case .identifiers(let identifiers): writeArray(identifiers, into: &writer, write(_:into:))
+        }
+    }
+
+    static func write(_ resource: ResourceObject, into writer: inout JSONWriter) {
+        var object = ObjectWriter(&writer)
+        if let attributes = resource.attributes {
+            object.member(#""attributes":"#, &writer) { $0.write(.object(attributes), sortedKeys: true) }
+        }
+        if let id = resource.id { object.member(#""id":"#, &writer) { $0.writeString(id) } }
+        if let lid = resource.lid { object.member(#""lid":"#, &writer) { $0.writeString(lid) } }
+        if let links = resource.links { object.member(#""links":"#, &writer) { write(links, into: &$0) } }
+        if let meta = resource.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        if let relationships = resource.relationships {
+            object.member(#""relationships":"#, &writer) { writer in
+                writeSorted(relationships, into: &writer) { write($0, into: &$1) }
+            }
+        }
+        object.member(#""type":"#, &writer) { $0.writeString(resource.type) }
+        object.close(&writer)
+    }
+
+    static func write(_ identifier: ResourceIdentifier, into writer: inout JSONWriter) {
+        var object = ObjectWriter(&writer)
+        if let id = identifier.id { object.member(#""id":"#, &writer) { $0.writeString(id) } }
+        if let lid = identifier.lid { object.member(#""lid":"#, &writer) { $0.writeString(lid) } }
+        if let meta = identifier.meta {
+            object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) }
+        }
+        object.member(#""type":"#, &writer) { $0.writeString(identifier.type) }
+        object.close(&writer)
+    }
+
+    static func write(_ relationship: Relationship, into writer: inout JSONWriter) {
+        var object = ObjectWriter(&writer)
+        if let data = relationship.data {
+            object.member(#""data":"#, &writer) { writer in
+                switch data {
+                case .toOne(let identifier?): write(identifier, into: &writer)
+                case .toOne(nil): writer.writeNull()
+                case .toMany(let identifiers): writeArray(identifiers, into: &writer, write(_:into:))
+                }
+            }
+        }
+        if let links = relationship.links { object.member(#""links":"#, &writer) { write(links, into: &$0) } }
+        if let meta = relationship.meta {
+            object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) }
+        }
+        object.close(&writer)
+    }
+
+    static func write(_ links: Links, into writer: inout JSONWriter) {
+        writeSorted(links.members, into: &writer) { link, writer in
+            if let link { write(link, into: &writer) } else { writer.writeNull() }
+        }
+    }
+
+    static func write(_ link: Link, into writer: inout JSONWriter) {
+        if link.isPlain {
+            writer.writeString(link.href)
+            return
+        }
+        var object = ObjectWriter(&writer)
+        if let describedBy = link.describedBy {
+            object.member(#""describedby":"#, &writer) { write(describedBy, into: &$0) }
+        }
+        object.member(#""href":"#, &writer) { $0.writeString(link.href) }
+        if let hreflang = link.hreflang {
+            object.member(#""hreflang":"#, &writer) { writer in
+                if hreflang.count == 1 {
+                    writer.writeString(hreflang[0])
+                } else {
+                    writeArray(hreflang, into: &writer) { $1.writeString($0) }
+                }
+            }
+        }
+        if let meta = link.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        if let rel = link.rel { object.member(#""rel":"#, &writer) { $0.writeString(rel) } }
+        if let title = link.title { object.member(#""title":"#, &writer) { $0.writeString(title) } }
+        if let type = link.type { object.member(#""type":"#, &writer) { $0.writeString(type) } }
+        object.close(&writer)
+    }
+
+    static func write(_ error: ErrorObject, into writer: inout JSONWriter) {
+        var object = ObjectWriter(&writer)
+        if let code = error.code { object.member(#""code":"#, &writer) { $0.writeString(code) } }
+        if let detail = error.detail { object.member(#""detail":"#, &writer) { $0.writeString(detail) } }
+        if let id = error.id { object.member(#""id":"#, &writer) { $0.writeString(id) } }
+        if let links = error.links { object.member(#""links":"#, &writer) { write(links, into: &$0) } }
+        if let meta = error.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        if let source = error.source {
+            object.member(#""source":"#, &writer) { writer in
+                var sourceObject = ObjectWriter(&writer)
+                if let header = source.header { sourceObject.member(#""header":"#, &writer) { $0.writeString(header) } }
+                if let parameter = source.parameter {
+                    sourceObject.member(#""parameter":"#, &writer) { $0.writeString(parameter) }
+                }
+                if let pointer = source.pointer {
+                    sourceObject.member(#""pointer":"#, &writer) { $0.writeString(pointer) }
+                }
+                sourceObject.close(&writer)
+            }
+        }
+        if let status = error.status { object.member(#""status":"#, &writer) { $0.writeString(status) } }
+        if let title = error.title { object.member(#""title":"#, &writer) { $0.writeString(title) } }
+        object.close(&writer)
+    }
+
+    static func write(_ jsonapi: JSONAPIObject, into writer: inout JSONWriter) {
+        var object = ObjectWriter(&writer)
+        if let ext = jsonapi.ext { object.member(#""ext":"#, &writer) { writeArray(ext, into: &$0) { $1.writeString($0) } } }
+        if let meta = jsonapi.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        if let profile = jsonapi.profile {
+            object.member(#""profile":"#, &writer) { writeArray(profile, into: &$0) { $1.writeString($0) } }
+        }
+        if let version = jsonapi.version { object.member(#""version":"#, &writer) { $0.writeString(version) } }
+        object.close(&writer)
+    }
+
+    // MARK: Helpers
+
+    private static func writeArray<Element>(
+        _ elements: [Element], into writer: inout JSONWriter, _ write: (Element, inout JSONWriter) -> Void
+    ) {
+        writer.bytes.append(UInt8(ascii: "["))
+        for (position, element) in elements.enumerated() {
+            if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            write(element, &writer)
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// An object whose members are a dictionary's, in key order.
+    private static func writeSorted<Value>(
+        _ members: [String: Value], into writer: inout JSONWriter, _ write: (Value, inout JSONWriter) -> Void
+    ) {
+        writer.bytes.append(UInt8(ascii: "{"))
+        for (count, position) in members.indices.sorted(by: { members[$0].key < members[$1].key }).enumerated() {
+            if count > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            let (key, value) = members[position]
+            writer.writeString(key)
+            writer.bytes.append(UInt8(ascii: ":"))
+            write(value, &writer)
+        }
+        writer.bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `{`, then members with commas between them, then `}`.
+    private struct ObjectWriter {
+        private var first = true
+
+        init(_ writer: inout JSONWriter) { writer.bytes.append(UInt8(ascii: "{")) }
+
+        /// Writes the member's quoted name and colon (`name` includes both), then its value.
+        mutating func member(_ name: StaticString, _ writer: inout JSONWriter, _ value: (inout JSONWriter) -> Void) {
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writer.writeRaw(name)
+            value(&writer)
+        }
+
+        func close(_ writer: inout JSONWriter) { writer.bytes.append(UInt8(ascii: "}")) }
+    }
+}

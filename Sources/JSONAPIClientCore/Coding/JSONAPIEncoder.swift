@@ -38,7 +38,11 @@ public struct JSONAPIEncoder: Sendable {
     /// Encodes a document. With models as primary data (`Document<[Article]>`), every related model is written
     /// once to `included`; with ``PrimaryData`` the document is written as it is.
     public func encode<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> Data {
-        Data(bytes(of: DocumentWriter.value(of: try rawDocument(document))))
+        let raw = try rawDocument(document)
+        if outputFormatting.contains(.prettyPrinted) { return Data(bytes(of: DocumentWriter.value(of: raw))) }
+        var writer = JSONWriter(capacity: 4096)
+        DocumentWriter.write(raw, into: &writer)
+        return Data(writer.bytes)
     }
 
     /// The schema-less form of a typed document, with related models collected into `included`.

@@ -157,7 +157,11 @@ struct JSONWriter {
                 write(memberValue, sortedKeys: sortedKeys)
             }
             if sortedKeys {
-                for key in members.keys.sorted() { member(key, members[key] ?? .null) }
+                // Sort positions rather than keys: no second hash lookup per member.
+                for position in members.indices.sorted(by: { members[$0].key < members[$1].key }) {
+                    let (key, memberValue) = members[position]
+                    member(key, memberValue)
+                }
             } else {
                 for (key, memberValue) in members { member(key, memberValue) }
             }

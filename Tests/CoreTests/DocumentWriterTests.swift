@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIClientCore
+
+/// The direct writer must give exactly the bytes of the JSON-value path (values with sorted keys).
+@Suite("Document writer")
+struct DocumentWriterTests {
+    private func viaValues(_ document: RawDocument) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(DocumentWriter.value(of: document), sortedKeys: true)
+        return writer.bytes
+    }
+
+    private func direct(_ document: RawDocument) -> [UInt8] {
+        var writer = JSONWriter()
+        DocumentWriter.write(document, into: &writer)
+        return writer.bytes
+    }
+
+    @Test("Every valid fixture writes the same bytes both ways", arguments: Fixture.valid)
+    func fixtures(_ name: String) throws {
+        let document = try Fixture.raw(name)
+        #expect(direct(document) == viaValues(document))
+    }
+
+    @Test("Every member of every object, written both ways")
+    func everyMember() throws {
+        let meta: Meta = ["z": 1, "a": ["nested": [true, nil, 1.5, "x\"y"]], "é": "ü"]
+        var link = Link(href: "https://example.com/a?b=c")
+        link.rel = "next"
+        link.title = "Next"
+        link.type = "application/vnd.api+json"
+        link.hreflang = ["en", "fr"]
+        link.meta = meta
+        link.describedBy = Link(href: "https://example.com/schema")
+        var single = Link(href: "https://example.com/single")
+        single.hreflang = ["de"]
+        let links = Links(["self": Link(href: "https://example.com/1"), "related": link, "about": nil, "z": single])
+        let identifier = ResourceIdentifier(type: "people", id: "9", lid: "l1", meta: meta)
+        let resource = ResourceObject(
+            type: "articles", id: "1", lid: "local", attributes: ["title": "T", "count": 3, "empty": [:], "ß": 1],
+            relationships: [
+                "author": Relationship(data: .toOne(identifier), links: links, meta: meta),
+                "editor": Relationship(data: .toOne(nil)),
+                "comments": Relationship(data: .toMany([identifier, ResourceIdentifier(type: "c", id: "2")])),
+                "tags": Relationship(data: .toMany([])),
+                "linksOnly": Relationship(links: links),
+            ], links: links, meta: meta)
+        var error = ErrorObject()
+        error.id = "e"
+        error.links = links
+        error.status = "422"
+        error.code = "invalid"
+        error.title = "Invalid"
+        error.detail = "Bad"
+        var source = ErrorObject.Source()
+        source.pointer = "/data"
+        source.parameter = "p"
+        source.header = "h"
+        error.source = source
+        error.meta = meta
+        var jsonapi = JSONAPIObject()
+        jsonapi.version = "1.1"
+        jsonapi.ext = ["https://jsonapi.org/ext/atomic"]
+        jsonapi.profile = []
+        jsonapi.meta = meta
+        let documents = [
+            RawDocument(
+                data: .resources([resource, ResourceObject(type: "bare")]), included: [resource], meta: meta,
+                links: links, jsonapi: jsonapi),
+            RawDocument(data: .resource(resource)),
+            RawDocument(data: .identifier(identifier)),
+            RawDocument(data: .identifiers([identifier])),
+            RawDocument(data: .null),
+            RawDocument(errors: [error, ErrorObject()]),
+            RawDocument(meta: [:]),
+        ]
+        for document in documents { #expect(direct(document) == viaValues(document)) }
+    }
+}
