@@ -66,7 +66,13 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     var codingPath: [any CodingKey] { [] }
 
     private func attribute(_ key: Key, _ value: JSONValue) {
+        guard !capture.skipsAttributes else { return }
         capture.attributes[context.wireName(key.stringValue)] = value
+    }
+
+    private func identity(_ update: (ResourceCapture) -> Void) {
+        update(capture)
+        if capture.defaultType != nil { context.noteIdentity(capture) }
     }
 
     func encodeNil(forKey key: Key) throws {
@@ -79,9 +85,9 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     func encode(_ value: Bool, forKey key: Key) throws { attribute(key, .bool(value)) }
     func encode(_ value: String, forKey key: Key) throws {
         switch key.stringValue {
-        case "id": capture.id = value
-        case "lid": capture.lid = value
-        case "type": capture.type = value
+        case "id": identity { $0.id = value }
+        case "lid": identity { $0.lid = value }
+        case "type": identity { $0.type = value }
         default: attribute(key, .string(value))
         }
     }
@@ -100,12 +106,12 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     private func integer(_ value: Int64, _ key: Key) throws {
         // Ids are strings on the wire, whatever the model uses.
-        if key.stringValue == "id" { capture.id = String(value) } else { attribute(key, .int(value)) }
+        if key.stringValue == "id" { identity { $0.id = String(value) } } else { attribute(key, .int(value)) }
     }
 
     private func unsigned(_ value: UInt64, _ key: Key) throws {
         if key.stringValue == "id" {
-            capture.id = String(value)
+            identity { $0.id = String(value) }
         } else {
             attribute(key, Int64(exactly: value).map(JSONValue.int) ?? .double(Double(value)))
         }
@@ -126,7 +132,9 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
                 throw EncodingError.invalidValue(
                     value, EncodingError.Context(codingPath: [key], debugDescription: "\(name) must be a string"))
             }
-            if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
+            identity { capture in
+                if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
+            }
             return
         case "links":
             if let links = value as? Links {
@@ -147,7 +155,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
                 data: .toOne(try context.link(polymorphic.resource)))
         } else if let relationship = value as? any RelationshipEncodable, Self.isRelationship(value) {
             capture.relationships[context.wireName(name)] = try relationship.relationship(in: context)
-        } else {
+        } else if !capture.skipsAttributes {
             attribute(key, try context.jsonValue(of: value))
         }
     }

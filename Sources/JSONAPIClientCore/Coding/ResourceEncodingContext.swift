@@ -33,7 +33,12 @@ final class ResourceEncodingContext {
 
     /// The resource object for a model.
     func resourceObject(for model: some Encodable, type: String?) throws -> ResourceObject {
-        let capture = ResourceCapture()
+        try resourceObject(for: model, type: type, capture: ResourceCapture())
+    }
+
+    private func resourceObject(for model: some Encodable, type: String?, capture: ResourceCapture) throws
+        -> ResourceObject
+    {
         try model.encode(to: ResourceObjectEncoder(context: self, capture: capture))
         for (name, storage) in capture.deferred { capture.attributes[name] = storage.value }
         guard let resourceType = capture.type ?? type else {
@@ -50,13 +55,35 @@ final class ResourceEncodingContext {
     }
 
     /// The linkage for a related model, writing the model itself to `included` in a compound document.
+    ///
+    /// A related model is usually linked many times (every article's author) but written once: as soon as its
+    /// identity shows it is already written (or, in a request body, that only the linkage is wanted), its
+    /// attributes are no longer converted. Its relationships still are, so that everything it links is linked.
     func link(_ model: any Resource) throws -> ResourceIdentifier {
-        let resource = try resourceObject(for: model, type: type(of: model).resourceType)
+        let defaultType = type(of: model).resourceType
+        let capture = ResourceCapture()
+        capture.defaultType = defaultType
+        capture.skipsAttributes = !collectsIncluded
+        var resource = try resourceObject(for: model, type: defaultType, capture: capture)
         let identifier = ResourceIdentifier(type: resource.type, id: resource.id, lid: resource.lid)
-        if collectsIncluded, seen.insert(identifier).inserted {
+        if collectsIncluded, !seen.contains(identifier) {
+            // Its identity changed after it looked written (a `type` or `lid` after the `id`): write it in full.
+            if capture.skipsAttributes { resource = try resourceObject(for: model, type: defaultType) }
+            seen.insert(identifier)
             included.append(resource)
         }
         return identifier
+    }
+
+    /// Called when a linked model's `id`, `lid` or `type` is captured: stops converting its attributes once its
+    /// identity is one already written.
+    func noteIdentity(_ capture: ResourceCapture) {
+        guard collectsIncluded, !capture.skipsAttributes, let type = capture.type ?? capture.defaultType,
+            capture.id != nil || capture.lid != nil
+        else { return }
+        if seen.contains(ResourceIdentifier(type: type, id: capture.id, lid: capture.lid)) {
+            capture.skipsAttributes = true
+        }
     }
 
     /// The JSON value of a plain (non-resource) value.
@@ -96,6 +123,10 @@ final class ResourceCapture {
     var meta: Meta?
     /// Attributes written through nested containers, read when the model is done.
     var deferred: [(name: String, storage: ValueStorage)] = []
+    /// For a linked model: its type when it does not write one (`nil` for primary data, which is always written).
+    var defaultType: String?
+    /// Whether attributes are ignored: the model is linked and its resource object will not be written.
+    var skipsAttributes = false
 }
 
 /// Types that are written as a relationship rather than an attribute.

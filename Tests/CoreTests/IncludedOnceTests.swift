@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIClientCore
+
+/// A related model linked many times is written to `included` once, as first met; what the later copies link is
+/// still linked.
+@Suite("Included once")
+struct IncludedOnceTests {
+    struct Buddy: Resource, Equatable {
+        static let resourceType = "buddies"
+        var id: String
+        var nickname: String
+    }
+
+    struct Member: Resource, Equatable {
+        static let resourceType = "people"
+        var id: String
+        var name: String
+        var buddy: Buddy?
+    }
+
+    struct Post: Resource, Equatable {
+        static let resourceType = "posts"
+        var id: String
+        var author: Member?
+    }
+
+    /// Writes its `lid` after its `id`: its identity is only known at the end.
+    struct LateLid: Resource, Equatable {
+        static let resourceType = "people"
+        var id: String
+        var name: String
+        var lid: String?
+
+        enum CodingKeys: String, CodingKey { case id, name, lid }
+    }
+
+    struct Note: Resource, Equatable {
+        static let resourceType = "notes"
+        var id: String
+        var writer: LateLid
+    }
+
+    @Test("Copies of a related model: the first is written, the buddies of later ones are linked too")
+    func laterCopies() throws {
+        let posts = [
+            Post(id: "1", author: Member(id: "7", name: "first", buddy: nil)),
+            Post(id: "2", author: Member(id: "7", name: "second", buddy: Buddy(id: "b", nickname: "bee"))),
+            Post(id: "3", author: Member(id: "7", name: "first", buddy: nil)),
+        ]
+        let raw = try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(Document(data: posts)))
+        #expect(raw.included?.map(\.identifier.description) == ["people/7", "buddies/b"])
+        #expect(raw.included?.first?.attributes?["name"] == "first")
+        #expect(raw.included?.first?.relationships?["buddy"] == nil)
+    }
+
+    @Test("A model whose identity is completed after its id is still written in full")
+    func identityAfterID() throws {
+        let notes = [
+            Note(id: "1", writer: LateLid(id: "7", name: "no lid", lid: nil)),
+            Note(id: "2", writer: LateLid(id: "7", name: "with lid", lid: "x")),
+        ]
+        // (Not a valid document to read back: the same (type, id) twice.)
+        let json = try JSONValue(parsing: [UInt8](JSONAPIEncoder().encode(Document(data: notes))))
+        let included = try #require(json["included"]?.arrayValue)
+        #expect(included.map { $0["lid"] } == [nil, "x"])
+        #expect(included.map { $0["attributes"]?["name"] } == ["no lid", "with lid"])
+    }
+
+    @Test("A request body links related models without writing them")
+    func requestBody() throws {
+        let body = try JSONAPIEncoder().encodeCreateBody(
+            for: Post(id: "", author: Member(id: "7", name: "n", buddy: Buddy(id: "b", nickname: "bee"))))
+        let raw = try JSONAPIDecoder().decode(RawDocument.self, from: body)
+        #expect(raw.included == nil)
+        #expect(raw.data?.resources.first?.relationships?["author"]?.data == .toOne(ResourceIdentifier(type: "people", id: "7")))
+    }
+}
