@@ -18,6 +18,7 @@ let package = Package(
         .testTarget(name: "CoreTests", dependencies: ["JSONAPIClientCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient"]),
+        .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClientCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -111,6 +111,12 @@ public struct JSONAPIEncoder: Sendable {
             return .resource(try context.resourceObject(for: model, type: type(of: model).resourceType))
         case let models as [any Resource]:
             return .resources(try models.map { try context.resourceObject(for: $0, type: type(of: $0).resourceType) })
+        case let polymorphic as any PolymorphicResource:
+            let model = polymorphic.resource
+            return .resource(try context.resourceObject(for: model, type: type(of: model).resourceType))
+        case let polymorphics as [any PolymorphicResource]:
+            return .resources(
+                try polymorphics.map { try context.resourceObject(for: $0.resource, type: type(of: $0.resource).resourceType) })
         default:
             if Mirror(reflecting: data).displayStyle == .optional { return .null }
             throw EncodingError.invalidValue(

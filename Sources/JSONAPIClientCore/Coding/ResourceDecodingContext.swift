@@ -190,7 +190,9 @@ final class ResourceDecodingContext {
         guard case .relationship(let index) = position, !(T.self is any RelationshipDecodable.Type),
             T.self != Relationship.self
         else { return try decode(T.self, at: position) }
-        guard let dataIndex = ResourceMembers.member("data", of: index, in: tape) else { return nil }
+        guard let dataIndex = ResourceMembers.member("data", of: index, in: tape), tape.kind(dataIndex) != .null else {
+            return nil
+        }
         guard tape.kind(dataIndex) == .object, T.self != ResourceIdentifier.self, resolve(dataIndex) == nil else {
             return try decode(T.self, at: linkagePosition(dataIndex))
         }

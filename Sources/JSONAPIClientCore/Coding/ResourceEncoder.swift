@@ -53,6 +53,9 @@ struct ResourceSingleValueContainer: SingleValueEncodingContainer {
     func encode(_ value: UInt64) throws { throw invalid(value) }
     func encode<T: Encodable>(_ value: T) throws {
         if let model = value as? any Resource, capture.type == nil { capture.type = type(of: model).resourceType }
+        if let polymorphic = value as? any PolymorphicResource, capture.type == nil {
+            capture.type = type(of: polymorphic.resource).resourceType
+        }
         try value.encode(to: ResourceObjectEncoder(context: context, capture: capture))
     }
 }
@@ -139,6 +142,9 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         }
         if let model = value as? any Resource {
             capture.relationships[context.wireName(name)] = Relationship(data: .toOne(try context.link(model)))
+        } else if let polymorphic = value as? any PolymorphicResource {
+            capture.relationships[context.wireName(name)] = Relationship(
+                data: .toOne(try context.link(polymorphic.resource)))
         } else if let relationship = value as? any RelationshipEncodable, Self.isRelationship(value) {
             capture.relationships[context.wireName(name)] = try relationship.relationship(in: context)
         } else {
@@ -176,5 +182,8 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 }
 
 extension Collection {
-    static var isRelationshipArray: Bool { Element.self is any Resource.Type || Element.self == ResourceIdentifier.self }
+    static var isRelationshipArray: Bool {
+        Element.self is any Resource.Type || Element.self is any PolymorphicResource.Type
+            || Element.self == ResourceIdentifier.self
+    }
 }

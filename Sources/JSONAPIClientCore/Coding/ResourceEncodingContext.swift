@@ -118,6 +118,7 @@ extension Array: RelationshipEncodable where Element: Encodable {
         for element in self {
             switch element {
             case let model as any Resource: identifiers.append(try context.link(model))
+            case let polymorphic as any PolymorphicResource: identifiers.append(try context.link(polymorphic.resource))
             case let identifier as ResourceIdentifier: identifiers.append(identifier)
             default:
                 throw EncodingError.invalidValue(
@@ -131,7 +132,11 @@ extension Array: RelationshipEncodable where Element: Encodable {
 extension ToOne: RelationshipEncodable {
     func relationship(in context: ResourceEncodingContext) throws -> Relationship {
         var identifier = identifier
-        if let model = resource as? any Resource { identifier = try context.link(model) }
+        if let model = resource as? any Resource {
+            identifier = try context.link(model)
+        } else if let polymorphic = resource as? any PolymorphicResource {
+            identifier = try context.link(polymorphic.resource)
+        }
         return Relationship(data: hasLinkage ? .toOne(identifier) : nil, links: links, meta: meta)
     }
 }
@@ -141,6 +146,8 @@ extension ToMany: RelationshipEncodable {
         var identifiers = identifiers
         if !resources.isEmpty, let models = resources as? [any Resource] {
             identifiers = try models.map { try context.link($0) }
+        } else if !resources.isEmpty, let models = resources as? [any PolymorphicResource] {
+            identifiers = try models.map { try context.link($0.resource) }
         }
         return Relationship(data: hasLinkage ? .toMany(identifiers) : nil, links: links, meta: meta)
     }

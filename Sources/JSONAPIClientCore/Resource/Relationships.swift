@@ -1,10 +1,18 @@
 /// A to-one relationship that keeps everything the document says: the linkage, the related resource when the
 /// document includes it, and the relationship's `links` and `meta`.
+///
+/// The related resource is stored out of line, so a model may refer to its own type through `ToOne`
+/// (`var bestFriend: ToOne<Person>`), which a plain `Person?` property cannot.
 public struct ToOne<Target: Sendable>: Sendable {
     /// The linkage; `nil` for an empty relationship (`null`) or when the document does not give linkage.
     public var identifier: ResourceIdentifier?
+    // An array gives the out-of-line storage that recursive models need; it holds zero or one element.
+    private var resourceStorage: [Target]
     /// The related resource, when it could be resolved (it is included, or its model needs only the identifier).
-    public var resource: Target?
+    public var resource: Target? {
+        get { resourceStorage.first }
+        set { resourceStorage = newValue.map { [$0] } ?? [] }
+    }
     /// The relationship's links (`self`, `related`).
     public var links: Links?
     /// The relationship's meta.
@@ -18,7 +26,7 @@ public struct ToOne<Target: Sendable>: Sendable {
         hasLinkage: Bool = true
     ) {
         self.identifier = identifier
-        self.resource = resource
+        self.resourceStorage = resource.map { [$0] } ?? []
         self.links = links
         self.meta = meta
         self.hasLinkage = hasLinkage

@@ -1,0 +1,50 @@
+import Foundation
+
+extension JSONAPIEncoder {
+    /// The body of an Atomic Operations request: `{"atomic:operations": [...]}`.
+    public func encodeAtomicOperations(_ operations: [AtomicOperation], meta: Meta? = nil) throws -> Data {
+        var members: [String: JSONValue] = ["atomic:operations": .array(operations.map(AtomicCoding.value(of:)))]
+        if let meta { members["meta"] = .object(meta) }
+        return Data(bytes(of: .object(members)))
+    }
+}
+
+extension JSONAPIDecoder {
+    /// The results of an Atomic Operations response: `{"atomic:results": [...]}`, in request order. A response
+    /// without results (the server answered 204, or sent only meta) gives `[]`.
+    public func decodeAtomicResults(from data: Data) throws(JSONAPIDecodingError) -> [AtomicResult] {
+        let tape = try Self.parse([UInt8](data), maxDepth: maxNestingDepth)
+        let reader = DocumentReader(tape: tape)
+        try reader.expectObject(0)
+        guard let results = ResourceMembers.member("atomic:results", of: 0, in: tape) else { return [] }
+        guard tape.kind(results) == .array else { throw reader.mismatch(results, expected: "an array") }
+        var decoded: [AtomicResult] = []
+        var element = results + 1
+        for _ in 0..<tape.count(results) {
+            try reader.expectObject(element)
+            var result = AtomicResult()
+            if let data = ResourceMembers.member("data", of: element, in: tape) { result.data = try reader.primaryData(data) }
+            if let meta = ResourceMembers.member("meta", of: element, in: tape) { result.meta = try reader.meta(meta) }
+            decoded.append(result)
+            element = tape.skip(element)
+        }
+        return decoded
+    }
+}
+
+enum AtomicCoding {
+    static func value(of operation: AtomicOperation) -> JSONValue {
+        var members: [String: JSONValue] = ["op": .string(operation.op.rawValue)]
+        if let ref = operation.ref {
+            var reference: [String: JSONValue] = ["type": .string(ref.type)]
+            if let id = ref.id { reference["id"] = .string(id) }
+            if let lid = ref.lid { reference["lid"] = .string(lid) }
+            if let relationship = ref.relationship { reference["relationship"] = .string(relationship) }
+            members["ref"] = .object(reference)
+        }
+        if let href = operation.href { members["href"] = .string(href) }
+        if let data = operation.data { members["data"] = DocumentWriter.value(of: data) }
+        if let meta = operation.meta { members["meta"] = .object(meta) }
+        return .object(members)
+    }
+}
