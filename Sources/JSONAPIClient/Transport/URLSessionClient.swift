@@ -37,7 +37,9 @@ public final class URLSessionClient: Client {
     /// Creates a client with its own ephemeral URLSession (no cookies, no cache).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        let seconds = configuration.timeout.timeInterval
+        // URLSession's own timeouts are a backstop (some implementations count whole seconds); the exact deadline
+        // is enforced in send(_:).
+        let seconds = max(configuration.timeout.timeInterval.rounded(.up), 1) + 1
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = seconds
         sessionConfiguration.timeoutIntervalForResource = seconds
@@ -56,7 +58,7 @@ public final class URLSessionClient: Client {
         try Task.checkCancellation()
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = configuration.timeout.timeInterval
+        urlRequest.timeoutInterval = max(configuration.timeout.timeInterval.rounded(.up), 1) + 1
         urlRequest.httpBody = request.body
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
@@ -65,15 +67,36 @@ public final class URLSessionClient: Client {
         let limit = configuration.maxResponseBodySize
         let session = self.session
         let delegate = self.delegate
+        let timeout = configuration.timeout
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            let task = cancellation.withLock { state -> URLSessionTask? in
+                switch state {
+                case .idle:
+                    state = .timedOut
+                    return nil
+                case .running(let task):
+                    state = .timedOut
+                    return task
+                case .cancelled, .timedOut:
+                    return nil
+                }
+            }
+            task?.cancel()
+        }
+        defer { deadline.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                     let task = session.dataTask(with: urlRequest)
                     delegate.register(task, limit: limit, continuation: continuation)
                     let alreadyCancelled = cancellation.withLock { state -> Bool in
-                        if case .cancelled = state { return true }
-                        state = .running(task)
-                        return false
+                        switch state {
+                        case .cancelled, .timedOut: return true
+                        case .idle, .running:
+                            state = .running(task)
+                            return false
+                        }
                     }
                     if alreadyCancelled { task.cancel() }
                     task.resume()
@@ -87,12 +110,15 @@ public final class URLSessionClient: Client {
                 task?.cancel()
             }
         } catch let error as URLError {
-            let cancelled = cancellation.withLock { state in
-                if case .cancelled = state { return true }
-                return false
+            let (cancelled, timedOut) = cancellation.withLock { state in
+                switch state {
+                case .cancelled: (true, false)
+                case .timedOut: (false, true)
+                default: (false, false)
+                }
             }
             if error.code == .cancelled, cancelled || Task.isCancelled { throw CancellationError() }
-            if error.code == .timedOut {
+            if error.code == .timedOut || (error.code == .cancelled && timedOut) {
                 throw JSONAPIClientError(
                     code: .timedOut, detail: "no complete response within \(configuration.timeout)",
                     method: request.method, url: request.url, underlyingError: error)
@@ -109,6 +135,7 @@ public final class URLSessionClient: Client {
         case idle
         case running(URLSessionTask)
         case cancelled
+        case timedOut
     }
 }
 
