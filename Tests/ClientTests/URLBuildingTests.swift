@@ -124,6 +124,14 @@ struct URLBuildingTests {
         #expect(url.absoluteString == "https://api.example.com/v1/articles?filter%5Btitle%5D=a&include=author&page%5Bnumber%5D=2&page%5Bsize%5D=10")
     }
 
+    @Test("A link without options is requested exactly as given")
+    func linkExact() throws {
+        let href = "https://api.example.com/v1/articles?z=1&a=%7E,x&page%5Bnumber%5D=2"
+        #expect(try source.fetch(link: Link(href: href), as: [Article].self).url.absoluteString == href)
+        #expect(try source.fetch(link: Link(href: href), as: [Article].self).decoding(as: PrimaryData.self).url.absoluteString == href)
+        #expect(try source.fetch(link: Link(href: "/v1/articles/1"), as: Article.self).url.absoluteString == "https://api.example.com/v1/articles/1")
+    }
+
     @Test("Pagination parameter names are configurable")
     func customNames() throws {
         let url = try source.fetch().page(.pageBased(3, 25, names: .init(number: "page", size: "per_page"))).url

@@ -25,11 +25,13 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     private var headerFields = HTTPFields()
     private var pagination: (any PaginationStrategy)?
     private var mediaType: JSONAPIMediaType?
+    private var givenURL: URL?
 
     init(executor: RequestExecutor, target: Result<URL, JSONAPIClientError>) {
         self.executor = executor
         var parameters = QueryParameters()
         if case .success(let url) = target {
+            givenURL = url
             let (endpoint, items) = PreparedRequest.split(url)
             parameters.inherited = items
             self.target = .success(endpoint)
@@ -118,9 +120,10 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// be built (an empty id, an invalid URL).
     public func prepare() throws(JSONAPIClientError) -> PreparedRequest {
         let endpoint = try target.get()
-        let prepared = PreparedRequest(
+        var prepared = PreparedRequest(
             method: .get, endpoint: endpoint, parameters: parameters, headerFields: headerFields,
             pagination: pagination, mediaType: mediaType)
+        prepared.givenURL = givenURL
         _ = try prepared.url
         return prepared
     }
@@ -140,7 +143,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
 
     /// The same request, decoding its document as `type` (for example ``PrimaryData`` for the schema-less form).
     public func decoding<Other: Decodable & Sendable>(as type: Other.Type) -> FetchRequest<Other> {
-        var other = FetchRequest<Other>(executor: executor, target: target)
+        var other = FetchRequest<Other>(executor: executor, target: givenURL.map { .success($0) } ?? target)
         other.parameters = parameters
         other.headerFields = headerFields
         other.pagination = pagination

@@ -16,6 +16,8 @@ public struct PreparedRequest: Sendable {
     /// The media type parameters, when this request sets its own.
     public var mediaType: JSONAPIMediaType?
     var parameters: QueryParameters
+    /// The URL as given (with its own query), used unchanged when no option or strategy adds parameters.
+    var givenURL: URL?
 
     init(
         method: HTTPMethod, endpoint: URL, parameters: QueryParameters = QueryParameters(),
@@ -35,9 +37,11 @@ public struct PreparedRequest: Sendable {
     public var queryItems: [QueryItem] { parameters.items(pagination: pagination?.queryItems ?? []) }
 
     /// The full URL. The same builder calls always give the same bytes: parameters sorted by name, each once,
-    /// form-encoded (`[` and `]` as `%5B` and `%5D`).
+    /// form-encoded (`[` and `]` as `%5B` and `%5D`). A URL given with its own query and no options is used
+    /// exactly as given.
     public var url: URL {
         get throws(JSONAPIClientError) {
+            if let givenURL, parameters.hasNoOptions, pagination == nil { return givenURL }
             let query = parameters.encoded(pagination: pagination?.queryItems ?? [])
             guard !query.isEmpty else { return endpoint }
             let text = endpoint.absoluteString

@@ -13,6 +13,9 @@ struct QueryParameters: Sendable, Hashable {
     /// Any other parameter by name.
     var other: [String: String] = [:]
 
+    /// Whether no builder option is set (only the URL's own parameters, if any).
+    var hasNoOptions: Bool { include.isEmpty && fields.isEmpty && filters.isEmpty && sort.isEmpty && other.isEmpty }
+
     /// Every parameter as name–value pairs, sorted by name (byte order; pairs of one name keep their order).
     /// Later sources replace earlier ones of the same name: the URL's own, then include/fields/filter/sort, then
     /// the pagination strategy's, then ``other``.

@@ -56,7 +56,7 @@ public struct MiddlewareContext: Sendable, Hashable {
     }
 }
 
-/// A ``Client`` that runs a request through middlewares before the transport; see ``Middleware`` for the order.
+/// Runs a request through the middlewares, then the transport; see ``Middleware`` for the order.
 struct MiddlewareChain: Sendable {
     var transport: any Client
     var middlewares: [any Middleware]
