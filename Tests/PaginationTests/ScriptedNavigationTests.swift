@@ -217,6 +217,36 @@ struct ScriptedNavigationTests {
         #expect(all == ["1", "2", "2", "3"])
     }
 
+    @Test("A to-many relationship object's pagination links page through its linkage")
+    func relationshipObjectPagination() async throws {
+        struct Tagged: Resource {
+            static let resourceType = "articles"
+            var id: String
+            var tags: ToMany<ResourceIdentifier>
+        }
+        let client = ScriptedClient { request in
+            switch request.url.path {
+            case "/v1/articles/1":
+                .document(#"{"data":{"type":"articles","id":"1","relationships":{"tags":{"data":[{"type":"tags","id":"1"}],"links":{"related":"/v1/articles/1/tags","next":"/v1/articles/1/relationships/tags?page%5Bnumber%5D=2"}}}}}"#)
+            default:
+                request.url.queryValue("page[number]") == "2"
+                    ? .document(#"{"data":[{"type":"tags","id":"2"}],"links":{"next":"/v1/articles/1/relationships/tags?page%5Bnumber%5D=3"}}"#)
+                    : .document(#"{"data":[{"type":"tags","id":"2"}],"links":{"next":null}}"#)
+            }
+        }
+        let source = DataSource<Tagged>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        let article = try #require(try await source.fetch(id: "1").result().data)
+        #expect(source.fetchLinkage("prev", of: article.tags) == nil)
+        let more = try #require(source.fetchLinkage("next", of: article.tags))
+        var ids = article.tags.identifiers.compactMap(\.id)
+        for try await identifier in more.resources() { ids.append(identifier.id ?? "") }
+        #expect(ids == ["1", "2", "2"])
+        #expect(client.requests.map(\.url.absoluteString).dropFirst() == [
+            "https://api.example.com/v1/articles/1/relationships/tags?page%5Bnumber%5D=2",
+            "https://api.example.com/v1/articles/1/relationships/tags?page%5Bnumber%5D=3",
+        ])
+    }
+
     @Test("appendNext leaves out resources and included ones it already has")
     func appendDeduplicates() async throws {
         let client = ScriptedClient { request in

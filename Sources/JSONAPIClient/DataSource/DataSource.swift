@@ -91,6 +91,22 @@ public actor DataSource<Model: Resource> {
             })
     }
 
+    /// A fetch of one page of a to-many relationship's linkage, by the relationship object's pagination link
+    /// (`"next"`, `"prev"`, `"first"` or `"last"`); `nil` when it has no such link. The result pages on like a
+    /// collection (`next()`, `appendNext()`, `resources()`).
+    ///
+    /// ```swift
+    /// if let more = source.fetchLinkage("next", of: article.tags) {
+    ///     for try await tag in more.resources() { print(tag.id ?? "") }
+    /// }
+    /// ```
+    public nonisolated func fetchLinkage<Target>(_ relation: String, of relationship: ToMany<Target>)
+        -> FetchRequest<[ResourceIdentifier]>?
+    {
+        guard let link = relationship.links?[relation] else { return nil }
+        return fetch(link: link, as: [ResourceIdentifier].self)
+    }
+
     /// The relationship endpoint `relationship` of resource `id` (`/articles/1/relationships/tags`).
     public nonisolated func relationship(_ relationship: String, of id: String) -> RelationshipEndpoint {
         RelationshipEndpoint(
