@@ -23,10 +23,9 @@ struct RequestExecutor: Sendable {
         let mediaType = (prepared.mediaType ?? configuration.mediaType).headerValue
         var fields: HTTPFields = [.accept: mediaType]
         if prepared.body != nil { fields[.contentType] = mediaType }
-        for field in configuration.headerFields { fields[field.name] = field.value }
-        for name in Set(prepared.headerFields.map(\.name)) {
-            fields.remove(name)
-            for value in prepared.headerFields.values(for: name) { fields.append(name, value) }
+        for layer in [configuration.headerFields, prepared.headerFields] {
+            for name in Set(layer.map(\.name)) { fields.remove(name) }
+            for field in layer { fields.append(field) }
         }
         if !isSameOrigin(url) {
             for name in [HTTPField.Name.authorization, .proxyAuthorization, .cookie] { fields.remove(name) }
