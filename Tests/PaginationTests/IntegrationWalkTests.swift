@@ -68,6 +68,43 @@ struct IntegrationWalkTests {
         #expect(ids(back.reversed()) == allSeededIDs.reversed())
     }
 
+    enum Style: String, CaseIterable, Sendable {
+        case pageNumber = "paged/articles", offset = "offset/articles", cursor = "cursor/articles"
+        case cursorProfile = "cursor-profile/articles"
+
+        func first(_ request: FetchRequest<[Article]>) async throws -> Document<[Article]> {
+            switch self {
+            case .pageNumber: try await request.paginate(.pageBased(1, 45))
+            case .offset: try await request.paginate(.offsetBased(0, 45))
+            case .cursor: try await request.paginate(.cursorBased(cursor: nil, size: 45))
+            case .cursorProfile: try await request.paginate(.cursorBased(size: 45))
+            }
+        }
+    }
+
+    @Test("Every style keeps include, sparse fieldsets and sort on every page, forwards and backwards", arguments: Style.allCases)
+    func optionsKept(_ style: Style) async throws {
+        let request = try source(style.rawValue).fetch().include("author")
+            .fields(["articles": ["title", "author"], "people": ["name"]]).sort("-created")
+        let first = try await style.first(request)
+        let forward = try await walk(from: first) { try await $0.next() }
+        #expect(ids(forward) == allSeededIDs.reversed())
+        let end = try #require(forward.last)
+        let backward = try await walk(from: end) { try await $0.prev() }
+        #expect(ids(backward.reversed()) == allSeededIDs.reversed())
+        for page in forward + backward {
+            let url = try #require(page.origin?.url)
+            #expect(url.queryValue("include") == "author")
+            #expect(url.queryValue("fields[articles]") == "title,author")
+            #expect(url.queryValue("fields[people]") == "name")
+            #expect(url.queryValue("sort") == "-created")
+            for article in page.data ?? [] {
+                #expect(article.created == nil)
+                #expect(article.author?.name == "Person \(((Int(article.id) ?? 0) - 1) % 20 + 1)")
+            }
+        }
+    }
+
     @Test("Limit-offset: forwards, and backwards from DRF's last link one page past the end")
     func offset() async throws {
         let source = try source("offset/articles")
