@@ -12,6 +12,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
 switch arguments.first {
 case "inspect": status = InspectCommand.run(Array(arguments.dropFirst()))
+case "get": status = await GetCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help":
     Output.standardOutput(usage)
     status = Output.ExitCode.success

@@ -1,0 +1,44 @@
+import Foundation
+
+/// How a ``DataSource`` talks to its server; every parameter has a default. Also spelled
+/// `DataSource<Model>.Configuration`.
+///
+/// ```swift
+/// let configuration = DataSource<Article>.Configuration(
+///     middlewares: [BearerTokenMiddleware { try await auth.token() }, LoggingMiddleware { print($0) }],
+///     mediaType: JSONAPIMediaType(profile: ["https://example.com/profiles/flexible"]),
+///     allowedLinkOrigins: [Origin(scheme: "https", host: "cdn.example.com", port: 443)])
+/// ```
+public struct DataSourceConfiguration: Sendable {
+    /// Middleware around the transport, in order: requests pass them first to last, responses last to first.
+    public var middlewares: [any Middleware]
+    /// Header fields added to every request (after `Accept`/`Content-Type`; a request's own replace them).
+    /// `Authorization`, `Proxy-Authorization` and `Cookie` are never sent to another origin.
+    public var headerFields: HTTPFields
+    /// The media type parameters (`ext`, `profile`) sent in `Accept` and `Content-Type`.
+    public var mediaType: JSONAPIMediaType
+    /// Decodes response documents (key and date strategies).
+    public var decoder: JSONAPIDecoder
+    /// Encodes request bodies.
+    public var encoder: JSONAPIEncoder
+    /// Origins besides the data source's own whose links may be followed. Credentials are not sent there.
+    public var allowedLinkOrigins: Set<Origin>
+    /// The most pages one iteration (a page stream, `appendNext()` or `next()` chain) fetches before it stops
+    /// with ``JSONAPIClientError/Code/tooManyPages``.
+    public var maxPages: Int
+
+    /// Creates a configuration.
+    public init(
+        middlewares: [any Middleware] = [], headerFields: HTTPFields = HTTPFields(),
+        mediaType: JSONAPIMediaType = JSONAPIMediaType(), decoder: JSONAPIDecoder = JSONAPIDecoder(),
+        encoder: JSONAPIEncoder = JSONAPIEncoder(), allowedLinkOrigins: Set<Origin> = [], maxPages: Int = 10_000
+    ) {
+        self.middlewares = middlewares
+        self.headerFields = headerFields
+        self.mediaType = mediaType
+        self.decoder = decoder
+        self.encoder = encoder
+        self.allowedLinkOrigins = allowedLinkOrigins
+        self.maxPages = maxPages
+    }
+}

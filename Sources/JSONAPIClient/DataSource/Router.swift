@@ -1,0 +1,114 @@
+import Foundation
+
+/// Computes the URL of each kind of endpoint for a resource type: the collection (or a singleton), one resource,
+/// a relationship endpoint and a related-resource endpoint.
+///
+/// ```swift
+/// struct APIRouter: Router {
+///     func collectionURL(type: String, baseURL: URL) throws -> URL {
+///         baseURL.appendingPathComponent("v2").appendingPathComponent(type)
+///     }
+///     func resourceURL(type: String, id: String, baseURL: URL) throws -> URL {
+///         try collectionURL(type: type, baseURL: baseURL).appendingPathComponent(id)
+///     }
+/// }
+/// let source = DataSource<Article>(baseURL: url, strategy: .router(APIRouter()))
+/// ```
+///
+/// The relationship and related URLs default to `<resource URL>/relationships/<name>` and
+/// `<resource URL>/<name>`. A router may ignore `baseURL` and return absolute URLs of its own.
+public protocol Router: Sendable {
+    /// The collection of `type` (`/articles`), or a singleton (`/me`).
+    func collectionURL(type: String, baseURL: URL) throws -> URL
+    /// One resource (`/articles/1`).
+    func resourceURL(type: String, id: String, baseURL: URL) throws -> URL
+    /// A relationship endpoint (`/articles/1/relationships/tags`).
+    func relationshipURL(type: String, id: String, relationship: String, baseURL: URL) throws -> URL
+    /// A related-resource endpoint (`/articles/1/author`).
+    func relatedURL(type: String, id: String, relationship: String, baseURL: URL) throws -> URL
+}
+
+extension Router {
+    /// `<resource URL>/relationships/<name>`.
+    public func relationshipURL(type: String, id: String, relationship: String, baseURL: URL) throws -> URL {
+        try PathTemplateRouter.append(
+            ["relationships", relationship], to: resourceURL(type: type, id: id, baseURL: baseURL))
+    }
+
+    /// `<resource URL>/<name>`.
+    public func relatedURL(type: String, id: String, relationship: String, baseURL: URL) throws -> URL {
+        try PathTemplateRouter.append([relationship], to: resourceURL(type: type, id: id, baseURL: baseURL))
+    }
+}
+
+/// The router of `.path(template)`: a path relative to the base URL in which `<type>` and `<id>` are
+/// substituted, each percent-encoded as a path segment.
+///
+/// - `"articles/<id>"`: the collection is `articles`, a resource `articles/1`.
+/// - `"<type>/<id>"`: the same, with the type from the model.
+/// - `"me"` (no `<id>`): a singleton or a collection; a resource is `me/1`.
+public struct PathTemplateRouter: Router, Hashable {
+    /// The template.
+    public var template: String
+
+    /// A router for `template`.
+    public init(template: String) { self.template = template }
+
+    /// The template without its `<id>` segment.
+    public func collectionURL(type: String, baseURL: URL) throws -> URL {
+        var path = template.replacingOccurrences(of: "<type>", with: FormEncoding.encodePathSegment(type))
+        if let range = path.range(of: "<id>") {
+            path.removeSubrange(range)
+            while path.hasSuffix("/") { path.removeLast() }
+            path = path.replacingOccurrences(of: "//", with: "/")
+        }
+        return try Self.join(baseURL, path)
+    }
+
+    /// The template with `<id>` substituted (or the id appended when it has none).
+    public func resourceURL(type: String, id: String, baseURL: URL) throws -> URL {
+        guard !id.isEmpty else { throw Self.invalid("a resource id must not be empty") }
+        let segment = FormEncoding.encodePathSegment(id)
+        let typed = template.replacingOccurrences(of: "<type>", with: FormEncoding.encodePathSegment(type))
+        if typed.contains("<id>") { return try Self.join(baseURL, typed.replacingOccurrences(of: "<id>", with: segment)) }
+        return try Self.append([id], to: collectionURL(type: type, baseURL: baseURL))
+    }
+
+    static func join(_ baseURL: URL, _ path: String) throws -> URL {
+        if path.contains("://"), let absolute = URL(string: path) { return absolute }
+        var base = baseURL.absoluteString
+        if let query = base.firstIndex(of: "?") { base = String(base[..<query]) }
+        while base.hasSuffix("/") { base.removeLast() }
+        var relative = path
+        while relative.hasPrefix("/") { relative.removeFirst() }
+        guard let url = URL(string: relative.isEmpty ? base : base + "/" + relative) else {
+            throw invalid("\"\(path)\" does not make a valid URL with \(baseURL.absoluteString)")
+        }
+        return url
+    }
+
+    /// `url` with `segments` appended, each percent-encoded.
+    static func append(_ segments: [String], to url: URL) throws -> URL {
+        try join(url, segments.map(FormEncoding.encodePathSegment).joined(separator: "/"))
+    }
+
+    static func invalid(_ detail: String) -> JSONAPIClientError {
+        JSONAPIClientError(code: .invalidRequest, detail: detail)
+    }
+}
+
+/// How a ``DataSource`` finds its URLs: a path template or a ``Router``.
+public struct URLStrategy: Sendable {
+    /// The router that computes the URLs.
+    public var router: any Router
+
+    /// A strategy using `router`.
+    public init(router: any Router) { self.router = router }
+
+    /// A path template relative to the base URL, with `<type>` and `<id>` substituted: `.path("articles/<id>")`,
+    /// `.path("<type>/<id>")`, `.path("me")`. See ``PathTemplateRouter``.
+    public static func path(_ template: String) -> URLStrategy { URLStrategy(router: PathTemplateRouter(template: template)) }
+
+    /// URLs from a ``Router`` of your own.
+    public static func router(_ router: some Router) -> URLStrategy { URLStrategy(router: router) }
+}

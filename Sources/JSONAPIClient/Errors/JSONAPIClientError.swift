@@ -1,0 +1,130 @@
+import Foundation
+
+/// Everything that can go wrong between building a request and decoding its response, with the context to act on
+/// it: the request, the status, the server's JSON:API error objects, the raw body, the decoding error and its JSON
+/// Pointer, or the transport's error.
+///
+/// ```swift
+/// do {
+///     _ = try await source.create(article)
+/// } catch let error as JSONAPIClientError where error.code == .errorResponse {
+///     for object in error.errors { print(object.source?.pointer ?? "-", object.detail ?? "") }
+/// }
+/// ```
+///
+/// Cancellation is not wrapped: a cancelled task sees `CancellationError`.
+public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure. New kinds may be added; compare with the static members.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: String, Sendable, Hashable {
+            case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
+                notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
+                notNavigable
+        }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The request could not be built (an empty id, a URL that does not parse, an invalid header).
+        public static let invalidRequest = Code(.invalidRequest)
+        /// The request body could not be encoded.
+        public static let encodingFailed = Code(.encodingFailed)
+        /// The transport failed (connection refused, DNS, TLS, …); see ``underlyingError``.
+        public static let transportFailed = Code(.transportFailed)
+        /// The request took longer than the transport's timeout.
+        public static let timedOut = Code(.timedOut)
+        /// The response body was larger than the transport's limit.
+        public static let responseTooLarge = Code(.responseTooLarge)
+        /// The server answered with an error status (other than 406 and 415); see ``status``, ``errors`` and
+        /// ``responseBody``.
+        public static let errorResponse = Code(.errorResponse)
+        /// 406 Not Acceptable: the server cannot answer in `application/vnd.api+json` with the requested
+        /// extensions or profiles.
+        public static let notAcceptable = Code(.notAcceptable)
+        /// 415 Unsupported Media Type: the server does not accept the request's `Content-Type` (or its `ext`).
+        public static let unsupportedMediaType = Code(.unsupportedMediaType)
+        /// A successful response's body is not the expected JSON:API document; see ``decodingError``.
+        public static let decodingFailed = Code(.decodingFailed)
+        /// A link was not followed: its scheme is not `http`/`https`, or its origin is not allowed.
+        public static let linkRefused = Code(.linkRefused)
+        /// Pagination came back to a page it had already visited (a repeated or cyclic `next` link).
+        public static let paginationLoop = Code(.paginationLoop)
+        /// Pagination went past the configured maximum number of pages.
+        public static let tooManyPages = Code(.tooManyPages)
+        /// A document without an origin (not fetched by a ``DataSource``) cannot navigate.
+        public static let notNavigable = Code(.notNavigable)
+
+        /// The code's name.
+        public var description: String { value.rawValue }
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// The request's method, when a request was made or prepared.
+    public var method: HTTPMethod?
+    /// The request's URL, when a request was made or prepared.
+    public var url: URL?
+    /// The HTTP status, when a response arrived.
+    public var status: HTTPResponse.Status?
+    /// The response's header fields, when a response arrived.
+    public var responseHeaders: HTTPFields?
+    /// The response body, when a response arrived; kept whatever it holds (an HTML page from a proxy, a truncated
+    /// document).
+    public var responseBody: Data?
+    /// The error objects of the response, when its body is a JSON:API error document.
+    public var errors: [ErrorObject]
+    /// Why the body could not be decoded, with the JSON Pointer of the offending member.
+    public var decodingError: JSONAPIDecodingError?
+    /// The error underneath: the transport's, or the encoder's.
+    public var underlyingError: (any Error)?
+    /// A sentence about what happened.
+    public var detail: String
+
+    /// Creates an error.
+    public init(
+        code: Code, detail: String, method: HTTPMethod? = nil, url: URL? = nil, status: HTTPResponse.Status? = nil,
+        responseHeaders: HTTPFields? = nil, responseBody: Data? = nil, errors: [ErrorObject] = [],
+        decodingError: JSONAPIDecodingError? = nil, underlyingError: (any Error)? = nil
+    ) {
+        self.code = code
+        self.detail = detail
+        self.method = method
+        self.url = url
+        self.status = status
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.errors = errors
+        self.decodingError = decodingError
+        self.underlyingError = underlyingError
+    }
+
+    /// The JSON Pointer of the decoding failure, when there is one.
+    public var pointer: String? { decodingError?.pointer }
+
+    /// The response body as text (UTF-8, invalid bytes replaced), when there is one.
+    public var responseText: String? { responseBody.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// `code: detail`, the request, the status, the error objects, and the decoding or underlying error.
+    public var description: String {
+        var lines = ["JSONAPIClientError.\(code): \(detail)"]
+        if let method, let url { lines.append("request: \(method) \(url.absoluteString)") }
+        else if let url { lines.append("url: \(url.absoluteString)") }
+        if let status { lines.append("status: \(status.code)") }
+        for error in errors { lines.append("error: \(error)") }
+        if let decodingError { lines.append("decoding: \(decodingError)") }
+        if let underlyingError { lines.append("cause: \(underlyingError)") }
+        if errors.isEmpty, decodingError == nil, let text = responseText, !text.isEmpty {
+            lines.append("body: " + (text.count > 500 ? String(text.prefix(500)) + "…" : text))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension JSONAPIClientError {
+    /// Fills in the request when it is not set yet, so each stage adds what it knows instead of nesting errors.
+    func adding(request: HTTPRequest) -> JSONAPIClientError {
+        var copy = self
+        if copy.method == nil { copy.method = request.method }
+        if copy.url == nil { copy.url = request.url }
+        return copy
+    }
+}

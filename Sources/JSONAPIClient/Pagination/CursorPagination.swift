@@ -1,0 +1,110 @@
+/// Cursor pagination, in the two common forms:
+///
+/// - the JSON:API Cursor Pagination profile: `page[size]`, `page[after]`, `page[before]`
+///   (`.cursorBased(size: 50)`, then `.cursorBased(size: 50, after: cursor)`);
+/// - one opaque token: `page[cursor]` and `page[size]` (`.cursorBased(cursor: nil, size: 50)`), as Django REST
+///   framework and others do.
+///
+/// Cursors are opaque: without links, the profile form continues from the cursors in the resources'
+/// `meta.page.cursor` (next only after a full page), and the token form cannot move at all.
+public struct CursorPagination: PaginationStrategy, Hashable {
+    /// The page size; `nil` leaves it to the server.
+    public var size: Int?
+    /// Which form, with its cursors.
+    public var position: Position
+    /// The parameter names.
+    public var names: Names
+
+    /// The cursors of a page.
+    public enum Position: Sendable, Hashable {
+        /// The profile form: resources after and/or before the given cursors (`nil`: from the start).
+        case range(after: String?, before: String?)
+        /// The single-token form: the page the token names (`nil`: the first page).
+        case token(String?)
+    }
+
+    /// The query parameter names of cursor pagination.
+    public struct Names: Sendable, Hashable {
+        /// The page size's name; `page[size]` by default.
+        public var size: String
+        /// The profile's "after" cursor; `page[after]` by default.
+        public var after: String
+        /// The profile's "before" cursor; `page[before]` by default.
+        public var before: String
+        /// The single token's name; `page[cursor]` by default.
+        public var cursor: String
+        /// Creates names.
+        public init(
+            size: String = "page[size]", after: String = "page[after]", before: String = "page[before]",
+            cursor: String = "page[cursor]"
+        ) {
+            self.size = size
+            self.after = after
+            self.before = before
+            self.cursor = cursor
+        }
+        /// `page[size]`, `page[after]`, `page[before]`, `page[cursor]`.
+        public static let jsonAPI = Names()
+    }
+
+    /// Creates a cursor page.
+    public init(size: Int?, position: Position, names: Names = .jsonAPI) {
+        self.size = size
+        self.position = position
+        self.names = names
+    }
+
+    /// `page[size]` and the cursor parameters that are set.
+    public var queryItems: [QueryItem] {
+        var items: [QueryItem] = []
+        if let size { items.append(QueryItem(names.size, String(size))) }
+        switch position {
+        case .range(let after, let before):
+            if let after { items.append(QueryItem(names.after, after)) }
+            if let before { items.append(QueryItem(names.before, before)) }
+        case .token(let token):
+            if let token { items.append(QueryItem(names.cursor, token)) }
+        }
+        return items
+    }
+
+    /// Profile form: after the last resource's `meta.page.cursor`, when the page is full.
+    public func next(after page: PageContext) -> CursorPagination? {
+        guard case .range = position, let size, page.count >= size,
+            let cursor = page.lastResourceMeta?["page"]?["cursor"]?.stringValue
+        else { return nil }
+        return CursorPagination(size: size, position: .range(after: cursor, before: nil), names: names)
+    }
+
+    /// Profile form: before the first resource's `meta.page.cursor`, when this page is not the first.
+    public func previous(before page: PageContext) -> CursorPagination? {
+        guard case .range(let after, let before) = position, after != nil || before != nil,
+            let cursor = page.firstResourceMeta?["page"]?["cursor"]?.stringValue
+        else { return nil }
+        return CursorPagination(size: size, position: .range(after: nil, before: cursor), names: names)
+    }
+
+    /// The page without cursors.
+    public func first(of page: PageContext) -> CursorPagination? {
+        switch position {
+        case .range: CursorPagination(size: size, position: .range(after: nil, before: nil), names: names)
+        case .token: CursorPagination(size: size, position: .token(nil), names: names)
+        }
+    }
+}
+
+extension PaginationStrategy where Self == CursorPagination {
+    /// The Cursor Pagination profile: `page[size]`, `page[after]`, `page[before]` (those that are set).
+    public static func cursorBased(
+        size: Int? = nil, after: String? = nil, before: String? = nil, names: CursorPagination.Names = .jsonAPI
+    ) -> Self {
+        CursorPagination(size: size, position: .range(after: after, before: before), names: names)
+    }
+
+    /// One opaque token: `page[cursor]` (when set) and `page[size]`.
+    public static func cursorBased(cursor: String?, size: Int? = nil, names: CursorPagination.Names = .jsonAPI)
+        -> Self
+    {
+        CursorPagination(size: size, position: .token(cursor), names: names)
+    }
+}

@@ -1,0 +1,68 @@
+/// Offset–limit pagination: `page[offset]` (from 0) and `page[limit]`, or other names.
+///
+/// Without links, the next page exists when `meta` reports more resources than `offset + limit`, or — when it
+/// reports no total — when this page is full; the last page needs a total and never lies past the end.
+public struct OffsetPagination: PaginationStrategy, Hashable {
+    /// The index of the page's first resource, from 0.
+    public var offset: Int
+    /// The page size.
+    public var limit: Int
+    /// The parameter names.
+    public var names: Names
+
+    /// The query parameter names of offset pagination.
+    public struct Names: Sendable, Hashable {
+        /// The offset's name; `page[offset]` by default.
+        public var offset: String
+        /// The limit's name; `page[limit]` by default.
+        public var limit: String
+        /// Creates names.
+        public init(offset: String = "page[offset]", limit: String = "page[limit]") {
+            self.offset = offset
+            self.limit = limit
+        }
+        /// `page[offset]` and `page[limit]`.
+        public static let jsonAPI = Names()
+    }
+
+    /// `limit` resources from `offset`.
+    public init(offset: Int, limit: Int, names: Names = .jsonAPI) {
+        self.offset = offset
+        self.limit = limit
+        self.names = names
+    }
+
+    /// `page[offset]` and `page[limit]` (or the configured names).
+    public var queryItems: [QueryItem] {
+        [QueryItem(names.offset, String(offset)), QueryItem(names.limit, String(limit))]
+    }
+
+    /// The next page, when `meta` reports more resources, or when this page is full and there is no total.
+    public func next(after page: PageContext) -> OffsetPagination? {
+        if let total = page.totalResources { return offset + limit < total ? moved(to: offset + limit) : nil }
+        return page.count >= limit && limit > 0 ? moved(to: offset + limit) : nil
+    }
+
+    /// The page before, clamped at offset 0.
+    public func previous(before page: PageContext) -> OffsetPagination? {
+        offset > 0 ? moved(to: max(offset - limit, 0)) : nil
+    }
+
+    /// Offset 0.
+    public func first(of page: PageContext) -> OffsetPagination? { moved(to: 0) }
+
+    /// The page holding the last resource, when `meta` reports the total.
+    public func last(of page: PageContext) -> OffsetPagination? {
+        guard let total = page.totalResources, limit > 0 else { return nil }
+        return moved(to: total == 0 ? 0 : ((total - 1) / limit) * limit)
+    }
+
+    private func moved(to offset: Int) -> OffsetPagination { OffsetPagination(offset: offset, limit: limit, names: names) }
+}
+
+extension PaginationStrategy where Self == OffsetPagination {
+    /// `limit` resources from `offset`: `page[offset]`, `page[limit]` unless `names` says otherwise.
+    public static func offsetBased(_ offset: Int, _ limit: Int, names: OffsetPagination.Names = .jsonAPI) -> Self {
+        OffsetPagination(offset: offset, limit: limit, names: names)
+    }
+}

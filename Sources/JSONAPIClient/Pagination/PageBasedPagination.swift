@@ -1,0 +1,77 @@
+/// Page-number pagination: `page[number]` (from 1) and `page[size]`, or other names.
+///
+/// ```swift
+/// source.fetch().paginate(.pageBased(1, 10))
+/// source.fetch().paginate(.pageBased(1, 10, names: .init(number: "page", size: "per_page")))
+/// ```
+///
+/// Without links, the next page exists when `meta` reports more pages or resources than seen so far, or — when
+/// it reports no totals — when this page is full; the last page needs a total.
+public struct PageBasedPagination: PaginationStrategy, Hashable {
+    /// The page number, from 1.
+    public var number: Int
+    /// The page size.
+    public var size: Int
+    /// The parameter names.
+    public var names: Names
+
+    /// The query parameter names of page-number pagination.
+    public struct Names: Sendable, Hashable {
+        /// The page number's name; `page[number]` by default.
+        public var number: String
+        /// The page size's name; `page[size]` by default.
+        public var size: String
+        /// Creates names.
+        public init(number: String = "page[number]", size: String = "page[size]") {
+            self.number = number
+            self.size = size
+        }
+        /// `page[number]` and `page[size]`.
+        public static let jsonAPI = Names()
+    }
+
+    /// Page `number` (from 1) of `size` resources.
+    public init(number: Int, size: Int, names: Names = .jsonAPI) {
+        self.number = number
+        self.size = size
+        self.names = names
+    }
+
+    /// `page[number]` and `page[size]` (or the configured names).
+    public var queryItems: [QueryItem] {
+        [QueryItem(names.number, String(number)), QueryItem(names.size, String(size))]
+    }
+
+    /// The next page, when `meta` reports more, or when this page is full and `meta` reports no totals.
+    public func next(after page: PageContext) -> PageBasedPagination? {
+        if let pages = page.totalPages { return number < pages ? moved(to: number + 1) : nil }
+        if let total = page.totalResources { return number * size < total ? moved(to: number + 1) : nil }
+        return page.count >= size && size > 0 ? moved(to: number + 1) : nil
+    }
+
+    /// The page before, down to page 1.
+    public func previous(before page: PageContext) -> PageBasedPagination? {
+        number > 1 ? moved(to: number - 1) : nil
+    }
+
+    /// Page 1.
+    public func first(of page: PageContext) -> PageBasedPagination? { moved(to: 1) }
+
+    /// The last page, when `meta` reports the number of pages or of resources.
+    public func last(of page: PageContext) -> PageBasedPagination? {
+        if let pages = page.totalPages { return moved(to: max(pages, 1)) }
+        if let total = page.totalResources, size > 0 { return moved(to: max((total + size - 1) / size, 1)) }
+        return nil
+    }
+
+    private func moved(to number: Int) -> PageBasedPagination {
+        PageBasedPagination(number: number, size: size, names: names)
+    }
+}
+
+extension PaginationStrategy where Self == PageBasedPagination {
+    /// Page `number` (from 1) of `size` resources: `page[number]`, `page[size]` unless `names` says otherwise.
+    public static func pageBased(_ number: Int, _ size: Int, names: PageBasedPagination.Names = .jsonAPI) -> Self {
+        PageBasedPagination(number: number, size: size, names: names)
+    }
+}

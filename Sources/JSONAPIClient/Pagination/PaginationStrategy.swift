@@ -1,0 +1,85 @@
+/// How a collection is paged: the query parameters that select a page, and how to compute a neighbouring page
+/// when the server gives no pagination links.
+///
+/// The library's strategies cover the usual families — ``PageBasedPagination`` (`page[number]`/`page[size]`),
+/// ``OffsetPagination`` (`page[offset]`/`page[limit]`) and ``CursorPagination`` (the JSON:API Cursor Pagination
+/// profile's `page[after]`/`page[before]`, or one opaque `page[cursor]`) — each with configurable parameter names.
+/// Conform your own type for anything else:
+///
+/// ```swift
+/// struct SincePagination: PaginationStrategy {
+///     var since: String
+///     var queryItems: [QueryItem] { [QueryItem("since", since)] }
+///     func next(after page: PageContext) -> SincePagination? {
+///         page.lastResourceMeta?["next_since"]?.stringValue.map { SincePagination(since: $0) }
+///     }
+/// }
+/// ```
+///
+/// Navigation uses the server's links whenever a document has any pagination link; the strategy's
+/// ``next(after:)``, ``previous(before:)``, ``first(of:)`` and ``last(of:)`` are the fallback for servers that
+/// give none. They must return `nil` rather than guess a page the ``PageContext`` does not justify.
+public protocol PaginationStrategy: Sendable {
+    /// The query parameters that select this page.
+    var queryItems: [QueryItem] { get }
+    /// The page after `page`, or `nil` when there is none or it cannot be known.
+    func next(after page: PageContext) -> Self?
+    /// The page before `page`, or `nil`.
+    func previous(before page: PageContext) -> Self?
+    /// The first page, or `nil`.
+    func first(of page: PageContext) -> Self?
+    /// The last page, or `nil` when the context does not tell where it is.
+    func last(of page: PageContext) -> Self?
+}
+
+extension PaginationStrategy {
+    /// No previous page unless the strategy says how.
+    public func previous(before page: PageContext) -> Self? { nil }
+    /// No first page unless the strategy says how.
+    public func first(of page: PageContext) -> Self? { nil }
+    /// No last page unless the strategy says how.
+    public func last(of page: PageContext) -> Self? { nil }
+}
+
+/// What a fetched page says about its collection, for a ``PaginationStrategy`` to compute its neighbours from.
+public struct PageContext: Sendable, Hashable {
+    /// The number of resources on the page.
+    public var count: Int
+    /// The document's top-level meta.
+    public var meta: Meta?
+    /// The meta of the page's first resource (the cursor profile's `meta.page.cursor` lives there).
+    public var firstResourceMeta: Meta?
+    /// The meta of the page's last resource.
+    public var lastResourceMeta: Meta?
+
+    /// Creates a context.
+    public init(count: Int, meta: Meta? = nil, firstResourceMeta: Meta? = nil, lastResourceMeta: Meta? = nil) {
+        self.count = count
+        self.meta = meta
+        self.firstResourceMeta = firstResourceMeta
+        self.lastResourceMeta = lastResourceMeta
+    }
+
+    /// The number of resources in the whole collection, when `meta` reports it: `pagination.count`,
+    /// `page.total`, `page.estimatedTotal.bestGuess`, `total`, `count` or `totalCount`.
+    public var totalResources: Int? { PageContext.totalResources(in: meta) }
+
+    /// The number of pages, when `meta` reports it: `pagination.pages`, `page.totalPages`, `totalPages` or
+    /// `pages`.
+    public var totalPages: Int? {
+        guard let meta else { return nil }
+        let candidates: [JSONValue?] = [
+            meta["pagination"]?["pages"], meta["page"]?["totalPages"], meta["totalPages"], meta["pages"],
+        ]
+        return candidates.lazy.compactMap { $0?.intValue }.first
+    }
+
+    static func totalResources(in meta: Meta?) -> Int? {
+        guard let meta else { return nil }
+        let candidates: [JSONValue?] = [
+            meta["pagination"]?["count"], meta["page"]?["total"], meta["page"]?["estimatedTotal"]?["bestGuess"],
+            meta["total"], meta["count"], meta["totalCount"],
+        ]
+        return candidates.lazy.compactMap { $0?.intValue }.first
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A relationship endpoint (`/articles/1/relationships/tags`): read its linkage, replace a to-one, replace, add
+/// to or remove from a to-many.
+///
+/// ```swift
+/// let tags = source.relationship("tags", of: "1")
+/// let linkage = try await tags.fetchToMany().result()         // Document<[ResourceIdentifier]>
+/// try await tags.add([ResourceIdentifier(type: "tags", id: "3")])
+/// try await source.relationship("author", of: "1").replace(with: nil)   // empties a to-one
+/// ```
+public struct RelationshipEndpoint: Sendable {
+    let executor: RequestExecutor
+    /// The endpoint's URL, or why it could not be built.
+    let target: Result<URL, JSONAPIClientError>
+
+    /// The endpoint's URL.
+    public var url: URL { get throws(JSONAPIClientError) { try target.get() } }
+
+    /// A fetch of a to-many linkage; pagination links on it page through the linkage like a collection.
+    public func fetchToMany() -> FetchRequest<[ResourceIdentifier]> { FetchRequest(executor: executor, target: target) }
+
+    /// A fetch of a to-one linkage (`data` is `nil` for an empty relationship).
+    public func fetchToOne() -> FetchRequest<ResourceIdentifier?> { FetchRequest(executor: executor, target: target) }
+
+    /// Replaces a to-one relationship (`PATCH`); `nil` empties it.
+    @discardableResult
+    public func replace(with identifier: ResourceIdentifier?) async throws -> WriteResponse<PrimaryData> {
+        try await write(.patch) { try $0.encodeRelationshipBody(identifier) }
+    }
+
+    /// Replaces a to-many relationship (`PATCH`); `[]` empties it.
+    @discardableResult
+    public func replace(with identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
+        try await write(.patch) { try $0.encodeRelationshipBody(identifiers) }
+    }
+
+    /// Adds to a to-many relationship (`POST`).
+    @discardableResult
+    public func add(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
+        try await write(.post) { try $0.encodeRelationshipBody(identifiers) }
+    }
+
+    /// Removes from a to-many relationship (`DELETE` with a body).
+    @discardableResult
+    public func remove(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
+        try await write(.delete) { try $0.encodeRelationshipBody(identifiers) }
+    }
+
+    private func write(_ method: HTTPMethod, body: (JSONAPIEncoder) throws -> Data) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        let url = try target.get()
+        let data: Data
+        do {
+            data = try body(executor.configuration.encoder)
+        } catch {
+            throw JSONAPIClientError(
+                code: .encodingFailed, detail: "the relationship body could not be encoded: \(error)", method: method,
+                url: url, underlyingError: error)
+        }
+        return try await executor.write(PreparedRequest(method: method, endpoint: url, body: data), as: PrimaryData.self)
+    }
+}

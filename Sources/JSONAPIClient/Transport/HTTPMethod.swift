@@ -1,0 +1,29 @@
+/// An HTTP request method.
+///
+/// A struct with static members rather than an enum, so that methods the library does not list can still be used:
+/// `HTTPMethod(rawValue: "QUERY")`.
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The method's name, e.g. `"GET"`.
+    public let rawValue: String
+
+    /// A method with the given name (case-sensitive, as HTTP defines it).
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `GET`: read a resource, a collection or a relationship.
+    public static let get = HTTPMethod(rawValue: "GET")
+    /// `POST`: create a resource, or add to a to-many relationship.
+    public static let post = HTTPMethod(rawValue: "POST")
+    /// `PATCH`: update a resource, or replace a relationship.
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    /// `DELETE`: delete a resource, or remove from a to-many relationship.
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    /// `PUT`.
+    public static let put = HTTPMethod(rawValue: "PUT")
+    /// `HEAD`.
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    /// `OPTIONS`.
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    /// The method's name.
+    public var description: String { rawValue }
+}

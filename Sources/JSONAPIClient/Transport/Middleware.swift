@@ -1,0 +1,77 @@
+import Foundation
+
+/// A step around the transport: sees (and may change) each request on its way out and each response on its way
+/// back.
+///
+/// Middleware is how you add authentication, logging, retries or tracing without writing a ``Client``:
+///
+/// ```swift
+/// struct UserAgent: Middleware {
+///     func intercept(
+///         _ request: HTTPRequest, context: MiddlewareContext,
+///         next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+///     ) async throws -> HTTPResponse {
+///         var request = request
+///         request.headerFields[.userAgent] = "MyApp/1.0"
+///         return try await next(request)
+///     }
+/// }
+/// let source = DataSource<Article>(
+///     baseURL: url, strategy: .path("articles/<id>"),
+///     configuration: .init(middlewares: [BearerTokenMiddleware { try await tokens.current() }, UserAgent()]))
+/// ```
+///
+/// **Order.** Middlewares run in array order on the way out and in reverse order on the way back: with
+/// `[A, B]`, A sees the request first, then B, then the transport; B sees the response first, then A. Put logging
+/// last to see the request as it is sent, first to time everything including the other middlewares.
+///
+/// **Credentials.** The ``MiddlewareContext`` says whether the request goes to the data source's own origin.
+/// Middleware that adds credentials must add them only then (``BearerTokenMiddleware`` does), so that following a
+/// link to another allowed origin never leaks them.
+public protocol Middleware: Sendable {
+    /// Handles `request`: call `next` to pass it on (zero, one or several times) and return a response.
+    func intercept(
+        _ request: HTTPRequest, context: MiddlewareContext,
+        next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse
+}
+
+/// What a ``Middleware`` knows about the request besides the request itself.
+public struct MiddlewareContext: Sendable, Hashable {
+    /// The base URL of the data source that sends the request.
+    public var baseURL: URL
+    /// Whether the request's URL has the same origin (scheme, host, port) as ``baseURL``.
+    public var isSameOrigin: Bool
+
+    /// Creates a context.
+    public init(baseURL: URL, isSameOrigin: Bool) {
+        self.baseURL = baseURL
+        self.isSameOrigin = isSameOrigin
+    }
+
+    /// A context for `request` sent by a data source at `baseURL`.
+    init(baseURL: URL, request: HTTPRequest) {
+        let base = Origin(baseURL)
+        self.init(baseURL: baseURL, isSameOrigin: base != nil && base == Origin(request.url))
+    }
+}
+
+/// Runs a request through the middlewares, then the transport; see ``Middleware`` for the order.
+struct MiddlewareChain: Sendable {
+    var transport: any Client
+    var middlewares: [any Middleware]
+
+    func send(_ request: HTTPRequest, context: MiddlewareContext) async throws -> HTTPResponse {
+        try await send(request, context: context, from: middlewares[...])
+    }
+
+    private func send(_ request: HTTPRequest, context: MiddlewareContext, from remaining: ArraySlice<any Middleware>)
+        async throws -> HTTPResponse
+    {
+        guard let first = remaining.first else { return try await transport.send(request) }
+        let rest = remaining.dropFirst()
+        return try await first.intercept(request, context: context) { request in
+            try await send(request, context: context, from: rest)
+        }
+    }
+}

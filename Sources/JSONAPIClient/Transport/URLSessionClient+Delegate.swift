@@ -1,0 +1,84 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionClient {
+    /// URLSession's delegate: collects each task's body under a size limit, completes its continuation once, and
+    /// follows redirects only within one origin.
+    final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        private struct Transfer {
+            var continuation: CheckedContinuation<HTTPResponse, any Error>
+            var limit: Int
+            var body = Data()
+        }
+
+        private let transfers = LockedValue<[Int: Transfer]>([:])
+
+        func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+            transfers.withLock { $0[task.taskIdentifier] = Transfer(continuation: continuation, limit: limit) }
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            let tooLarge = transfers.withLock { transfers -> (CheckedContinuation<HTTPResponse, any Error>, Int)? in
+                guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
+                let announced = dataTask.response?.expectedContentLength ?? -1
+                if announced > Int64(transfer.limit) || transfer.body.count + data.count > transfer.limit {
+                    transfers[dataTask.taskIdentifier] = nil
+                    return (transfer.continuation, transfer.limit)
+                }
+                transfer.body.append(data)
+                transfers[dataTask.taskIdentifier] = transfer
+                return nil
+            }
+            guard let (continuation, limit) = tooLarge else { return }
+            dataTask.cancel()
+            continuation.resume(
+                throwing: JSONAPIClientError(
+                    code: .responseTooLarge, detail: "the response body is larger than \(limit) bytes",
+                    status: (dataTask.response as? HTTPURLResponse).map { HTTPResponse.Status(code: $0.statusCode) }))
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            if let error {
+                transfer.continuation.resume(throwing: error)
+                return
+            }
+            guard let response = task.response as? HTTPURLResponse else {
+                transfer.continuation.resume(throwing: URLError(.badServerResponse))
+                return
+            }
+            var fields = HTTPFields()
+            for (name, value) in response.allHeaderFields {
+                guard let name = name as? String, let value = value as? String else { continue }
+                fields.append(HTTPField.Name(name), value)
+            }
+            transfer.continuation.resume(
+                returning: HTTPResponse(
+                    status: HTTPResponse.Status(code: response.statusCode), headerFields: fields, body: transfer.body))
+        }
+
+        #if canImport(FoundationNetworking)
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) {
+            completionHandler(Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) ? request : nil)
+        }
+        #else
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest
+        ) async -> URLRequest? {
+            Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) ? request : nil
+        }
+        #endif
+
+        static func allowsRedirect(from source: URL?, to target: URL?) -> Bool {
+            guard let source, let target, let from = Origin(source), let to = Origin(target) else { return false }
+            return from == to
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``Client``: URLSession, on Apple platforms and on Linux.
+///
+/// - Cancelling the calling task cancels the URL task; the call then throws `CancellationError`.
+/// - ``Configuration/timeout`` bounds the whole exchange; past it the call throws a ``JSONAPIClientError`` with
+///   code ``JSONAPIClientError/Code/timedOut``.
+/// - ``Configuration/maxResponseBodySize`` bounds the body; a larger one (announced by `Content-Length` or
+///   received) stops the transfer with ``JSONAPIClientError/Code/responseTooLarge``.
+/// - Redirects are followed only to the same origin (scheme, host, port), so credentials never leave it.
+///
+/// Any response status is returned as a response; only transport failures throw.
+public final class URLSessionClient: Client {
+    /// Limits of the transport; every parameter has a default.
+    public struct Configuration: Sendable {
+        /// The longest a request may take, from start to the end of the body.
+        public var timeout: Duration
+        /// The largest response body accepted, in bytes.
+        public var maxResponseBodySize: Int
+
+        /// Creates a configuration: 60 seconds, 64 MiB by default.
+        public init(timeout: Duration = .seconds(60), maxResponseBodySize: Int = 64 << 20) {
+            self.timeout = timeout
+            self.maxResponseBodySize = maxResponseBodySize
+        }
+    }
+
+    /// The configuration in use.
+    public let configuration: Configuration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a client with its own ephemeral URLSession (no cookies, no cache).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        // URLSession's own timeouts are a backstop (some implementations count whole seconds); the exact deadline
+        // is enforced in send(_:).
+        let seconds = max(configuration.timeout.timeInterval.rounded(.up), 1) + 1
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = seconds
+        sessionConfiguration.timeoutIntervalForResource = seconds
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.urlCache = nil
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Sends `request` through URLSession and returns the response, whatever its status.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = max(configuration.timeout.timeInterval.rounded(.up), 1) + 1
+        urlRequest.httpBody = request.body
+        for field in request.headerFields {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        let cancellation = LockedValue<CancellationState>(.idle)
+        let limit = configuration.maxResponseBodySize
+        let session = self.session
+        let delegate = self.delegate
+        let timeout = configuration.timeout
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            let task = cancellation.withLock { state -> URLSessionTask? in
+                switch state {
+                case .idle:
+                    state = .timedOut
+                    return nil
+                case .running(let task):
+                    state = .timedOut
+                    return task
+                case .cancelled, .timedOut:
+                    return nil
+                }
+            }
+            task?.cancel()
+        }
+        defer { deadline.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                    let task = session.dataTask(with: urlRequest)
+                    delegate.register(task, limit: limit, continuation: continuation)
+                    let alreadyCancelled = cancellation.withLock { state -> Bool in
+                        switch state {
+                        case .cancelled, .timedOut: return true
+                        case .idle, .running:
+                            state = .running(task)
+                            return false
+                        }
+                    }
+                    if alreadyCancelled { task.cancel() }
+                    task.resume()
+                }
+            } onCancel: {
+                let task = cancellation.withLock { state -> URLSessionTask? in
+                    defer { state = .cancelled }
+                    if case .running(let task) = state { return task }
+                    return nil
+                }
+                task?.cancel()
+            }
+        } catch let error as URLError {
+            let (cancelled, timedOut) = cancellation.withLock { state in
+                switch state {
+                case .cancelled: (true, false)
+                case .timedOut: (false, true)
+                default: (false, false)
+                }
+            }
+            if error.code == .cancelled, cancelled || Task.isCancelled { throw CancellationError() }
+            if error.code == .timedOut || (error.code == .cancelled && timedOut) {
+                throw JSONAPIClientError(
+                    code: .timedOut, detail: "no complete response within \(configuration.timeout)",
+                    method: request.method, url: request.url, underlyingError: error)
+            }
+            throw JSONAPIClientError(
+                code: .transportFailed, detail: error.localizedDescription, method: request.method, url: request.url,
+                underlyingError: error)
+        } catch let error as JSONAPIClientError {
+            throw error.adding(request: request)
+        }
+    }
+
+    private enum CancellationState {
+        case idle
+        case running(URLSessionTask)
+        case cancelled
+        case timedOut
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation's `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

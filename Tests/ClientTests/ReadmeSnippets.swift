@@ -1,0 +1,103 @@
+import Foundation
+import JSONAPIClient
+
+// The README's code, verbatim, so that it keeps compiling: ToolTests/ReadmeTests checks that every Swift block of the
+// README (but the package manifest lines) stands here. These functions are compiled, not run; what they do is tested
+// against the server by the integration tests.
+enum ReadmeSnippets {
+    struct Person: Resource {
+        static let resourceType = "people"
+        var id: String
+        var name: String
+    }
+
+    struct Article: Resource {
+        static let resourceType = "articles"
+        var id: String
+        var title: String
+        var body: String
+        var created: Date
+        var subtitle: String?
+        var author: Person?
+    }
+
+    struct ArticleTitle: Resource {
+        static let resourceType = "articles"
+        var id: String
+        var title: String?
+    }
+
+    static func handle(_ value: Any) {}
+
+    actor TokenStore {
+        func currentToken() async throws -> String? { "token" }
+    }
+
+    static func fetching(baseURL: URL) async throws {
+        let articles = DataSource<Article>(baseURL: baseURL, strategy: .path("articles/<id>"))
+
+        let page = try await articles.fetch()
+            .include(["author", "comments.author"])      // include=author,comments.author
+            .filter("title.icontains", "swift")          // filter[title.icontains]=swift
+            .filter("author.in", ["1", "2"])             // filter[author.in]=1,2
+            .sort("-created")                            // sort=-created
+            .paginate(.pageBased(1, 10))                 // page[number]=1&page[size]=10, and sends it
+
+        let article = try await articles.fetch(id: "1").include(["author"]).result()   // Document<Article>
+        let me = try await DataSource<Person>(baseURL: baseURL, strategy: .path("me")).fetch(as: Person.self).result()
+
+        // Sparse fieldsets: fields[articles]=title,author — with a model whose other members are optional.
+        let titles = try await DataSource<ArticleTitle>(baseURL: baseURL, strategy: .path("articles/<id>"))
+            .fetch().fields(["articles": ["title", "author"]]).result()
+        handle((page, article, me, titles))
+    }
+
+    static func paging(articles: DataSource<Article>) async throws {
+        // Page by page, following the server's links exactly (query and all).
+        var page: Document<[Article]>? = try await articles.fetch().paginate(.pageBased(1, 50))
+        while let current = page {
+            handle(current.data ?? [])
+            page = try await current.next()            // nil after the last page; prev(), first(), last(), reload() too
+        }
+
+        // Or keep one growing document.
+        var all = try await articles.fetch().paginate(.offsetBased(0, 100))
+        while try await all.appendNext().hasMore {}
+
+        // Or stream: one page in memory, requests stop when the task is cancelled.
+        for try await article in articles.fetch().page(.cursorBased(size: 50)).resources(progress: { print($0) }) {
+            handle(article)
+        }
+    }
+
+    static func writing(articles: DataSource<Article>, article: Article) async throws {
+        let created = try await articles.create(Article(id: "", title: "Hello", body: "…", created: .now))
+        print(created.status, created.location ?? "")       // 201 and Location; 202 and 204 are handled too
+
+        var change = ResourceUpdate<Article>(id: "7")       // PATCH only what you set:
+        change.set("title", to: "New title")                //   a value
+        change.setNull("subtitle")                          //   null
+        try await articles.update(change)                   //   everything else absent
+        // or: try await articles.update(try ResourceUpdate(from: article) { $0.title = "New title" })
+        try await articles.update(try ResourceUpdate(from: article) { $0.title = "New title" })
+
+        try await articles.relationship("author", of: "7").replace(with: ResourceIdentifier(type: "people", id: "9"))
+        try await articles.relationship("tags", of: "7").add([ResourceIdentifier(type: "tags", id: "3")])
+        try await articles.delete(id: "7")
+    }
+
+    static func middleware(baseURL: URL, tokenStore: TokenStore) {
+        let source = DataSource<Article>(
+            baseURL: baseURL, strategy: .path("articles/<id>"),
+            configuration: .init(middlewares: [
+                BearerTokenMiddleware { try await tokenStore.currentToken() },   // Authorization: Bearer …, own origin only
+                LoggingMiddleware { entry in print(entry.method, entry.url, entry.status ?? 0, entry.duration) },
+            ]))
+        handle(source)
+    }
+
+    // A transport of your own (a test double, another HTTP stack):
+    struct StubClient: Client {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { HTTPResponse(status: 200, body: Data(#"{"data": []}"#.utf8)) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import JSONAPIClient
+import Testing
+
+@Suite("URLSessionClient")
+struct TransportTests {
+    private func echo(_ response: HTTPResponse) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        return try #require(object?["meta"] as? [String: Any])
+    }
+
+    @Test("Sends method, headers and body; returns status, headers and body")
+    func roundTrip() async throws {
+        let url = try TestServer.url().appendingPathComponent("echo-headers")
+        var fields: HTTPFields = ["Accept": "application/vnd.api+json", "Content-Type": "application/vnd.api+json"]
+        fields.append("X-Trace", "abc")
+        let request = HTTPRequest(method: .patch, url: url, headerFields: fields, body: Data(#"{"meta":{}}"#.utf8))
+        let response = try await URLSessionClient().send(request)
+        #expect(response.status == .ok)
+        #expect(response.headerFields[.contentType]?.hasPrefix("application/vnd.api+json") == true)
+        let meta = try echo(response)
+        #expect(meta["method"] as? String == "PATCH")
+        #expect(meta["body"] as? String == #"{"meta":{}}"#)
+        let headers = try #require(meta["headers"] as? [String: String])
+        #expect(headers["x-trace"] == "abc")
+        #expect(headers["accept"] == "application/vnd.api+json")
+    }
+
+    @Test("Any status is a response, not an error")
+    func errorStatusIsResponse() async throws {
+        let url = try TestServer.url().appendingPathComponent("articles/999999")
+        let response = try await URLSessionClient().send(
+            HTTPRequest(method: .get, url: url, headerFields: ["Accept": "application/vnd.api+json"]))
+        #expect(response.status == .notFound)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("\"errors\""))
+    }
+
+    @Test("A body over the size limit stops the transfer with responseTooLarge")
+    func bodyLimit() async throws {
+        let url = try #require(URL(string: try TestServer.url().absoluteString + "/articles?page%5Bsize%5D=100"))
+        let client = URLSessionClient(configuration: .init(maxResponseBodySize: 1_000))
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await client.send(HTTPRequest(method: .get, url: url, headerFields: ["Accept": "application/vnd.api+json"]))
+        }
+        #expect(error?.code == .responseTooLarge)
+        #expect(error?.url == url)
+        // The same request within the limit succeeds.
+        let response = try await URLSessionClient().send(
+            HTTPRequest(method: .get, url: url, headerFields: ["Accept": "application/vnd.api+json"]))
+        #expect(response.body.count > 1_000)
+    }
+
+    @Test("A server that does not answer times out with timedOut")
+    func timeout() async throws {
+        let silent = try SilentServer()
+        let client = URLSessionClient(configuration: .init(timeout: .milliseconds(500)))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await client.send(HTTPRequest(method: .get, url: silent.url))
+        }
+        withExtendedLifetime(silent) {}
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(10))
+    }
+
+    @Test("Cancelling the task cancels the URL task and throws CancellationError")
+    func cancellation() async throws {
+        let silent = try SilentServer()
+        let client = URLSessionClient(configuration: .init(timeout: .seconds(30)))
+        let start = ContinuousClock.now
+        let url = silent.url
+        let task = Task { try await client.send(HTTPRequest(method: .get, url: url)) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - start < .seconds(10))
+        withExtendedLifetime(silent) {}
+    }
+
+    @Test("A connection refused is a transport failure with the underlying error")
+    func refused() async throws {
+        let port: UInt16
+        do {
+            let silent = try SilentServer()
+            port = silent.port
+        }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/gone"))
+        let source = DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"))
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source.fetch(id: "1").result() }
+        #expect(error?.code == .transportFailed)
+        #expect(error?.underlyingError != nil)
+        #expect(error?.method == .get)
+        #expect(error?.url?.absoluteString == "http://127.0.0.1:\(port)/gone/articles/1")
+    }
+}

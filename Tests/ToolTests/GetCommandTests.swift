@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@testable import JSONAPITool
+
+/// `jsonapi get`, run in-process (GetCommand.run) with captured streams.
+@Suite("jsonapi get")
+struct GetCommandTests {
+    final class Captured: @unchecked Sendable {
+        private let lock = NSLock()
+        private var out = Data()
+        private var err: [String] = []
+        func write(_ data: Data) { lock.withLock { out.append(data) } }
+        func error(_ line: String) { lock.withLock { err.append(line) } }
+        var output: Data { lock.withLock { out } }
+        var errors: [String] { lock.withLock { err } }
+    }
+
+    private func run(_ arguments: [String], terminal: Bool = false) async -> (Int32, Captured) {
+        let captured = Captured()
+        let status = await GetCommand.run(
+            arguments,
+            streams: .init(output: { captured.write($0) }, error: { captured.error($0) }, errorIsTerminal: terminal))
+        return (status, captured)
+    }
+
+    private func server() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["JSONAPI_TEST_SERVER_URL"], !url.isEmpty else {
+            Issue.record("JSONAPI_TEST_SERVER_URL is not set: run scripts/test.sh")
+            throw CancellationError()
+        }
+        return url
+    }
+
+    private func json(_ data: Data) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("Parses every option; repeatable ones accumulate")
+    func parse() throws {
+        let options = try GetCommand.parse([
+            "https://h.example/articles?x=1", "--include", "author,comments.author", "--include=tags", "--fields",
+            "articles=title,author", "--fields", "people=name", "--sort", "-created", "--filter", "title.icontains=a=b",
+            "--page", "2", "--page-size=5", "--header", "X-A: 1: 2", "--all", "--progress",
+        ])
+        #expect(options.url.absoluteString == "https://h.example/articles?x=1")
+        #expect(options.include == ["author", "comments.author", "tags"])
+        #expect(options.fields == ["articles": ["title", "author"], "people": ["name"]])
+        #expect(options.sort == ["-created"])
+        #expect(options.filters.map { "\($0.name)=\($0.value)" } == ["title.icontains=a=b"])
+        #expect(options.page == 2 && options.pageSize == 5)
+        #expect(options.headers.map { "\($0.name)|\($0.value)" } == ["X-A|1: 2"])
+        #expect(options.all && options.progress)
+    }
+
+    @Test("Bad arguments exit 2 with a message", arguments: [
+        [], ["ftp://h.example/x"], ["https://h.example", "--page", "0"], ["https://h.example", "--fields", "title"],
+        ["https://h.example", "--bogus"], ["https://h.example", "--include"], ["https://h.example", "https://other"],
+        ["https://h.example", "--header", "no colon"],
+    ])
+    func badArguments(_ arguments: [String]) async {
+        let (status, captured) = await run(arguments)
+        #expect(status == 2)
+        #expect(captured.errors.first?.hasPrefix("jsonapi get: ") == true)
+        #expect(captured.output.isEmpty)
+    }
+
+    @Test("Fetches with options added to the URL's own query; prints the normalized document")
+    func fetch() async throws {
+        let base = try server()
+        let (status, captured) = await run([
+            base + "/paged/articles?filter%5Btitle.icontains%5D=article%200", "--include", "author", "--fields",
+            "articles=title,author", "--fields", "people=name", "--sort", "-title", "--page", "2", "--page-size", "5",
+        ])
+        #expect(status == 0, "\(captured.errors)")
+        let document = try json(captured.output)
+        let data = try #require(document["data"] as? [[String: Any]])
+        #expect(data.map { $0["id"] as? String } == ["94", "93", "92", "91", "90"])
+        #expect(data.allSatisfy { ($0["attributes"] as? [String: Any])?.keys.sorted() == ["title"] })
+        #expect((document["included"] as? [[String: Any]])?.isEmpty == false)
+        let text = String(decoding: captured.output, as: UTF8.self)
+        #expect(text.hasPrefix("{\n"))
+        #expect(captured.errors.isEmpty)
+    }
+
+    @Test("--all follows next to the end and prints one merged document, with progress")
+    func all() async throws {
+        let base = try server()
+        let (status, captured) = await run([
+            base + "/paged/articles?fields%5Barticles%5D=title,author", "--include", "author", "--page-size", "40", "--all",
+            "--progress",
+        ])
+        #expect(status == 0, "\(captured.errors)")
+        let document = try json(captured.output)
+        let data = try #require(document["data"] as? [[String: Any]])
+        #expect(data.compactMap { $0["id"] as? String } == (1...200).map(String.init))
+        #expect((document["included"] as? [[String: Any]])?.count == 20)
+        let links = try #require(document["links"] as? [String: Any])
+        #expect(links["next"] is NSNull)
+        #expect(((document["meta"] as? [String: Any])?["pagination"] as? [String: Any])?["page"] as? Int == 5)
+        #expect(captured.errors.count == 5)
+        #expect(captured.errors.last == "jsonapi get: 5 pages, 200 of 200 resources")
+    }
+
+    @Test("Progress is silent unless asked for or on a terminal")
+    func quietProgress() async throws {
+        let base = try server()
+        let (status, captured) = await run([base + "/paged/articles", "--page-size", "100", "--all"])
+        #expect(status == 0)
+        #expect(captured.errors.isEmpty)
+        let (_, terminal) = await run([base + "/paged/articles", "--page-size", "100", "--all"], terminal: true)
+        #expect(terminal.errors.count == 2)
+    }
+
+    @Test("An error document: exit 1, status and error objects on standard error")
+    func errorDocument() async throws {
+        let base = try server()
+        let (status, captured) = await run([base + "/articles/999999"])
+        #expect(status == 1)
+        #expect(captured.output.isEmpty)
+        let message = captured.errors.joined(separator: "\n")
+        #expect(message.contains("HTTP 404 from GET \(base)/articles/999999"))
+        #expect(message.contains("error: 404"))
+        let (badFilter, filterCaptured) = await run([base + "/articles", "--filter", "nope=1"])
+        #expect(badFilter == 1)
+        #expect(filterCaptured.errors.joined().contains("HTTP 400"))
+    }
+
+    @Test("--header reaches the server")
+    func header() async throws {
+        let base = try server()
+        let (status, captured) = await run([base + "/echo-headers", "--header", "X-Probe: yes"])
+        #expect(status == 0)
+        let meta = try #require(try json(captured.output)["meta"] as? [String: Any])
+        #expect((meta["headers"] as? [String: Any])?["x-probe"] as? String == "yes")
+    }
+}
