@@ -9,8 +9,22 @@ struct BenchmarkCase {
     let floor: String?
     /// Bytes read or written by one run, for the throughput figure.
     let bytes: Int
+    /// Resources delivered by one run, when resources per second are reported.
+    let resources: Int?
     let run: () throws -> Int
     let check: () throws -> String?
+
+    init(
+        name: String, floor: String?, bytes: Int, resources: Int? = nil, run: @escaping () throws -> Int,
+        check: @escaping () throws -> String?
+    ) {
+        self.name = name
+        self.floor = floor
+        self.bytes = bytes
+        self.resources = resources
+        self.run = run
+        self.check = check
+    }
 }
 
 struct BenchmarkFailure: Error, CustomStringConvertible {

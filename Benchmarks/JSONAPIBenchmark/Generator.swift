@@ -17,8 +17,11 @@ struct GeneratedDocument {
     /// People referenced as authors of articles or comments (what an encoder writes to `included`).
     let referencedPeopleCount: Int
 
-    init(articles: Int, seed: UInt64 = 0x5EED_0001) {
+    /// `firstArticle` numbers the articles (and their comments) from there on, so that pages of one collection do
+    /// not repeat ids; `links` is written as the top-level `links` member.
+    init(articles: Int, seed: UInt64 = 0x5EED_0001, firstArticle: Int = 1, links: String? = nil) {
         let articles = max(1, articles)
+        let offset = max(firstArticle, 1) - 1
         var random = SplitMix64(seed: seed)
         let people = max(1, articles / 10)
         articleCount = articles
@@ -49,7 +52,7 @@ struct GeneratedDocument {
             let tags = (0..<3).map { _ in Vocabulary.tags[random.below(Vocabulary.tags.count)] }
             let author = random.below(people) + 1
             referenced.insert(author)
-            out.raw("{\"type\":\"articles\",\"id\":\"\(article)\",\"attributes\":{\"title\":")
+            out.raw("{\"type\":\"articles\",\"id\":\"\(offset + article)\",\"attributes\":{\"title\":")
             out.string(title)
             out.raw(",\"body\":")
             out.string(body)
@@ -64,8 +67,8 @@ struct GeneratedDocument {
             for c in 0..<3 {
                 let comment = 3 * (article - 1) + c + 1
                 if c > 0 { out.raw(",") }
-                out.raw("{\"type\":\"comments\",\"id\":\"\(comment)\"}")
-                identifiers.add(String(comment))
+                out.raw("{\"type\":\"comments\",\"id\":\"\(3 * offset + comment)\"}")
+                identifiers.add(String(3 * offset + comment))
                 let commentAuthor = commentAuthors[comment - 1]
                 referenced.insert(commentAuthor)
                 resolved.add(names[commentAuthor - 1])
@@ -85,11 +88,13 @@ struct GeneratedDocument {
         }
         for comment in 0..<(3 * articles) {
             let body = random.text(length: 90 + random.below(21))
-            out.raw(",{\"type\":\"comments\",\"id\":\"\(comment + 1)\",\"attributes\":{\"body\":")
+            out.raw(",{\"type\":\"comments\",\"id\":\"\(3 * offset + comment + 1)\",\"attributes\":{\"body\":")
             out.string(body)
             out.raw("},\"relationships\":{\"author\":{\"data\":{\"type\":\"people\",\"id\":\"\(commentAuthors[comment])\"}}}}")
         }
-        out.raw("]}")
+        out.raw("]")
+        if let links { out.raw(",\"links\":\(links)") }
+        out.raw("}")
 
         bytes = out.bytes
         identifierChecksum = identifiers.value

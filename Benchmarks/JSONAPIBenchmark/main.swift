@@ -80,7 +80,7 @@ func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(
 
 /// Runs the cases round-robin: a warm-up round (which also picks how many runs make one sample, so that a sample
 /// lasts at least ~20 ms), then `rounds` rounds; prints the medians.
-func measure(_ cases: [BenchmarkCase], size: Int, rounds: Int) throws {
+func measure(_ cases: [BenchmarkCase], label: String, rounds: Int) throws {
     var repetitions: [Int] = []
     for benchmark in cases {
         let start = now()
@@ -99,13 +99,16 @@ func measure(_ cases: [BenchmarkCase], size: Int, rounds: Int) throws {
     for (position, benchmark) in cases.enumerated() {
         let medianTime = median(times[position])
         let minTime = times[position].min() ?? .nan
-        var line = "\(benchmark.name) \(size) median_ms=\(format(medianTime)) min_ms=\(format(minTime))"
+        var line = "\(benchmark.name) \(label) median_ms=\(format(medianTime)) min_ms=\(format(minTime))"
         line += " mb_per_s=\(format(Double(benchmark.bytes) / 1e6 / (medianTime / 1e3), 1))"
         if let floor = benchmark.floor, let floorPosition = cases.firstIndex(where: { $0.name == floor }) {
             let ratios = zip(times[position], times[floorPosition]).map { $0 / $1 }
             line += " ratio=\(format(median(ratios), 3))"
         } else if benchmark.floor == nil {
             line += " ratio=1.000"
+        }
+        if let resources = benchmark.resources {
+            line += " resources_per_s=\(Int((Double(resources) / (medianTime / 1e3)).rounded()))"
         }
         print(line)
     }
@@ -133,7 +136,10 @@ func main() throws {
 
     if let profile = options.profile {
         let document = GeneratedDocument(articles: options.profileSize)
-        guard let benchmark = try Cases.make(for: document, selected: [profile]).first(where: { $0.name == profile })
+        let candidates =
+            profile == "pipeline" || profile == "pages-decode"
+            ? try Pipeline.cases() : try Cases.make(for: document, selected: [profile])
+        guard let benchmark = candidates.first(where: { $0.name == profile })
         else { throw BenchmarkFailure(description: "no case \(profile) to profile") }
         if let problem = try benchmark.check() { throw BenchmarkFailure(description: "\(profile): \(problem)") }
         try profileLoop(benchmark, iterations: options.iterations)
@@ -143,7 +149,7 @@ func main() throws {
 
     let selected = Set(options.cases)
     print("# jsonapi-bench: \(options.rounds) rounds, cases round-robin after a warm-up, medians")
-    for size in options.sizes {
+    for size in options.sizes where !selected.subtracting(["pipeline"]).isEmpty {
         let document = GeneratedDocument(articles: size)
         print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
         let cases = try Cases.make(for: document, selected: selected)
@@ -152,10 +158,17 @@ func main() throws {
                 throw BenchmarkFailure(description: "\(benchmark.name) \(size): wrong output: \(problem)")
             }
         }
-        try measure(cases, size: size, rounds: options.rounds)
-        if selected.contains("pipeline") {
-            print("pipeline SKIPPED (client module not merged)")
+        try measure(cases, label: String(size), rounds: options.rounds)
+    }
+    if selected.contains("pipeline") {
+        let cases = try Pipeline.cases()
+        print("# \(Pipeline.label): \(Pipeline.pageCount) pages of \(Pipeline.pageSize) articles with includes, \(cases[0].bytes) bytes")
+        for benchmark in cases {
+            if let problem = try benchmark.check() {
+                throw BenchmarkFailure(description: "\(benchmark.name): wrong output: \(problem)")
+            }
         }
+        try measure(cases, label: Pipeline.label, rounds: options.rounds)
     }
     if options.measuresRSS, let largest = options.sizes.max() {
         try DecodeOnly.report(size: largest)
