@@ -73,6 +73,25 @@ struct ResolutionKeyTests {
         #expect(names == ["one", "one", "slash", "two"])
     }
 
+    @Test("Keys match as Swift strings do: canonically equivalent text is the same key")
+    func canonicalEquivalence() throws {
+        let included = [
+            person(#""caf\u00e9""#, "composed"), person(#""K7""#, "kelvin"), #"{"type":"peop\u006ce","id":"a;b","attributes":{"name":"semicolon"}}"#,
+            person(#""\u00c5ngstr\u00f6m""#, "angstrom"),
+        ].joined(separator: ",")
+        let names = try authors(
+            [
+                #"{"type":"people","id":"cafe\u0301"}"#, #"{"type":"people","id":"café"}"#,
+                #"{"type":"people","id":"\u212a7"}"#, #"{"type":"people","id":"a\u037eb"}"#,
+                #"{"type":"people","id":"\u212bngstro\u0308m"}"#, #"{"type":"people","id":"cafe"}"#,
+            ], included: included)
+        #expect(names == ["composed", "composed", "kelvin", "semicolon", "angstrom", nil])
+        let duplicates = [person(#""caf\u00e9""#, "a"), person(#""cafe\u0301""#, "b")].joined(separator: ",")
+        #expect(throws: JSONAPIDecodingError.self) { try authors([], included: duplicates) }
+        let kelvin = [person(#""K""#, "a"), person(#""\u212a""#, "b")].joined(separator: ",")
+        #expect(throws: JSONAPIDecodingError.self) { try authors([], included: kelvin) }
+    }
+
     @Test("Types are kept apart")
     func typesApart() throws {
         let included = [

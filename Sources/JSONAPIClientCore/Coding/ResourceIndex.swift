@@ -1,15 +1,25 @@
 /// The resources of one document by `(type, id)` and by `(type, lid)`, keyed by their bytes in the tape.
 ///
-/// Looking an identifier up builds no `String`: keys are compared as the bytes the document wrote (unescaped when
-/// the string has escapes; a numeric `id` by its text, as ``DocumentReader/identifierString(_:)`` reads it).
+/// Keys match exactly when the `String`s would be equal (Swift compares strings by canonical equivalence), but
+/// the usual keys build no `String`: text that is ASCII (after unescaping; a numeric `id` by its text, as
+/// ``DocumentReader/identifierString(_:)`` reads it) is compared as bytes. Only three non-ASCII characters are
+/// canonically equivalent to ASCII (U+037E `;`, U+1FEF `` ` ``, U+212A `K`); they are mapped to it. Any other
+/// non-ASCII key goes to a dictionary of `String`s.
+///
 /// Types are few, so each has its own table, found by comparing bytes. Ids written as small decimal numbers
 /// (`"1"`, `"973"`: most servers' primary keys) index an array directly; any other id is hashed with the standard
 /// library's seeded `Hasher`, so a hostile document cannot make lookups degrade. The arrays' total size is bounded
 /// by a multiple of the document's resource count.
 struct ResourceIndex {
+    /// A key node with how its text is read: `plain` when its bytes in the input are its ASCII text.
+    private struct Key {
+        var index: Int
+        var plain: Bool
+    }
+
     private struct TypeTable {
-        /// The tape index of a `type` string naming this type.
-        var type: Int
+        /// A `type` string naming this type.
+        var type: Key
         /// `id` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
         var dense: [UInt32] = []
     }
@@ -21,6 +31,14 @@ struct ResourceIndex {
         var key: UInt32
         var target: UInt32
         var isLocal: Bool
+        var typePlain: Bool
+        var keyPlain: Bool
+    }
+
+    private struct UnicodeKey: Hashable {
+        var type: String
+        var key: String
+        var isLocal: Bool
     }
 
     private var types: [TypeTable] = []
@@ -29,6 +47,8 @@ struct ResourceIndex {
     /// Open addressing for other keys: each slot holds an entry's position plus one, or 0 when empty.
     private var slots: [UInt32] = []
     private var entries: [Entry] = []
+    /// Keys with non-ASCII text.
+    private var unicodeKeys: [UnicodeKey: Int] = [:]
 
     /// An index sized for about `count` resources.
     init(capacity count: Int) {
@@ -37,7 +57,14 @@ struct ResourceIndex {
 
     /// Adds the resource at `target` under the `type` string and `key` (`id` or `lid`) nodes. For an `id`, returns
     /// the resource already registered under the same key, if any (the new one is not added); a `lid` replaces.
-    mutating func insert(type: Int, key: Int, local: Bool, target: Int, in tape: JSONTape) -> Int? {
+    mutating func insert(type typeIndex: Int, key keyIndex: Int, local: Bool, target: Int, in tape: JSONTape) -> Int? {
+        guard let type = Self.key(typeIndex, in: tape), let key = Self.key(keyIndex, in: tape) else {
+            let unicodeKey = UnicodeKey(
+                type: Self.text(typeIndex, in: tape), key: Self.text(keyIndex, in: tape), isLocal: local)
+            if !local, let existing = unicodeKeys[unicodeKey] { return existing }
+            unicodeKeys[unicodeKey] = target
+            return nil
+        }
         let table = tableIndex(type, in: tape) ?? addTable(type)
         if !local, let number = Self.smallDecimal(key, in: tape) {
             let count = types[table].dense.count
@@ -70,14 +97,19 @@ struct ResourceIndex {
         if entries.count * 2 >= slots.count { grow() }
         entries.append(
             Entry(
-                hash: hash, type: UInt32(truncatingIfNeeded: type), key: UInt32(truncatingIfNeeded: key),
-                target: UInt32(truncatingIfNeeded: target), isLocal: local))
+                hash: hash, type: UInt32(truncatingIfNeeded: type.index), key: UInt32(truncatingIfNeeded: key.index),
+                target: UInt32(truncatingIfNeeded: target), isLocal: local, typePlain: type.plain, keyPlain: key.plain))
         place(entries.count - 1)
         return nil
     }
 
     /// The resource registered under the `type` string and `key` nodes (which may be anywhere in the same tape).
-    func lookup(type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int? {
+    func lookup(type typeIndex: Int, key keyIndex: Int, local: Bool, in tape: JSONTape) -> Int? {
+        guard let type = Self.key(typeIndex, in: tape), let key = Self.key(keyIndex, in: tape) else {
+            guard !unicodeKeys.isEmpty else { return nil }
+            return unicodeKeys[
+                UnicodeKey(type: Self.text(typeIndex, in: tape), key: Self.text(keyIndex, in: tape), isLocal: local)]
+        }
         guard let table = tableIndex(type, in: tape) else { return nil }
         if !local, let number = Self.smallDecimal(key, in: tape), number < types[table].dense.count {
             let target = types[table].dense[number]
@@ -89,12 +121,12 @@ struct ResourceIndex {
 
     // MARK: Types
 
-    private func tableIndex(_ type: Int, in tape: JSONTape) -> Int? {
+    private func tableIndex(_ type: Key, in tape: JSONTape) -> Int? {
         for position in types.indices where Self.equal(types[position].type, type, in: tape) { return position }
         return nil
     }
 
-    private mutating func addTable(_ type: Int) -> Int {
+    private mutating func addTable(_ type: Key) -> Int {
         types.append(TypeTable(type: type))
         return types.count - 1
     }
@@ -102,33 +134,28 @@ struct ResourceIndex {
     /// The key as a number when it is written as one in canonical decimal form (no sign, no leading zero, at most
     /// nine digits), so that equal numbers are equal texts.
     @inline(__always)
-    private static func smallDecimal(_ key: Int, in tape: JSONTape) -> Int? {
-        let node = tape.nodes[key]
-        guard node.length >= 1, node.kind == .number || node.kind == .string else { return nil }
-        if needsUnescaping(node) { return withKeyBytes(key, in: tape, smallDecimal) }
-        let start = Int(node.start), end = start + Int(node.length)
-        return tape.bytes.withUnsafeBufferPointer { smallDecimal(UnsafeBufferPointer(rebasing: $0[start..<end])) }
-    }
-
-    @inline(__always)
-    private static func smallDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard bytes.count >= 1, bytes.count <= 9, bytes.count == 1 || bytes[0] != UInt8(ascii: "0") else { return nil }
-        var value = 0
-        for byte in bytes {
-            let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            value = value &* 10 &+ Int(digit)
+    private static func smallDecimal(_ key: Key, in tape: JSONTape) -> Int? {
+        withKeyBytes(key, in: tape) { bytes -> Int? in
+            guard bytes.count >= 1, bytes.count <= 9, bytes.count == 1 || bytes[0] != UInt8(ascii: "0") else {
+                return nil
+            }
+            var value = 0
+            for byte in bytes {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ Int(digit)
+            }
+            return value
         }
-        return value
     }
 
     // MARK: Hashed keys
 
-    private func find(type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int? {
+    private func find(type: Key, key: Key, local: Bool, in tape: JSONTape) -> Int? {
         find(hash: Self.hash(type: type, key: key, local: local, in: tape), type: type, key: key, local: local, in: tape)
     }
 
-    private func find(hash: Int, type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int? {
+    private func find(hash: Int, type: Key, key: Key, local: Bool, in tape: JSONTape) -> Int? {
         guard !slots.isEmpty else { return nil }
         let mask = slots.count - 1
         var slot = hash & mask
@@ -136,8 +163,9 @@ struct ResourceIndex {
             let stored = Int(slots[slot])
             if stored == 0 { return nil }
             let entry = entries[stored - 1]
-            if entry.hash == hash, entry.isLocal == local, Self.equal(Int(entry.type), type, in: tape),
-                Self.equal(Int(entry.key), key, in: tape)
+            if entry.hash == hash, entry.isLocal == local,
+                Self.equal(Key(index: Int(entry.type), plain: entry.typePlain), type, in: tape),
+                Self.equal(Key(index: Int(entry.key), plain: entry.keyPlain), key, in: tape)
             {
                 return stored - 1
             }
@@ -157,7 +185,7 @@ struct ResourceIndex {
         for position in entries.indices { place(position) }
     }
 
-    private static func hash(type: Int, key: Int, local: Bool, in tape: JSONTape) -> Int {
+    private static func hash(type: Key, key: Key, local: Bool, in tape: JSONTape) -> Int {
         var hasher = Hasher()
         hasher.combine(local)
         withKeyBytes(type, in: tape) { bytes in
@@ -170,37 +198,73 @@ struct ResourceIndex {
 
     // MARK: Keys as bytes
 
-    private static func equal(_ a: Int, _ b: Int, in tape: JSONTape) -> Bool {
-        if a == b { return true }
-        let nodeA = tape.nodes[a], nodeB = tape.nodes[b]
-        if !needsUnescaping(nodeA), !needsUnescaping(nodeB) {
-            // Compare the bytes as written.
-            guard nodeA.length == nodeB.length else { return false }
+    /// The key at `index`, or `nil` when its text is not ASCII even once the three characters canonically
+    /// equivalent to ASCII are mapped.
+    @inline(__always)
+    private static func key(_ index: Int, in tape: JSONTape) -> Key? {
+        let node = tape.nodes[index]
+        if node.kind == .number || node.flags & JSONTape.stringHasEscapes == 0 {
+            let start = Int(node.start), end = start + Int(node.length)
+            let ascii = tape.bytes.withUnsafeBufferPointer { bytes in
+                var any: UInt8 = 0
+                for position in start..<end { any |= bytes[position] }
+                return any < 0x80
+            }
+            if ascii { return Key(index: index, plain: true) }
+        }
+        let mappable = text(index, in: tape).unicodeScalars.allSatisfy { $0.isASCII || asciiEquivalent($0) != nil }
+        return mappable ? Key(index: index, plain: false) : nil
+    }
+
+    private static func asciiEquivalent(_ scalar: Unicode.Scalar) -> UInt8? {
+        switch scalar.value {
+        case 0x037E: UInt8(ascii: ";")
+        case 0x1FEF: UInt8(ascii: "`")
+        case 0x212A: UInt8(ascii: "K")
+        default: nil
+        }
+    }
+
+    /// The key's text: a string's (unescaped) text, or a number's.
+    private static func text(_ index: Int, in tape: JSONTape) -> String {
+        tape.kind(index) == .number ? tape.numberText(index) : tape.string(index)
+    }
+
+    private static func equal(_ a: Key, _ b: Key, in tape: JSONTape) -> Bool {
+        if a.index == b.index { return true }
+        guard a.plain, b.plain else {
+            return withKeyBytes(a, in: tape) { first in withKeyBytes(b, in: tape) { first.elementsEqual($0) } }
+        }
+        let nodeA = tape.nodes[a.index], nodeB = tape.nodes[b.index]
+        guard nodeA.length == nodeB.length else { return false }
+        return tape.bytes.withUnsafeBufferPointer { bytes in
+            let start = Int(nodeA.start), other = Int(nodeB.start)
+            for offset in 0..<Int(nodeA.length) where bytes[start &+ offset] != bytes[other &+ offset] {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Calls `body` with the key's ASCII text: its bytes when plain, otherwise its text unescaped with the three
+    /// equivalent characters mapped.
+    @inline(__always)
+    private static func withKeyBytes<R>(_ key: Key, in tape: JSONTape, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if key.plain {
+            let node = tape.nodes[key.index]
+            let start = Int(node.start), end = start + Int(node.length)
             return tape.bytes.withUnsafeBufferPointer { bytes in
-                let start = Int(nodeA.start), other = Int(nodeB.start)
-                for offset in 0..<Int(nodeA.length) where bytes[start &+ offset] != bytes[other &+ offset] {
-                    return false
-                }
-                return true
+                body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             }
         }
-        return withKeyBytes(a, in: tape) { first in withKeyBytes(b, in: tape) { first.elementsEqual($0) } }
-    }
-
-    @inline(__always) private static func needsUnescaping(_ node: JSONTape.Node) -> Bool {
-        node.kind == .string && node.flags & JSONTape.stringHasEscapes != 0
-    }
-
-    /// Calls `body` with the key's bytes: a string's (unescaped) UTF-8, or a number's text.
-    private static func withKeyBytes<R>(_ index: Int, in tape: JSONTape, _ body: (UnsafeBufferPointer<UInt8>) -> R)
-        -> R
-    {
-        let node = tape.nodes[index]
-        if needsUnescaping(node) {
-            var text = tape.string(index)
-            return text.withUTF8(body)
+        var ascii: [UInt8] = []
+        for scalar in text(key.index, in: tape).unicodeScalars {
+            if scalar.isASCII {
+                ascii.append(UInt8(truncatingIfNeeded: scalar.value))
+            } else {
+                ascii.append(asciiEquivalent(scalar) ?? UInt8(ascii: "?"))
+            }
         }
-        let start = Int(node.start), end = start + Int(node.length)
-        return tape.bytes.withUnsafeBufferPointer { bytes in body(UnsafeBufferPointer(rebasing: bytes[start..<end])) }
+        return ascii.withUnsafeBufferPointer(body)
     }
 }
