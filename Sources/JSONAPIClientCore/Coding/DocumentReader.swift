@@ -198,15 +198,17 @@ struct DocumentReader {
         try expectObject(index)
         var type: String?
         var resource = ResourceObject(type: "")
+        // Keys are compared as bytes (no String per key); the order of the tests does not matter, they exclude
+        // one another.
         try forEachMember(index) { key, value throws(Failure) in
-            switch tape.string(key) {
-            case "type": type = try string(value)
-            case "id": resource.id = try identifierString(value)
-            case "lid": resource.lid = try string(value)
-            case "attributes":
+            if tape.key(key, is: "type") {
+                type = try string(value)
+            } else if tape.key(key, is: "id") {
+                resource.id = try identifierString(value)
+            } else if tape.key(key, is: "attributes") {
                 try expectObject(value)
                 resource.attributes = object(value)
-            case "relationships":
+            } else if tape.key(key, is: "relationships") {
                 try expectObject(value)
                 var relationships: [String: Relationship] = [:]
                 relationships.reserveCapacity(tape.count(value))
@@ -214,9 +216,12 @@ struct DocumentReader {
                     relationships[tape.string(name)] = try relationship(relationshipIndex)
                 }
                 resource.relationships = relationships
-            case "links": resource.links = try links(value)
-            case "meta": resource.meta = try meta(value)
-            default: break
+            } else if tape.key(key, is: "lid") {
+                resource.lid = try string(value)
+            } else if tape.key(key, is: "links") {
+                resource.links = try links(value)
+            } else if tape.key(key, is: "meta") {
+                resource.meta = try meta(value)
             }
         }
         guard let type else { throw missing("type", in: index) }
@@ -229,12 +234,14 @@ struct DocumentReader {
         var type: String?
         var identifier = ResourceIdentifier(type: "")
         try forEachMember(index) { key, value throws(Failure) in
-            switch tape.string(key) {
-            case "type": type = try string(value)
-            case "id": identifier.id = try identifierString(value)
-            case "lid": identifier.lid = try string(value)
-            case "meta": identifier.meta = try meta(value)
-            default: break
+            if tape.key(key, is: "type") {
+                type = try string(value)
+            } else if tape.key(key, is: "id") {
+                identifier.id = try identifierString(value)
+            } else if tape.key(key, is: "lid") {
+                identifier.lid = try string(value)
+            } else if tape.key(key, is: "meta") {
+                identifier.meta = try meta(value)
             }
         }
         guard let type else { throw missing("type", in: index) }
@@ -247,11 +254,12 @@ struct DocumentReader {
         try expectObject(index)
         var relationship = Relationship()
         try forEachMember(index) { key, value throws(Failure) in
-            switch tape.string(key) {
-            case "data": relationship.data = try linkage(value)
-            case "links": relationship.links = try links(value)
-            case "meta": relationship.meta = try meta(value)
-            default: break
+            if tape.key(key, is: "data") {
+                relationship.data = try linkage(value)
+            } else if tape.key(key, is: "links") {
+                relationship.links = try links(value)
+            } else if tape.key(key, is: "meta") {
+                relationship.meta = try meta(value)
             }
         }
         return relationship

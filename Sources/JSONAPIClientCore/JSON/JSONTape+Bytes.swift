@@ -58,4 +58,14 @@ extension JSONTape {
             return true
         }
     }
+
+    /// Whether the key at `index` is `literal` (ASCII, no escapes needed): compared as bytes, length first.
+    @inline(__always)
+    func key(_ index: Int, is literal: StaticString) -> Bool {
+        let node = nodes[index]
+        if node.flags & Self.stringHasEscapes != 0 {
+            return literal.withUTF8Buffer { stringEquals(index, $0) }
+        }
+        return Int(node.length) == literal.utf8CodeUnitCount && keyBytesEqual(index, literal)
+    }
 }
