@@ -18,7 +18,7 @@ enum DecodeOnly {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-bench-\(getpid()).json")
         try Data(document.bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        for mode in ["decode-typed", "decode-document"] {
+        for mode in ["decode-typed", "decode-document", "decode-typed-bytes"] {
             let process = Process()
             process.executableURL = executableURL()
             process.arguments = ["--decode-only", file.path, mode]
@@ -44,18 +44,28 @@ enum DecodeOnly {
         let mode = arguments.count > 1 ? arguments[1] : "decode-typed"
         let baseline = residentBytes()
         do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
             let count: Int
+            let inputSize: Int
             switch mode {
             case "decode-document":
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                inputSize = data.count
                 count = try JSONAPIDecoder().decode(RawDocument.self, from: data).data?.resources.count ?? 0
+            case "decode-typed-bytes":
+                // The input read as [UInt8] rather than Data: the decoder then has no copy to make.
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+                let bytes = [UInt8](try handle.readToEnd() ?? Data())
+                inputSize = bytes.count
+                count = try JSONAPIDecoder().decode(Document<[Article]>.self, from: bytes).data?.count ?? 0
             default:
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                inputSize = data.count
                 count = try JSONAPIDecoder().decode(Document<[Article]>.self, from: data).data?.count ?? 0
             }
             let peak = peakResidentBytes()
             let megabyte = 1e6
             let above = Double(peak - baseline) / megabyte
-            let input = Double(data.count) / megabyte
+            let input = Double(inputSize) / megabyte
             print(
                 "peak_rss_mb=\(format(above, 1)) case=\(mode) input_mb=\(format(input, 1))"
                     + " times_input=\(format(above / input, 2)) baseline_mb=\(format(Double(baseline) / megabyte, 1))"
