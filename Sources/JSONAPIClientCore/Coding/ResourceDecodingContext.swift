@@ -315,17 +315,6 @@ final class ResourceDecodingContext {
         }
     }
 
-    /// `value` as `T`, which its role says is `Value` itself: no cast, no `Optional<T>` (whose generic metadata
-    /// costs a lookup each time). Throws rather than traps should that ever not hold.
-    @inline(__always)
-    private func reinterpret<Value, T>(_ value: Value, as type: T.Type) throws -> T {
-        guard Value.self == T.self else {
-            throw DecodingError.typeMismatch(
-                T.self, DecodingError.Context(codingPath: [], debugDescription: "internal: \(Value.self) read as \(T.self)"))
-        }
-        return unsafeBitCast(value, to: T.self)
-    }
-
     func decodeDate(at index: Int) throws -> Date {
         switch dateStrategy.kind {
         case .iso8601:

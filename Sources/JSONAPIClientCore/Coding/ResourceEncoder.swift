@@ -119,6 +119,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let name = key.stringValue
+        let role = context.role(of: T.self)
         switch name {
         case "id", "lid", "type":
             let json = try context.jsonValue(of: value)
@@ -137,16 +138,40 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
             }
             return
         case "links":
-            if let links = value as? Links {
+            if role.isDynamic, let links = value as? Links {
                 capture.links = links
                 return
             }
+            if role.special == .links {
+                capture.links = try reinterpret(value, as: Links.self)
+                return
+            }
         case "meta":
-            if let meta = value as? Meta {
+            if role.isDynamic, let meta = value as? Meta {
                 capture.meta = meta
                 return
             }
+            if role.isMeta {
+                capture.meta = try reinterpret(value, as: Meta.self)
+                return
+            }
         default: break
+        }
+        guard role.isDynamic else {
+            switch role.relation {
+            case .resource(let type):
+                let relationship = Relationship(data: .toOne(try context.link(Self.model(value, as: type))))
+                capture.relationships[context.wireName(name)] = relationship
+            case .polymorphic(let type):
+                let model = try Self.polymorphic(value, as: type).resource
+                capture.relationships[context.wireName(name)] = Relationship(data: .toOne(try context.link(model)))
+            case .relationship(let type):
+                capture.relationships[context.wireName(name)] = try Self.relationship(value, as: type)
+                    .relationship(in: context)
+            case .none:
+                if !capture.skipsAttributes { attribute(key, try context.jsonValue(of: value)) }
+            }
+            return
         }
         if let model = value as? any Resource {
             capture.relationships[context.wireName(name)] = Relationship(data: .toOne(try context.link(model)))
@@ -158,6 +183,23 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         } else if !capture.skipsAttributes {
             attribute(key, try context.jsonValue(of: value))
         }
+    }
+
+    // The value as the existential its role names (its type is that type: no cast).
+    private static func model<T, R: Resource>(_ value: T, as type: R.Type) throws -> any Resource {
+        try reinterpret(value, as: R.self)
+    }
+
+    private static func polymorphic<T, P: PolymorphicResource>(_ value: T, as type: P.Type) throws
+        -> any PolymorphicResource
+    {
+        try reinterpret(value, as: P.self)
+    }
+
+    private static func relationship<T, R: RelationshipEncodable>(_ value: T, as type: R.Type) throws
+        -> any RelationshipEncodable
+    {
+        try reinterpret(value, as: R.self)
     }
 
     /// Arrays are relationships only when they hold resources or identifiers.

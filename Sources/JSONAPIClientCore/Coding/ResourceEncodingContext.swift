@@ -9,7 +9,9 @@ final class ResourceEncodingContext {
     let collectsIncluded: Bool
     private(set) var included: [ResourceObject] = []
     private var seen: Set<ResourceIdentifier> = []
-    private var wireNames: [String: String] = [:]
+    @exclusivity(unchecked) private var wireNames: [String: String] = [:]
+    // One encode, one thread: no runtime exclusivity checks on this scratch state.
+    @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool) {
         keyStrategy = options.keyStrategy
@@ -86,23 +88,57 @@ final class ResourceEncodingContext {
         }
     }
 
+    /// The role of each type encoded so far.
+    func role<T>(of type: T.Type) -> EncodingRole {
+        let identifier = ObjectIdentifier(T.self)
+        for (known, role) in roles where known == identifier { return role }
+        let role = EncodingRole.of(T.self)
+        roles.append((identifier, role))
+        return role
+    }
+
     /// The JSON value of a plain (non-resource) value.
-    func jsonValue(of value: some Encodable) throws -> JSONValue {
-        if let special = try specialValue(value) { return special }
+    func jsonValue<T: Encodable>(of value: T) throws -> JSONValue {
+        let role = role(of: T.self)
+        if role.isDynamic {
+            if let special = try specialValue(value) { return special }
+        } else if let special = role.special {
+            return try specialValue(value, special)
+        } else if role.isStringArray {
+            return .array(try reinterpret(value, as: [String].self).map(JSONValue.string))
+        }
         let storage = ValueStorage()
         try value.encode(to: ValueEncoder(context: self, storage: storage))
         return storage.value
     }
 
+    /// The JSON value of a value whose role says it is written directly.
+    func specialValue<T>(_ value: T, _ special: EncodingRole.Special) throws -> JSONValue {
+        switch special {
+        case .jsonValue: return try reinterpret(value, as: JSONValue.self)
+        case .date: return try dateStrategy.encode(reinterpret(value, as: Date.self))
+        case .url: return .string(try reinterpret(value, as: URL.self).absoluteString)
+        case .decimal: return Self.value(of: try reinterpret(value, as: Decimal.self))
+        case .links: return DocumentWriter.value(of: try reinterpret(value, as: Links.self))
+        case .link: return DocumentWriter.value(of: try reinterpret(value, as: Link.self))
+        case .identifier: return DocumentWriter.value(of: try reinterpret(value, as: ResourceIdentifier.self))
+        case .resourceObject: return DocumentWriter.value(of: try reinterpret(value, as: ResourceObject.self))
+        }
+    }
+
+    private static func value(of decimal: Decimal) -> JSONValue {
+        let text = "\(decimal)"
+        if let integer = Int64(text) { return .int(integer) }
+        return .double(Double(text) ?? 0)
+    }
+
+    /// The special JSON value of a value whose type is only known by casting (classes, optionals).
     func specialValue(_ value: some Encodable) throws -> JSONValue? {
         switch value {
         case let value as JSONValue: return value
         case let date as Date: return try dateStrategy.encode(date)
         case let url as URL: return .string(url.absoluteString)
-        case let decimal as Decimal:
-            let text = "\(decimal)"
-            if let integer = Int64(text) { return .int(integer) }
-            return .double(Double(text) ?? 0)
+        case let decimal as Decimal: return Self.value(of: decimal)
         case let links as Links: return DocumentWriter.value(of: links)
         case let link as Link: return DocumentWriter.value(of: link)
         case let identifier as ResourceIdentifier: return DocumentWriter.value(of: identifier)

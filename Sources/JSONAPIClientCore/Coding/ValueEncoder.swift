@@ -80,8 +80,15 @@ struct ValueEncoder: Encoder {
 
 extension ResourceEncodingContext {
     /// The node for a value: simple values directly, others through their own encoding.
-    func node(_ value: some Encodable) throws -> ValueStorage.Node {
-        if let special = try specialValue(value) { return .value(special) }
+    func node<T: Encodable>(_ value: T) throws -> ValueStorage.Node {
+        let role = role(of: T.self)
+        if role.isDynamic {
+            if let special = try specialValue(value) { return .value(special) }
+        } else if let special = role.special {
+            return .value(try specialValue(value, special))
+        } else if role.isStringArray {
+            return .value(.array(try reinterpret(value, as: [String].self).map(JSONValue.string)))
+        }
         let storage = ValueStorage()
         try value.encode(to: ValueEncoder(context: self, storage: storage))
         return .nested(storage)
