@@ -273,7 +273,7 @@ extension DocumentWriter {
         _ members: [String: Value], into writer: inout JSONWriter, _ write: (Value, inout JSONWriter) -> Void
     ) {
         writer.bytes.append(UInt8(ascii: "{"))
-        for (count, position) in members.indices.sorted(by: { members[$0].key < members[$1].key }).enumerated() {
+        for (count, position) in JSONWriter.sortedPositions(members).enumerated() {
             if count > 0 { writer.bytes.append(UInt8(ascii: ",")) }
             let (key, value) = members[position]
             writer.writeString(key)

@@ -157,8 +157,7 @@ struct JSONWriter {
                 write(memberValue, sortedKeys: sortedKeys)
             }
             if sortedKeys {
-                // Sort positions rather than keys: no second hash lookup per member.
-                for position in members.indices.sorted(by: { members[$0].key < members[$1].key }) {
+                for position in Self.sortedPositions(members) {
                     let (key, memberValue) = members[position]
                     member(key, memberValue)
                 }
@@ -166,6 +165,19 @@ struct JSONWriter {
                 for (key, memberValue) in members { member(key, memberValue) }
             }
             bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A dictionary's positions in key order: no second hash lookup per member, and no sorting for the small
+    /// objects that are most of a document.
+    static func sortedPositions<Value>(_ members: [String: Value]) -> [Dictionary<String, Value>.Index] {
+        switch members.count {
+        case 0: return []
+        case 1: return [members.startIndex]
+        case 2:
+            let first = members.startIndex, second = members.index(after: first)
+            return members[second].key < members[first].key ? [second, first] : [first, second]
+        default: return members.indices.sorted(by: { members[$0].key < members[$1].key })
         }
     }
 
