@@ -79,3 +79,57 @@ struct DocumentWriterTests {
         for document in documents { #expect(direct(document) == viaValues(document)) }
     }
 }
+
+/// Compound documents of models are written straight from the models: the bytes must be those of writing the
+/// document's schema-less form.
+@Suite("Models written directly")
+struct DirectEncodingTests {
+    private func check<Primary: Encodable & Sendable>(
+        _ document: Document<Primary>, _ encoder: JSONAPIEncoder = JSONAPIEncoder(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let direct = try encoder.encode(document)
+        var writer = JSONWriter()
+        DocumentWriter.write(try encoder.rawDocument(document), into: &writer)
+        #expect([UInt8](direct) == writer.bytes, sourceLocation: sourceLocation)
+    }
+
+    @Test("Articles, polymorphic posts, lids, optionals, classes and every special value")
+    func documents() throws {
+        let articles = EncodingTests.articles
+        try check(Document(data: articles))
+        try check(Document(data: articles[0]))
+        try check(Document(data: Optional(articles[1])))
+        try check(Document(data: [Article]()))
+        let posts = try JSONAPIDecoder().decode(Document<[Post]>.self, from: Fixture.data("polymorphic"))
+        try check(Document(data: posts.data))
+        try check(Document(data: posts.data?.first?.attachments))
+        let draft = TypedDecodingTests.Draft(
+            lid: "a-1", title: "Draft", author: TypedDecodingTests.NewAuthor(lid: "p-1", name: "New author"))
+        try check(Document(data: draft))
+        try check(Document(data: [EncodingRoleTests.Entry(), EncodingRoleTests.Entry()]))
+        let shared = IncludedOnceTests.Member(id: "7", name: "n", buddy: IncludedOnceTests.Buddy(id: "b", nickname: "x"))
+        try check(Document(data: [IncludedOnceTests.Post(id: "1", author: shared), IncludedOnceTests.Post(id: "2", author: nil)]))
+        // Primary resources also linked from one another: written once, as primary data.
+        let ann = Writer(id: "2", name: "Ann")
+        let bob = Writer(id: "3", name: "Bob", bestFriend: ToOne(identifier: nil, resource: ann))
+        let cid = Writer(id: "4", name: "Cid", bestFriend: ToOne(identifier: nil, resource: Writer(id: "5", name: "Dee")))
+        try check(Document(data: [bob, ann, cid]))
+        let raw = try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(Document(data: [bob, ann, cid])))
+        #expect(raw.included?.map(\.identifier.description) == ["people/5"])
+    }
+
+    @Test("Included resources given with the document, meta, links, jsonapi, errors and strategies")
+    func everythingElse() throws {
+        var jsonapi = JSONAPIObject()
+        jsonapi.version = "1.1"
+        var document = Document(
+            data: EncodingTests.articles, included: [ResourceObject(type: "extra", id: "x", meta: ["a": 1])],
+            meta: ["total": 2], links: Links(["self": Link(href: "/articles")]), jsonapi: jsonapi)
+        try check(document)
+        try check(document, JSONAPIEncoder(keyStrategy: .snakeCase, dateStrategy: .secondsSince1970))
+        document.errors = [ErrorObject()]
+        try check(document)
+        try check(Document(data: [EncodingRoleTests.Entry()]), JSONAPIEncoder(keyStrategy: .kebabCase))
+    }
+}

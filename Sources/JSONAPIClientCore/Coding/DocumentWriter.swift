@@ -255,6 +255,76 @@ extension DocumentWriter {
         object.close(&writer)
     }
 
+    // MARK: Models straight to bytes
+
+    /// A model's resource object, as ``write(_:into:)-(ResourceObject,_)`` writes `capture.resourceObject(type:)`.
+    static func write(_ capture: ResourceCapture, type: String, into writer: inout JSONWriter) {
+        let attributes = capture.orderedAttributes(), relationships = capture.orderedRelationships()
+        var object = ObjectWriter(&writer)
+        if !attributes.isEmpty || !relationships.isEmpty {
+            object.member(#""attributes":"#, &writer) { writer in
+                writer.bytes.append(UInt8(ascii: "{"))
+                for (position, (name, value)) in attributes.enumerated() {
+                    if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                    writer.writeString(name)
+                    writer.bytes.append(UInt8(ascii: ":"))
+                    writer.write(value, sortedKeys: true)
+                }
+                writer.bytes.append(UInt8(ascii: "}"))
+            }
+        }
+        if let id = capture.id { object.member(#""id":"#, &writer) { $0.writeString(id) } }
+        if let lid = capture.lid { object.member(#""lid":"#, &writer) { $0.writeString(lid) } }
+        if let links = capture.links { object.member(#""links":"#, &writer) { write(links, into: &$0) } }
+        if let meta = capture.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        if !relationships.isEmpty {
+            object.member(#""relationships":"#, &writer) { writer in
+                writer.bytes.append(UInt8(ascii: "{"))
+                for (position, (name, relationship)) in relationships.enumerated() {
+                    if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                    writer.writeString(name)
+                    writer.bytes.append(UInt8(ascii: ":"))
+                    write(relationship, into: &writer)
+                }
+                writer.bytes.append(UInt8(ascii: "}"))
+            }
+        }
+        object.member(#""type":"#, &writer) { $0.writeString(type) }
+        object.close(&writer)
+    }
+
+    /// A compound document whose primary data (`data`, already JSON text) and related resources (`related`, JSON
+    /// text each) were written from models; the rest of `document` (errors, included resource objects, jsonapi,
+    /// links, meta) as ``write(_:into:)-(RawDocument,_)`` writes it. `included` is left out when empty.
+    static func write(
+        _ document: RawDocument, data: [UInt8], related: [ArraySlice<UInt8>], into writer: inout JSONWriter
+    ) {
+        var object = ObjectWriter(&writer)
+        object.member(#""data":"#, &writer) { $0.bytes.append(contentsOf: data) }
+        if let errors = document.errors {
+            object.member(#""errors":"#, &writer) { writer in writeArray(errors, into: &writer, write(_:into:)) }
+        }
+        let included = document.included ?? []
+        if !included.isEmpty || !related.isEmpty {
+            object.member(#""included":"#, &writer) { writer in
+                writer.bytes.append(UInt8(ascii: "["))
+                for (position, resource) in included.enumerated() {
+                    if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                    write(resource, into: &writer)
+                }
+                for (position, text) in related.enumerated() {
+                    if position > 0 || !included.isEmpty { writer.bytes.append(UInt8(ascii: ",")) }
+                    writer.bytes.append(contentsOf: text)
+                }
+                writer.bytes.append(UInt8(ascii: "]"))
+            }
+        }
+        if let jsonapi = document.jsonapi { object.member(#""jsonapi":"#, &writer) { write(jsonapi, into: &$0) } }
+        if let links = document.links { object.member(#""links":"#, &writer) { write(links, into: &$0) } }
+        if let meta = document.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
+        object.close(&writer)
+    }
+
     // MARK: Helpers
 
     private static func writeArray<Element>(

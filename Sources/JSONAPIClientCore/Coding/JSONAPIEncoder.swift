@@ -38,6 +38,9 @@ public struct JSONAPIEncoder: Sendable {
     /// Encodes a document. With models as primary data (`Document<[Article]>`), every related model is written
     /// once to `included`; with ``PrimaryData`` the document is written as it is.
     public func encode<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> Data {
+        if !outputFormatting.contains(.prettyPrinted), let data = document.data, let models = Self.models(in: data) {
+            return try encode(models, of: document)
+        }
         let raw = try rawDocument(document)
         if outputFormatting.contains(.prettyPrinted) { return Data(bytes(of: DocumentWriter.value(of: raw))) }
         var writer = JSONWriter(capacity: 4096)
@@ -102,6 +105,52 @@ public struct JSONAPIEncoder: Sendable {
             writer.write(value, sortedKeys: true)
         }
         return writer.bytes
+    }
+
+    /// The models of primary data that ``primaryData(_:context:)`` would read as models (and whether it is one
+    /// model rather than an array); `nil` for anything else.
+    private static func models(in data: some Encodable) -> (models: [(model: any Encodable, type: String)], single: Bool)? {
+        switch data {
+        case is PrimaryData, is ResourceIdentifier, is [ResourceIdentifier], is ResourceObject, is [ResourceObject]:
+            return nil
+        case let model as any Resource: return ([(model, type(of: model).resourceType)], true)
+        case let models as [any Resource]: return (models.map { ($0, type(of: $0).resourceType) }, false)
+        case let polymorphic as any PolymorphicResource:
+            let model = polymorphic.resource
+            return ([(model, type(of: model).resourceType)], true)
+        case let polymorphics as [any PolymorphicResource]:
+            return (polymorphics.map { ($0.resource, type(of: $0.resource).resourceType) }, false)
+        default: return nil
+        }
+    }
+
+    /// A compound document of models written straight to bytes: the same bytes as writing ``rawDocument(_:)``,
+    /// without building a resource object (and its dictionaries) per model.
+    private func encode<Primary>(
+        _ primary: (models: [(model: any Encodable, type: String)], single: Bool), of document: Document<Primary>
+    ) throws -> Data {
+        let context = ResourceEncodingContext(options: self, collectsIncluded: true, writesBytes: true)
+        var data = JSONWriter(capacity: 4096)
+        var identifiers = Set<ResourceIdentifier>()
+        if !primary.single { data.bytes.append(UInt8(ascii: "[")) }
+        for (position, (model, type)) in primary.models.enumerated() {
+            if position > 0 { data.bytes.append(UInt8(ascii: ",")) }
+            let capture = ResourceCapture()
+            let resourceType = try context.capture(model, type: type, into: capture)
+            DocumentWriter.write(capture, type: resourceType, into: &data)
+            identifiers.insert(ResourceIdentifier(type: resourceType, id: capture.id, lid: capture.lid))
+        }
+        if !primary.single { data.bytes.append(UInt8(ascii: "]")) }
+        // Related resources that are also primary data are written there only.
+        let related = context.includedRanges.filter { !identifiers.contains($0.identifier) }.map {
+            context.includedText.bytes[$0.range]
+        }
+        let rest = RawDocument(
+            included: document.included, meta: document.meta, links: document.links, jsonapi: document.jsonapi,
+            errors: document.errors)
+        var writer = JSONWriter(capacity: data.bytes.count + context.includedText.bytes.count + 256)
+        DocumentWriter.write(rest, data: data.bytes, related: related, into: &writer)
+        return Data(writer.bytes)
     }
 
     private func primaryData(_ data: some Encodable, context: ResourceEncodingContext) throws -> PrimaryData {

@@ -67,7 +67,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     private func attribute(_ key: Key, _ value: JSONValue) {
         guard !capture.skipsAttributes else { return }
-        capture.attributes[context.wireName(key.stringValue)] = value
+        capture.attributes.append((context.wireName(key.stringValue), value))
     }
 
     private func identity(_ update: (ResourceCapture) -> Void) {
@@ -161,25 +161,28 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
             switch role.relation {
             case .resource(let type):
                 let relationship = Relationship(data: .toOne(try context.link(Self.model(value, as: type))))
-                capture.relationships[context.wireName(name)] = relationship
+                capture.relationships.append((context.wireName(name), relationship))
             case .polymorphic(let type):
                 let model = try Self.polymorphic(value, as: type).resource
-                capture.relationships[context.wireName(name)] = Relationship(data: .toOne(try context.link(model)))
+                let relationship = Relationship(data: .toOne(try context.link(model)))
+                capture.relationships.append((context.wireName(name), relationship))
             case .relationship(let type):
-                capture.relationships[context.wireName(name)] = try Self.relationship(value, as: type)
-                    .relationship(in: context)
+                let relationship = try Self.relationship(value, as: type).relationship(in: context)
+                capture.relationships.append((context.wireName(name), relationship))
             case .none:
                 if !capture.skipsAttributes { attribute(key, try context.jsonValue(of: value)) }
             }
             return
         }
         if let model = value as? any Resource {
-            capture.relationships[context.wireName(name)] = Relationship(data: .toOne(try context.link(model)))
+            let relationship = Relationship(data: .toOne(try context.link(model)))
+            capture.relationships.append((context.wireName(name), relationship))
         } else if let polymorphic = value as? any PolymorphicResource {
-            capture.relationships[context.wireName(name)] = Relationship(
-                data: .toOne(try context.link(polymorphic.resource)))
+            let relationship = Relationship(data: .toOne(try context.link(polymorphic.resource)))
+            capture.relationships.append((context.wireName(name), relationship))
         } else if let relationship = value as? any RelationshipEncodable, Self.isRelationship(value) {
-            capture.relationships[context.wireName(name)] = try relationship.relationship(in: context)
+            let relationship = try relationship.relationship(in: context)
+            capture.relationships.append((context.wireName(name), relationship))
         } else if !capture.skipsAttributes {
             attribute(key, try context.jsonValue(of: value))
         }

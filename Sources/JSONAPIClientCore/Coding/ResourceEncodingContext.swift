@@ -7,17 +7,25 @@ final class ResourceEncodingContext {
     let userInfo: [CodingUserInfoKey: Any]
     /// Whether related models are written to `included` (a compound document) or only linked (a request body).
     let collectsIncluded: Bool
+    /// Whether resources are written straight to bytes (``JSONAPIEncoder/encode(_:)`` of models) rather than kept
+    /// as resource objects.
+    let writesBytes: Bool
+    /// The related resources written to `included`, as resource objects…
     private(set) var included: [ResourceObject] = []
+    /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
+    private(set) var includedText = JSONWriter(capacity: 4096)
+    private(set) var includedRanges: [(identifier: ResourceIdentifier, range: Range<Int>)] = []
     private var seen: Set<ResourceIdentifier> = []
     @exclusivity(unchecked) private var wireNames: [String: String] = [:]
     // One encode, one thread: no runtime exclusivity checks on this scratch state.
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
 
-    init(options: JSONAPIEncoder, collectsIncluded: Bool) {
+    init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
         dateStrategy = options.dateStrategy
         userInfo = options.userInfo
         self.collectsIncluded = collectsIncluded
+        self.writesBytes = writesBytes
     }
 
     func wireName(_ key: String) -> String {
@@ -35,25 +43,21 @@ final class ResourceEncodingContext {
 
     /// The resource object for a model.
     func resourceObject(for model: some Encodable, type: String?) throws -> ResourceObject {
-        try resourceObject(for: model, type: type, capture: ResourceCapture())
+        let capture = ResourceCapture()
+        let resourceType = try self.capture(model, type: type, into: capture)
+        return capture.resourceObject(type: resourceType)
     }
 
-    private func resourceObject(for model: some Encodable, type: String?, capture: ResourceCapture) throws
-        -> ResourceObject
-    {
+    /// Runs the model's encoding into `capture`; returns its resource type.
+    func capture(_ model: some Encodable, type: String?, into capture: ResourceCapture) throws -> String {
         try model.encode(to: ResourceObjectEncoder(context: self, capture: capture))
-        for (name, storage) in capture.deferred { capture.attributes[name] = storage.value }
         guard let resourceType = capture.type ?? type else {
             throw EncodingError.invalidValue(
                 model,
                 EncodingError.Context(
                     codingPath: [], debugDescription: "\(Swift.type(of: model)) has no resource type: conform it to Resource"))
         }
-        return ResourceObject(
-            type: resourceType, id: capture.id, lid: capture.lid,
-            attributes: capture.attributes.isEmpty && capture.relationships.isEmpty ? nil : capture.attributes,
-            relationships: capture.relationships.isEmpty ? nil : capture.relationships, links: capture.links,
-            meta: capture.meta)
+        return resourceType
     }
 
     /// The linkage for a related model, writing the model itself to `included` in a compound document.
@@ -63,16 +67,25 @@ final class ResourceEncodingContext {
     /// attributes are no longer converted. Its relationships still are, so that everything it links is linked.
     func link(_ model: any Resource) throws -> ResourceIdentifier {
         let defaultType = type(of: model).resourceType
-        let capture = ResourceCapture()
+        var capture = ResourceCapture()
         capture.defaultType = defaultType
         capture.skipsAttributes = !collectsIncluded
-        var resource = try resourceObject(for: model, type: defaultType, capture: capture)
-        let identifier = ResourceIdentifier(type: resource.type, id: resource.id, lid: resource.lid)
+        var resourceType = try self.capture(model, type: defaultType, into: capture)
+        let identifier = ResourceIdentifier(type: resourceType, id: capture.id, lid: capture.lid)
         if collectsIncluded, !seen.contains(identifier) {
             // Its identity changed after it looked written (a `type` or `lid` after the `id`): write it in full.
-            if capture.skipsAttributes { resource = try resourceObject(for: model, type: defaultType) }
+            if capture.skipsAttributes {
+                capture = ResourceCapture()
+                resourceType = try self.capture(model, type: defaultType, into: capture)
+            }
             seen.insert(identifier)
-            included.append(resource)
+            if writesBytes {
+                let start = includedText.bytes.count
+                DocumentWriter.write(capture, type: resourceType, into: &includedText)
+                includedRanges.append((identifier, start..<includedText.bytes.count))
+            } else {
+                included.append(capture.resourceObject(type: resourceType))
+            }
         }
         return identifier
     }
@@ -153,8 +166,10 @@ final class ResourceCapture {
     var type: String?
     var id: String?
     var lid: String?
-    var attributes: [String: JSONValue] = [:]
-    var relationships: [String: Relationship] = [:]
+    /// In the order written; of the same name written twice, the last counts (attributes written through nested
+    /// containers, in `deferred`, count last of all).
+    var attributes: [(name: String, value: JSONValue)] = []
+    var relationships: [(name: String, relationship: Relationship)] = []
     var links: Links?
     var meta: Meta?
     /// Attributes written through nested containers, read when the model is done.
@@ -163,6 +178,53 @@ final class ResourceCapture {
     var defaultType: String?
     /// Whether attributes are ignored: the model is linked and its resource object will not be written.
     var skipsAttributes = false
+
+    /// The attributes, nested containers' included, in member order; of equal names the first spelling with the
+    /// last value, as a dictionary filled in writing order would hold them.
+    func orderedAttributes() -> [(name: String, value: JSONValue)] {
+        var all = attributes
+        for (name, storage) in deferred { all.append((name, storage.value)) }
+        return Self.ordered(all)
+    }
+
+    /// The relationships in member order (of equal names, the last written).
+    func orderedRelationships() -> [(name: String, value: Relationship)] {
+        Self.ordered(relationships.map { ($0.name, $0.relationship) })
+    }
+
+    private static func ordered<Value>(_ members: [(name: String, value: Value)]) -> [(name: String, value: Value)] {
+        switch members.count {
+        case 0, 1: return members
+        case 2 where members[0].name < members[1].name: return members
+        case 2 where members[1].name < members[0].name: return [members[1], members[0]]
+        default: break
+        }
+        let order = members.indices.sorted { a, b in
+            members[a].name < members[b].name || (members[a].name == members[b].name && a < b)
+        }
+        var result: [(name: String, value: Value)] = []
+        result.reserveCapacity(members.count)
+        for position in order {
+            if let last = result.last, last.name == members[position].name {
+                result[result.count - 1].value = members[position].value
+            } else {
+                result.append(members[position])
+            }
+        }
+        return result
+    }
+
+    /// The resource object: `attributes` present when there are attributes or relationships.
+    func resourceObject(type resourceType: String) -> ResourceObject {
+        let attributes = orderedAttributes(), relationships = orderedRelationships()
+        return ResourceObject(
+            type: resourceType, id: id, lid: lid,
+            attributes: attributes.isEmpty && relationships.isEmpty
+                ? nil : Dictionary(attributes.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }),
+            relationships: relationships.isEmpty
+                ? nil : Dictionary(relationships.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }),
+            links: links, meta: meta)
+    }
 }
 
 /// Types that are written as a relationship rather than an attribute.
