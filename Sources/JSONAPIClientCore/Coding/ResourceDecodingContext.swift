@@ -55,6 +55,12 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
+    /// One bit per tape node: resource objects decoded so far.
+    @exclusivity(unchecked) private var decodedResources: [UInt64] = []
+    /// Whether the resource being decoded was decoded before (its strings are then shared).
+    @exclusivity(unchecked) private(set) var sharesStrings = false
+    /// Strings of resources decoded again, by tape index.
+    @exclusivity(unchecked) private var sharedStrings: [UInt32: String] = [:]
     @exclusivity(unchecked) private var wireNames: [String: String] = [:]
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
@@ -216,8 +222,37 @@ final class ResourceDecodingContext {
     /// Decodes a model from the resource (or unresolved identifier) at `index`, marking it as being decoded.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
         ancestors.append(index)
-        defer { ancestors.removeLast() }
+        let outer = sharesStrings
+        sharesStrings = markDecoded(index)
+        defer {
+            ancestors.removeLast()
+            sharesStrings = outer
+        }
         return try T(from: ResourceDecoder(context: self, position: .resource(index)))
+    }
+
+    // MARK: Strings of resources decoded again
+
+    /// Marks the resource object at `index` as decoded; returns whether it already was.
+    private func markDecoded(_ index: Int) -> Bool {
+        if decodedResources.isEmpty { decodedResources = Array(repeating: 0, count: (tape.nodes.count + 63) / 64) }
+        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
+        guard decodedResources.indices.contains(word) else { return false }
+        let seen = decodedResources[word] & bit != 0
+        decodedResources[word] |= bit
+        return seen
+    }
+
+    /// The string at `index` of a resource decoded again (a person who wrote many comments): the text decoded the
+    /// time before, whose storage the new `String` shares. Strings are values, so sharing is invisible but for
+    /// the memory and time it saves. Short strings are stored inline and not worth it.
+    func sharedString(at index: Int) -> String {
+        guard tape.nodes[index].length > 15 else { return tape.string(index) }
+        let key = UInt32(truncatingIfNeeded: index)
+        if let text = sharedStrings[key] { return text }
+        let text = tape.string(index)
+        sharedStrings[key] = text
+        return text
     }
 
     /// Decodes a to-one relationship's target for an optional property: `nil` when the target is not in the
