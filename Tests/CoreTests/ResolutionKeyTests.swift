@@ -116,6 +116,22 @@ struct ResolutionKeyTests {
         #expect(try authors([#"{"type":"people","id":"05"}"#], included: included) == ["b"])
     }
 
+    @Test("The schema-less reader finds the same duplicates")
+    func rawDuplicates() throws {
+        func raw(_ first: String, _ second: String) throws -> RawDocument {
+            let included = [person(first, "a"), person(second, "b")].joined(separator: ",")
+            return try JSONAPIDecoder().decode(RawDocument.self, from: Data(#"{"data":[],"included":[\#(included)]}"#.utf8))
+        }
+        for (first, second) in [
+            (#""5""#, "5"), (#""\u0035""#, #""5""#), (#""caf\u00e9""#, #""cafe\u0301""#), (#""K""#, #""\u212a""#),
+            (#""x-1""#, #""x-1""#),
+        ] {
+            #expect(throws: JSONAPIDecodingError.self) { try raw(first, second) }
+        }
+        #expect(try raw(#""5""#, #""05""#).included?.count == 2)
+        #expect(try raw(#""5""#, #""5.0""#).included?.count == 2)
+    }
+
     @Test("Many ids spread wide stay correct when the direct array runs out of room")
     func sparseIds() throws {
         let ids = (0..<200).map { $0 * 7_919 + 1 }

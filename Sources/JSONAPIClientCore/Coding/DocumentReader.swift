@@ -126,10 +126,14 @@ struct DocumentReader {
 
     /// `(type, id)` names one resource per document.
     private func checkUnique(_ document: RawDocument, dataIndex: Int?, includedIndex: Int?) throws(Failure) {
-        var seen = Set<ResourceIdentifier>()
+        // Keyed by the bytes of the members the resources were read from (equal exactly when the strings are).
+        let dataCount = dataIndex.map { tape.kind($0) == .array ? tape.count($0) : 1 } ?? 0
+        var seen = ResourceIndex(capacity: dataCount + (includedIndex.map(tape.count) ?? 0))
         func check(_ resource: ResourceObject, at index: Int) throws(Failure) {
             guard let id = resource.id else { return }
-            if !seen.insert(ResourceIdentifier(type: resource.type, id: id)).inserted {
+            let members = ResourceMembers(tape: tape, object: index)
+            guard let typeIndex = members.type, let idIndex = members.id else { return }
+            if seen.insert(type: typeIndex, key: idIndex, local: false, target: index, in: tape) != nil {
                 throw invalid(index, "resource \(resource.type)/\(id) appears more than once in the document")
             }
         }
