@@ -92,6 +92,7 @@ enum ReadmeSnippets {
             configuration: .init(middlewares: [
                 BearerTokenMiddleware { try await tokenStore.currentToken() },   // Authorization: Bearer …, own origin only
                 LoggingMiddleware { entry in print(entry.method, entry.url, entry.status ?? 0, entry.duration) },
+                RetryMiddleware(),                                                // 429/503 with Retry-After
             ]))
         handle(source)
     }

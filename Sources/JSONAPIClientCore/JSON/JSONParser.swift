@@ -146,6 +146,23 @@ private let closeBracket = UInt8(ascii: "]")
 private let openBrace = UInt8(ascii: "{")
 private let closeBrace = UInt8(ascii: "}")
 
+/// The eight bytes at `p + at`, the first in the lowest bits.
+@inline(__always) private func load8(_ p: UnsafePointer<UInt8>, _ at: Int) -> UInt64 {
+    UInt64(littleEndian: UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self))
+}
+
+/// The high bit of each byte of `w` that is a `"`, a `\`, a control character or non-ASCII (>= 0x80); other bits 0.
+///
+/// A byte's high bit is set when it is 0 after the xor (quote, backslash), below 0x20 (the subtraction borrows), or
+/// >= 0x80. A byte above a match may be flagged too (borrows run upwards), but the lowest flagged byte is always a
+/// real match.
+@inline(__always) private func specialBytes(_ w: UInt64) -> UInt64 {
+    let q = w ^ 0x2222_2222_2222_2222
+    let b = w ^ 0x5C5C_5C5C_5C5C_5C5C
+    return ((q &- 0x0101_0101_0101_0101) | (b &- 0x0101_0101_0101_0101) | (w &- 0x2020_2020_2020_2020) | w)
+        & 0x8080_8080_8080_8080
+}
+
 @inline(__always) private func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
 
 /// A single-pass, validating parser writing tape nodes into caller-provided memory.
@@ -192,22 +209,28 @@ private struct JSONTapeParser: ~Copyable {
         // Most documents have fewer than one node per 8 bytes; a denser one grows the buffer below.
         var capacity = input.count / 8 + 16
         var nodes = [Node](unsafeUninitializedCapacity: capacity) { buffer, count in
-            guard let out = buffer.baseAddress else { return }
+            guard let out = buffer.baseAddress else {
+                failure = JSONParseError(offset: 0, reason: "could not allocate the tape")
+                return
+            }
             do throws(JSONParseError) {
                 finished = try parser.run(out, capacity: buffer.count, count: &count)
             } catch { failure = error }
         }
         while failure == nil && !finished {
-            // Extrapolate from the density so far, at least one and a half times as much; never more than the
-            // densest possible document needs (`[0,0,…]` has one node per two bytes).
+            // Extrapolate from the density so far, at least one and a half times as much, but no more than the
+            // input can need: every node starts at a byte of its own.
             let soFar = nodes.count
             let density = Double(soFar) / Double(max(parser.pos, 1))
             let estimate = Int(density * Double(input.count) * 1.1)
             let atLeast = capacity + capacity / 2
-            capacity = min(max(estimate, atLeast), input.count / 2 + 16)
+            capacity = min(max(estimate, atLeast), input.count + 16)
             let previous = nodes
             nodes = [Node](unsafeUninitializedCapacity: capacity) { buffer, count in
-                guard let out = buffer.baseAddress else { return }
+                guard let out = buffer.baseAddress else {
+                    failure = JSONParseError(offset: 0, reason: "could not allocate the tape")
+                    return
+                }
                 previous.withUnsafeBufferPointer { old in
                     if let from = old.baseAddress { out.initialize(from: from, count: old.count) }
                 }
@@ -235,13 +258,6 @@ private struct JSONTapeParser: ~Copyable {
         var count = nodeCount
         defer { nodeCount = count }
 
-        @inline(__always) func emit(_ kind: JSONTape.Kind, _ flags: UInt8, _ start: Int, _ length: Int) {
-            (out + count).initialize(
-                to: Node(kind: kind, flags: flags, start: UInt32(truncatingIfNeeded: start),
-                         length: UInt32(truncatingIfNeeded: length), end: 0))
-            count &+= 1
-        }
-
         value: while true {
             // Every path from here to the next `continue value` writes at most two nodes.
             if count &+ 2 > capacity {
@@ -258,11 +274,11 @@ private struct JSONTapeParser: ~Copyable {
             switch c {
             case quote:
                 let (end, flags) = try scanString(pos &+ 1)
-                emit(.string, flags, pos &+ 1, end &- pos &- 1)
+                Self.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
                 pos = end &+ 1
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
                 let (end, integer) = try scanNumber(pos)
-                emit(.number, integer ? JSONTape.numberIsInteger : 0, pos, end &- pos)
+                Self.emit(out, &count, .number, integer ? JSONTape.numberIsInteger : 0, pos, end &- pos)
                 pos = end
             case openBrace, openBracket:
                 guard depth < maxDepth else {
@@ -277,7 +293,7 @@ private struct JSONTapeParser: ~Copyable {
                 topIndex = count
                 topCommas = 0
                 topIsObject = isObject
-                emit(isObject ? .object : .array, 0, pos, 0)
+                Self.emit(out, &count, isObject ? .object : .array, 0, pos, 0)
                 pos &+= 1
                 skipWhitespace(&pos)
                 guard pos < n else { throw endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out) }
@@ -288,24 +304,24 @@ private struct JSONTapeParser: ~Copyable {
                     depth &-= 1
                     if depth > 0 { (topIndex, topCommas, topIsObject) = Self.unpack(stack[depth &- 1]) }
                 } else if isObject {
-                    try scanKey(&pos, afterComma: false, emit: emit)
+                    try scanKey(&pos, afterComma: false, out, &count)
                     continue value
                 } else {
                     continue value
                 }
             case UInt8(ascii: "t"):
                 guard matches(pos, "true") else { throw invalidLiteral(pos, "true") }
-                emit(.true, 0, pos, 0)
+                Self.emit(out, &count, .true, 0, pos, 0)
                 pos &+= 4
             case UInt8(ascii: "f"):
                 guard matches(pos, "fals"), pos &+ 4 < n, p[pos &+ 4] == UInt8(ascii: "e") else {
                     throw invalidLiteral(pos, "false")
                 }
-                emit(.false, 0, pos, 0)
+                Self.emit(out, &count, .false, 0, pos, 0)
                 pos &+= 5
             case UInt8(ascii: "n"):
                 guard matches(pos, "null") else { throw invalidLiteral(pos, "null") }
-                emit(.null, 0, pos, 0)
+                Self.emit(out, &count, .null, 0, pos, 0)
                 pos &+= 4
             default:
                 throw unexpectedInValue(pos, depth: depth, topIsObject: topIsObject)
@@ -321,7 +337,7 @@ private struct JSONTapeParser: ~Copyable {
                 if c == comma {
                     topCommas &+= 1
                     pos &+= 1
-                    if topIsObject { try scanKey(&pos, afterComma: true, emit: emit) }
+                    if topIsObject { try scanKey(&pos, afterComma: true, out, &count) }
                     continue value
                 }
                 guard c == (topIsObject ? closeBrace : closeBracket) else {
@@ -344,8 +360,19 @@ private struct JSONTapeParser: ~Copyable {
         return true
     }
 
+    @inline(__always)
+    static func emit(
+        _ out: UnsafeMutablePointer<Node>, _ count: inout Int, _ kind: JSONTape.Kind, _ flags: UInt8, _ start: Int,
+        _ length: Int
+    ) {
+        (out + count).initialize(
+            to: Node(kind: kind, flags: flags, start: UInt32(truncatingIfNeeded: start),
+                     length: UInt32(truncatingIfNeeded: length), end: 0))
+        count &+= 1
+    }
+
     @inline(__always) static func pack(_ index: Int, _ commas: Int, _ isObject: Bool) -> UInt64 {
-        // Both fit in 31 bits: there are fewer nodes and commas than half the input's bytes, and it has < 2^32.
+        // The input has fewer than 2^32 bytes: there are fewer nodes than that, and fewer than 2^31 commas.
         UInt64(truncatingIfNeeded: index) | UInt64(truncatingIfNeeded: commas) << 32 | (isObject ? 1 << 63 : 0)
     }
 
@@ -381,12 +408,12 @@ private struct JSONTapeParser: ~Copyable {
 
     /// Reads an object key (after `{` or `,`), then whitespace and the colon; `pos` ends after the colon.
     @inline(__always) func scanKey(
-        _ pos: inout Int, afterComma: Bool, emit: (JSONTape.Kind, UInt8, Int, Int) -> Void
+        _ pos: inout Int, afterComma: Bool, _ out: UnsafeMutablePointer<Node>, _ count: inout Int
     ) throws(JSONParseError) {
         skipWhitespace(&pos)
         guard pos < n, p[pos] == quote else { throw badKey(pos, afterComma: afterComma) }
         let (end, flags) = try scanString(pos &+ 1)
-        emit(.string, flags, pos &+ 1, end &- pos &- 1)
+        Self.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
         pos = end &+ 1
         if pos < n, p[pos] == colon {
             pos &+= 1
@@ -405,20 +432,24 @@ private struct JSONTapeParser: ~Copyable {
         var i = start
         var flags: UInt8 = 0
         while true {
-            // Eight bytes at a time: find the first `"`, `\`, control character or non-ASCII byte.
-            while i &+ 8 <= n {
-                let w = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self))
-                let q = w ^ 0x2222_2222_2222_2222
-                let b = w ^ 0x5C5C_5C5C_5C5C_5C5C
-                // A byte's high bit is set when it is 0 after the xor (quote, backslash), below 0x20, or >= 0x80.
-                // Borrows only run upwards from a real match, so the lowest flagged byte is always a real one.
-                let m = ((q &- 0x0101_0101_0101_0101) | (b &- 0x0101_0101_0101_0101)
-                    | (w &- 0x2020_2020_2020_2020) | w) & 0x8080_8080_8080_8080
-                if m != 0 {
-                    i &+= m.trailingZeroBitCount >> 3
-                    break
+            // Find the first `"`, `\`, control character or non-ASCII byte, sixteen then eight bytes at a time.
+            scan: do {
+                while i &+ 16 <= n {
+                    let m1 = specialBytes(load8(p, i)), m2 = specialBytes(load8(p, i &+ 8))
+                    if m1 | m2 != 0 {
+                        i &+= m1 != 0 ? m1.trailingZeroBitCount >> 3 : 8 &+ m2.trailingZeroBitCount >> 3
+                        break scan
+                    }
+                    i &+= 16
                 }
-                i &+= 8
+                if i &+ 8 <= n {
+                    let m = specialBytes(load8(p, i))
+                    if m != 0 {
+                        i &+= m.trailingZeroBitCount >> 3
+                        break scan
+                    }
+                    i &+= 8
+                }
             }
             guard i < n else { throw unterminatedString(start) }
             let c = p[i]
