@@ -122,8 +122,29 @@ struct ResourceIndex {
     // MARK: Types
 
     private func tableIndex(_ type: Key, in tape: JSONTape) -> Int? {
-        for position in types.indices where Self.equal(types[position].type, type, in: tape) { return position }
-        return nil
+        guard type.plain else {
+            for position in types.indices where Self.equal(types[position].type, type, in: tape) { return position }
+            return nil
+        }
+        // Types are few and short: compare lengths, then bytes, without leaving the loop.
+        let node = tape.nodes[type.index]
+        let start = Int(node.start), length = Int(node.length)
+        return tape.bytes.withUnsafeBufferPointer { bytes -> Int? in
+            for position in types.indices {
+                let known = types[position].type
+                guard known.plain else {
+                    if Self.equal(known, type, in: tape) { return position }
+                    continue
+                }
+                let other = tape.nodes[known.index]
+                guard Int(other.length) == length else { continue }
+                let otherStart = Int(other.start)
+                var offset = 0
+                while offset < length, bytes[start &+ offset] == bytes[otherStart &+ offset] { offset &+= 1 }
+                if offset == length { return position }
+            }
+            return nil
+        }
     }
 
     private mutating func addTable(_ type: Key) -> Int {
