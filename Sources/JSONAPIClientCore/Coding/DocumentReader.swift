@@ -93,8 +93,9 @@ struct DocumentReader {
 
     /// The members of the object at `index` as JSON values (the last of duplicate keys wins).
     func object(_ index: Int) -> [String: JSONValue] {
-        var members: [String: JSONValue] = [:]
-        members.reserveCapacity(tape.count(index))
+        // Dictionary(minimumCapacity:) is specialized here; reserveCapacity is a call into the standard library
+        // that looks up the dictionary's generic metadata each time.
+        var members = [String: JSONValue](minimumCapacity: tape.count(index))
         var child = index + 1
         for _ in 0..<tape.count(index) {
             members[tape.string(child)] = value(child + 1)
@@ -214,8 +215,7 @@ struct DocumentReader {
                 resource.attributes = object(value)
             } else if tape.key(key, is: "relationships") {
                 try expectObject(value)
-                var relationships: [String: Relationship] = [:]
-                relationships.reserveCapacity(tape.count(value))
+                var relationships = [String: Relationship](minimumCapacity: tape.count(value))
                 try forEachMember(value) { name, relationshipIndex throws(Failure) in
                     relationships[tape.string(name)] = try relationship(relationshipIndex)
                 }
