@@ -77,3 +77,26 @@ struct IncludedOnceTests {
         #expect(raw.data?.resources.first?.relationships?["author"]?.data == .toOne(ResourceIdentifier(type: "people", id: "7")))
     }
 }
+
+@Suite("Identifier set")
+struct IdentifierSetTests {
+    @Test("Behaves as a Set of identifiers, small decimal ids or not")
+    func likeASet() {
+        let identifiers = [
+            ResourceIdentifier(type: "people", id: "5"), ResourceIdentifier(type: "people", id: "05"),
+            ResourceIdentifier(type: "robots", id: "5"), ResourceIdentifier(type: "people", id: "5", lid: "x"),
+            ResourceIdentifier(type: "people", lid: "5"), ResourceIdentifier(type: "people", id: "99999999"),
+            ResourceIdentifier(type: "people", id: "1048576"), ResourceIdentifier(type: "people", id: "1048575"),
+            ResourceIdentifier(type: "people", id: "caf\u{e9}"), ResourceIdentifier(type: "people", id: "cafe\u{301}"),
+            ResourceIdentifier(type: "people", id: "0"), ResourceIdentifier(type: "people", id: ""),
+            ResourceIdentifier(type: "people", id: "-1"), ResourceIdentifier(type: "people", id: "5", meta: ["m": 1]),
+        ]
+        var set = IdentifierSet()
+        var reference = Set<ResourceIdentifier>()
+        for identifier in identifiers + identifiers.reversed() {
+            #expect(set.contains(identifier) == reference.contains(identifier))
+            #expect(set.insert(identifier) == reference.insert(identifier).inserted)
+            #expect(set.contains(identifier))
+        }
+    }
+}

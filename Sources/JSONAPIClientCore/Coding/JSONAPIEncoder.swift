@@ -131,7 +131,7 @@ public struct JSONAPIEncoder: Sendable {
     ) throws -> Data {
         let context = ResourceEncodingContext(options: self, collectsIncluded: true, writesBytes: true)
         var data = JSONWriter(capacity: 4096)
-        var identifiers = Set<ResourceIdentifier>()
+        var identifiers = IdentifierSet()
         if !primary.single { data.bytes.append(UInt8(ascii: "[")) }
         for (position, (model, type)) in primary.models.enumerated() {
             if position > 0 { data.bytes.append(UInt8(ascii: ",")) }

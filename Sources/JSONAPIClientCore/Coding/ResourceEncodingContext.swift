@@ -15,7 +15,7 @@ final class ResourceEncodingContext {
     /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
     private(set) var includedText = JSONWriter(capacity: 4096)
     private(set) var includedRanges: [(identifier: ResourceIdentifier, range: Range<Int>)] = []
-    private var seen: Set<ResourceIdentifier> = []
+    private var seen = IdentifierSet()
     @exclusivity(unchecked) private var wireNames: [String: String] = [:]
     // One encode, one thread: no runtime exclusivity checks on this scratch state.
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
