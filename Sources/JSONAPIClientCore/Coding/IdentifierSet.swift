@@ -39,15 +39,16 @@ struct IdentifierSet {
     /// The id as a number when the identifier is an `id` in canonical decimal form (no sign, no leading zero) below
     /// the limit, with no `lid` or `meta`. Equal strings are then equal numbers: no other text is equal to digits.
     private static func dense(_ identifier: ResourceIdentifier) -> Int? {
-        guard identifier.lid == nil, identifier.meta == nil, let id = identifier.id else { return nil }
-        let utf8 = id.utf8
-        guard !utf8.isEmpty, utf8.count <= 7, utf8.count == 1 || utf8.first != UInt8(ascii: "0") else { return nil }
-        var value = 0
-        for byte in utf8 {
-            let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            value = value &* 10 &+ Int(digit)
+        guard identifier.lid == nil, identifier.meta == nil, var id = identifier.id else { return nil }
+        return id.withUTF8 { utf8 -> Int? in
+            guard utf8.count >= 1, utf8.count <= 7, utf8.count == 1 || utf8[0] != UInt8(ascii: "0") else { return nil }
+            var value = 0
+            for byte in utf8 {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ Int(digit)
+            }
+            return value < denseLimit ? value : nil
         }
-        return value < denseLimit ? value : nil
     }
 }

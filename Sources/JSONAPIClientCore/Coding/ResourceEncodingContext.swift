@@ -10,14 +10,14 @@ final class ResourceEncodingContext {
     /// Whether resources are written straight to bytes (``JSONAPIEncoder/encode(_:)`` of models) rather than kept
     /// as resource objects.
     let writesBytes: Bool
-    /// The related resources written to `included`, as resource objects…
-    private(set) var included: [ResourceObject] = []
-    /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
-    private(set) var includedText = JSONWriter(capacity: 4096)
-    private(set) var includedRanges: [(identifier: ResourceIdentifier, range: Range<Int>)] = []
-    private var seen = IdentifierSet()
-    @exclusivity(unchecked) private var wireNames: [String: String] = [:]
     // One encode, one thread: no runtime exclusivity checks on this scratch state.
+    /// The related resources written to `included`, as resource objects…
+    @exclusivity(unchecked) private(set) var included: [ResourceObject] = []
+    /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
+    @exclusivity(unchecked) private(set) var includedText = JSONWriter(capacity: 4096)
+    @exclusivity(unchecked) private(set) var includedRanges: [(identifier: ResourceIdentifier, range: Range<Int>)] = []
+    @exclusivity(unchecked) private var seen = IdentifierSet()
+    @exclusivity(unchecked) private var wireNames: [String: String] = [:]
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
@@ -162,22 +162,24 @@ final class ResourceEncodingContext {
 }
 
 /// What a model's encoding says about its resource.
+///
+/// One model's encoding fills it, on one thread, one member at a time: no runtime exclusivity checks.
 final class ResourceCapture {
-    var type: String?
-    var id: String?
-    var lid: String?
+    @exclusivity(unchecked) var type: String?
+    @exclusivity(unchecked) var id: String?
+    @exclusivity(unchecked) var lid: String?
     /// In the order written; of the same name written twice, the last counts (attributes written through nested
     /// containers, in `deferred`, count last of all).
-    var attributes: [(name: String, value: JSONValue)] = []
-    var relationships: [(name: String, relationship: Relationship)] = []
-    var links: Links?
-    var meta: Meta?
+    @exclusivity(unchecked) var attributes: [(name: String, value: JSONValue)] = []
+    @exclusivity(unchecked) var relationships: [(name: String, relationship: Relationship)] = []
+    @exclusivity(unchecked) var links: Links?
+    @exclusivity(unchecked) var meta: Meta?
     /// Attributes written through nested containers, read when the model is done.
-    var deferred: [(name: String, storage: ValueStorage)] = []
+    @exclusivity(unchecked) var deferred: [(name: String, storage: ValueStorage)] = []
     /// For a linked model: its type when it does not write one (`nil` for primary data, which is always written).
-    var defaultType: String?
+    @exclusivity(unchecked) var defaultType: String?
     /// Whether attributes are ignored: the model is linked and its resource object will not be written.
-    var skipsAttributes = false
+    @exclusivity(unchecked) var skipsAttributes = false
 
     /// The attributes, nested containers' included, in member order; of equal names the first spelling with the
     /// last value, as a dictionary filled in writing order would hold them.
