@@ -94,6 +94,25 @@ struct TypedDecodingTests {
         #expect(error?.code == .missingMember)
     }
 
+    struct OptionalComments: Resource {
+        static let resourceType = "articles"
+        var id: String
+        var comments: [Comment]?
+    }
+
+    @Test("An optional to-many is nil when its targets are not included and cannot be built from identifiers")
+    func optionalToMany() throws {
+        let missing = try JSONAPIDecoder().decode(Document<[OptionalComments]>.self, from: Fixture.data("missing-includes"))
+        #expect(missing.data?.map(\.comments?.count) == [nil, 0])
+        let included = try JSONAPIDecoder().decode(Document<[OptionalComments]>.self, from: Fixture.data("spec-compound"))
+        #expect(included.data?.first?.comments?.map(\.body) == ["First!", "I like XML better"])
+        // A broken included resource is still an error, not a silent nil.
+        let broken = decodingError(
+            [OptionalComments].self,
+            #"{"data": [{"type": "articles", "id": "1", "relationships": {"comments": {"data": [{"type": "comments", "id": "5"}]}}}], "included": [{"type": "comments", "id": "5", "attributes": {"body": 5}}]}"#)
+        #expect(broken?.pointer == "/included/0/attributes/body")
+    }
+
     @Test("Cycles (article → author → articles → …) end without recursion or crash")
     func cycles() throws {
         let document = try JSONAPIDecoder().decode(Document<Story>.self, from: Fixture.data("cycles"))

@@ -268,10 +268,27 @@ final class ResourceDecodingContext {
             return nil
         }
         if case .special(.identifier) = role { return try decode(T.self, at: linkagePosition(dataIndex)) }
-        guard tape.kind(dataIndex) == .object else { return try decode(T.self, at: linkagePosition(dataIndex)) }
+        guard tape.kind(dataIndex) == .object else {
+            // An optional to-many whose targets are not all in the document is nil when its models cannot be built
+            // from the identifiers, as an optional to-one is; failures inside included resources still throw.
+            if tape.kind(dataIndex) == .array, !resolvesAll(dataIndex) {
+                return try? decode(T.self, at: linkagePosition(dataIndex))
+            }
+            return try decode(T.self, at: linkagePosition(dataIndex))
+        }
         guard let target = resolve(dataIndex) else { return try? decode(T.self, at: .linked(dataIndex)) }
         if case .special(.resourceObject) = role { return try decode(T.self, at: .linked(dataIndex)) }
         return try decodeResource(T.self, at: target)
+    }
+
+    /// Whether every identifier in the linkage array at `index` names a resource the document holds.
+    private func resolvesAll(_ index: Int) -> Bool {
+        var element = index + 1
+        for _ in 0..<tape.count(index) {
+            if resolve(element) == nil { return false }
+            element = tape.skip(element)
+        }
+        return true
     }
 
     // MARK: Types with their own handling
