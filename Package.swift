@@ -18,8 +18,9 @@ let package = Package(
         .executableTarget(name: "JSONAPIBenchmark", dependencies: ["JSONAPIClient"], path: "Benchmarks/JSONAPIBenchmark"),
         .executableTarget(name: "JSONAPIDemo", dependencies: ["JSONAPIClient"], path: "Examples/Demo"),
         .testTarget(name: "CoreTests", dependencies: ["JSONAPIClientCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient"]),
-        .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient"]),
+        .target(name: "TestSupport", dependencies: ["JSONAPIClient"], path: "Tests/TestSupport"),
+        .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "TestSupport"]),
+        .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
         .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClientCore"]),
     ],
     swiftLanguageModes: [.v6]

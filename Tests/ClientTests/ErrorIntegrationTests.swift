@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 @Suite("Error documents from the test server")
 struct ErrorIntegrationTests {

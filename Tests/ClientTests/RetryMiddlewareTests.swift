@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import JSONAPIClient
+import TestSupport
 
 @Suite("RetryMiddleware")
 struct RetryMiddlewareTests {

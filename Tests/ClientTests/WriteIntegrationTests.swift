@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 @Suite("Writing to the test server")
 struct WriteIntegrationTests {

@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 /// Walks all 200 seeded articles through each of the test server's pagination styles.
 @Suite("Walking the test server's collections")

@@ -1,5 +1,6 @@
 import Foundation
 import JSONAPIClient
+import TestSupport
 
 /// A resource type for endpoints the tests only delete (`/notes/<pk>`).
 struct Note: Resource {

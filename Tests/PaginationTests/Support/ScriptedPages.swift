@@ -1,5 +1,6 @@
 import Foundation
 import JSONAPIClient
+import TestSupport
 
 /// Builds JSON:API pages for scripted transports.
 enum Pages {
