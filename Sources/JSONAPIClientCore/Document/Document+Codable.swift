@@ -9,6 +9,7 @@ protocol WireCodable: Codable {
 }
 
 extension WireCodable {
+    /// Reads the value from any decoder, through ``JSONValue``.
     public init(from decoder: any Decoder) throws {
         let value = try JSONValue(from: decoder)
         var writer = JSONWriter()
@@ -22,6 +23,7 @@ extension WireCodable {
         }
     }
 
+    /// Writes the value to any encoder, as the specification writes it.
     public func encode(to encoder: any Encoder) throws { try wireValue.encode(to: encoder) }
 }
 

@@ -5,14 +5,19 @@ import Foundation
 /// Numbers keep the form they were written in: `1` is ``int(_:)`` and `1.0` is ``double(_:)``, so a value read and
 /// written again means the same to the server.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// An integer that fits in 64 bits.
     case int(Int64)
     /// A number with a fraction or exponent, or an integer too large for `Int64`.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; member order does not count.
     case object([String: JSONValue])
 }
 
@@ -56,12 +61,19 @@ extension JSONValue {
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// `nil` is JSON `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` and `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal is an ``int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point literal is a ``double(_:)``, even when its value is whole.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object; of repeated keys the last wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
