@@ -40,14 +40,23 @@ public struct JSONAPIDecoder: Sendable {
     public func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, from data: Data) throws(
         JSONAPIDecodingError
     ) -> Document<Primary> {
-        try decode(type, from: [UInt8](data))
+        try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
+            try decode(type, tape: tape)
+        }
     }
 
     /// Decodes a document from bytes; see ``decode(_:from:)-(_,Data)``.
     public func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, from bytes: [UInt8]) throws(
         JSONAPIDecodingError
     ) -> Document<Primary> {
-        let tape = try Self.parse(bytes, maxDepth: maxNestingDepth)
+        try Self.withTape(of: bytes, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
+            try decode(type, tape: tape)
+        }
+    }
+
+    private func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, tape: JSONTape) throws(
+        JSONAPIDecodingError
+    ) -> Document<Primary> {
         let reader = DocumentReader(tape: tape)
         if Primary.self == PrimaryData.self, let document = try reader.document() as? Document<Primary> {
             return document
@@ -67,23 +76,35 @@ public struct JSONAPIDecoder: Sendable {
     public func decodeResource<Model: Decodable>(_ type: Model.Type, from data: Data) throws(JSONAPIDecodingError)
         -> Model
     {
-        let tape = try Self.parse([UInt8](data), maxDepth: maxNestingDepth)
-        let reader = DocumentReader(tape: tape)
-        try reader.expectObject(0)
-        let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
-        do {
-            return try context.decode(Model.self, at: .linked(0))
-        } catch {
-            throw context.describe(error)
+        try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
+            let reader = DocumentReader(tape: tape)
+            try reader.expectObject(0)
+            let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
+            do {
+                return try context.decode(Model.self, at: .linked(0))
+            } catch {
+                throw context.describe(error)
+            }
         }
     }
 
-    static func parse(_ bytes: [UInt8], maxDepth: Int) throws(JSONAPIDecodingError) -> JSONTape {
-        do {
-            return try JSONTape(parsing: bytes, maxDepth: maxDepth)
-        } catch {
-            throw JSONAPIDecodingError(parseError: error)
+    /// Parses `bytes` without copying them and runs `body` with the tape, which must not escape it: the tape
+    /// borrows the bytes for the length of this call.
+    static func withTape<Result>(
+        of bytes: some ContiguousBytes, maxDepth: Int, _ body: (JSONTape) throws(JSONAPIDecodingError) -> Result
+    ) throws(JSONAPIDecodingError) -> Result {
+        let outcome = bytes.withUnsafeBytes { raw in
+            Swift.Result { () throws(JSONAPIDecodingError) -> Result in
+                let tape: JSONTape
+                do throws(JSONParseError) {
+                    tape = try JSONTape(borrowing: raw.assumingMemoryBound(to: UInt8.self), maxDepth: maxDepth)
+                } catch {
+                    throw JSONAPIDecodingError(parseError: error)
+                }
+                return try body(tape)
+            }
         }
+        return try outcome.get()
     }
 }
 

@@ -13,22 +13,25 @@ extension JSONAPIDecoder {
     /// The results of an Atomic Operations response: `{"atomic:results": [...]}`, in request order. A response
     /// without results (the server answered 204, or sent only meta) gives `[]`.
     public func decodeAtomicResults(from data: Data) throws(JSONAPIDecodingError) -> [AtomicResult] {
-        let tape = try Self.parse([UInt8](data), maxDepth: maxNestingDepth)
-        let reader = DocumentReader(tape: tape)
-        try reader.expectObject(0)
-        guard let results = ResourceMembers.member("atomic:results", of: 0, in: tape) else { return [] }
-        guard tape.kind(results) == .array else { throw reader.mismatch(results, expected: "an array") }
-        var decoded: [AtomicResult] = []
-        var element = results + 1
-        for _ in 0..<tape.count(results) {
-            try reader.expectObject(element)
-            var result = AtomicResult()
-            if let data = ResourceMembers.member("data", of: element, in: tape) { result.data = try reader.primaryData(data) }
-            if let meta = ResourceMembers.member("meta", of: element, in: tape) { result.meta = try reader.meta(meta) }
-            decoded.append(result)
-            element = tape.skip(element)
+        try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
+            let reader = DocumentReader(tape: tape)
+            try reader.expectObject(0)
+            guard let results = ResourceMembers.member("atomic:results", of: 0, in: tape) else { return [] }
+            guard tape.kind(results) == .array else { throw reader.mismatch(results, expected: "an array") }
+            var decoded: [AtomicResult] = []
+            var element = results + 1
+            for _ in 0..<tape.count(results) {
+                try reader.expectObject(element)
+                var result = AtomicResult()
+                if let data = ResourceMembers.member("data", of: element, in: tape) {
+                    result.data = try reader.primaryData(data)
+                }
+                if let meta = ResourceMembers.member("meta", of: element, in: tape) { result.meta = try reader.meta(meta) }
+                decoded.append(result)
+                element = tape.skip(element)
+            }
+            return decoded
         }
-        return decoded
     }
 }
 

@@ -17,6 +17,15 @@ extension JSONTape {
     /// surrogates, non-RFC numbers, trailing commas, anything but whitespace after the root value, a byte order mark,
     /// containers nested deeper than `maxDepth` and inputs larger than 4 GiB. Duplicate keys are kept.
     init(parsing bytes: [UInt8], maxDepth: Int = 512) throws(JSONParseError) {
+        try self.init(bytes: TapeBytes(copying: bytes), maxDepth: maxDepth)
+    }
+
+    /// Parses bytes the caller lends for as long as the tape is used: no copy. The tape must not outlive `buffer`.
+    init(borrowing buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws(JSONParseError) {
+        try self.init(bytes: TapeBytes(borrowing: buffer), maxDepth: maxDepth)
+    }
+
+    private init(bytes: TapeBytes, maxDepth: Int) throws(JSONParseError) {
         guard UInt64(bytes.count) <= UInt64(UInt32.max) else {
             throw JSONParseError(offset: Int(exactly: UInt64(UInt32.max) + 1) ?? Int.max, reason: "input larger than 4 GiB")
         }
@@ -30,7 +39,7 @@ extension JSONTape {
     ///
     /// Lenient: the parser has validated the text already. A malformed escape is copied as written, a lone surrogate
     /// becomes U+FFFD, invalid UTF-8 is repaired with U+FFFD, and a range outside `bytes` is clamped.
-    static func unescape(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+    static func unescape(_ bytes: TapeBytes, _ range: Range<Int>) -> String {
         let range = range.clamped(to: bytes.indices)
         if range.isEmpty { return "" }
         return bytes.withUnsafeBufferPointer { input in

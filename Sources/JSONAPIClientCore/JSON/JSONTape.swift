@@ -4,7 +4,7 @@
 /// member's value; an array node is followed by its elements. Containers record the index just past their last
 /// descendant, so a reader skips any value in O(1). Strings and numbers are only located, never converted, until a
 /// reader asks for them: decoding only what a model needs is the point.
-struct JSONTape: Sendable {
+struct JSONTape {
     /// What a node holds.
     enum Kind: UInt8, Sendable {
         case null, `true`, `false`, number, string, array, object
@@ -26,8 +26,8 @@ struct JSONTape: Sendable {
     static let stringHasEscapes: UInt8 = 1
     static let numberIsInteger: UInt8 = 1
 
-    /// The input, as given.
-    let bytes: [UInt8]
+    /// The input.
+    let bytes: TapeBytes
     /// The index; `nodes[0]` is the root value.
     let nodes: [Node]
 
