@@ -29,6 +29,24 @@ struct StrategyTests {
         #expect(OffsetPagination(offset: 5, limit: 10).previous(before: PageContext(count: 10))?.offset == 0)
     }
 
+    @Test("Extreme totals from the server and extreme numbers from the caller never overflow")
+    func extremes() {
+        let huge: Meta = ["pagination": ["count": .int(Int64.max)]]
+        let negative: Meta = ["count": .int(Int64.min)]
+        let page = PageBasedPagination(number: 2, size: 10)
+        #expect(page.last(of: PageContext(count: 10, meta: huge))?.number == Int.max / 10 + 1)
+        #expect(page.next(after: PageContext(count: 10, meta: huge))?.number == 3)
+        #expect(page.last(of: PageContext(count: 10, meta: negative))?.number == 1)
+        #expect(PageBasedPagination(number: .max, size: 10).next(after: PageContext(count: 10)) == nil)
+        #expect(PageBasedPagination(number: .max / 2, size: 10).next(after: PageContext(count: 10, meta: huge)) == nil)
+        let offset = OffsetPagination(offset: .max - 5, limit: 10)
+        #expect(offset.next(after: PageContext(count: 10)) == nil)
+        #expect(offset.next(after: PageContext(count: 10, meta: huge)) == nil)
+        #expect(OffsetPagination(offset: 20, limit: 10).last(of: PageContext(count: 10, meta: negative))?.offset == 0)
+        #expect(OffsetPagination(offset: 20, limit: 10).last(of: PageContext(count: 10, meta: huge))?.offset == (Int.max - 1) / 10 * 10)
+        #expect(OffsetPagination(offset: 5, limit: .min).previous(before: PageContext(count: 1))?.offset == 0)
+    }
+
     @Test("Cursor profile: continues from the resources' cursors; the token form cannot")
     func cursor() {
         let page = CursorPagination(size: 2, position: .range(after: "c0", before: nil))

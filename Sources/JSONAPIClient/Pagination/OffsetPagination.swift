@@ -39,13 +39,18 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
 
     /// The next page, when `meta` reports more resources, or when this page is full and there is no total.
     public func next(after page: PageContext) -> OffsetPagination? {
-        if let total = page.totalResources { return offset + limit < total ? moved(to: offset + limit) : nil }
-        return page.count >= limit && limit > 0 ? moved(to: offset + limit) : nil
+        // Totals come from the server and offsets from the caller: arithmetic that would overflow means no page.
+        let (following, overflow) = offset.addingReportingOverflow(limit)
+        guard !overflow else { return nil }
+        if let total = page.totalResources { return following < total ? moved(to: following) : nil }
+        return page.count >= limit && limit > 0 ? moved(to: following) : nil
     }
 
     /// The page before, clamped at offset 0.
     public func previous(before page: PageContext) -> OffsetPagination? {
-        offset > 0 ? moved(to: max(offset - limit, 0)) : nil
+        guard offset > 0 else { return nil }
+        let (preceding, overflow) = offset.subtractingReportingOverflow(limit)
+        return moved(to: overflow ? 0 : max(preceding, 0))
     }
 
     /// Offset 0.
@@ -54,7 +59,7 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     /// The page holding the last resource, when `meta` reports the total.
     public func last(of page: PageContext) -> OffsetPagination? {
         guard let total = page.totalResources, limit > 0 else { return nil }
-        return moved(to: total == 0 ? 0 : ((total - 1) / limit) * limit)
+        return moved(to: total <= 0 ? 0 : ((total - 1) / limit) * limit)
     }
 
     private func moved(to offset: Int) -> OffsetPagination { OffsetPagination(offset: offset, limit: limit, names: names) }

@@ -44,9 +44,15 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
 
     /// The next page, when `meta` reports more, or when this page is full and `meta` reports no totals.
     public func next(after page: PageContext) -> PageBasedPagination? {
-        if let pages = page.totalPages { return number < pages ? moved(to: number + 1) : nil }
-        if let total = page.totalResources { return number * size < total ? moved(to: number + 1) : nil }
-        return page.count >= size && size > 0 ? moved(to: number + 1) : nil
+        // Totals come from the server and numbers from the caller: arithmetic that would overflow means no page.
+        let (following, overflow) = number.addingReportingOverflow(1)
+        guard !overflow else { return nil }
+        if let pages = page.totalPages { return number < pages ? moved(to: following) : nil }
+        if let total = page.totalResources {
+            let (seen, overflow) = number.multipliedReportingOverflow(by: size)
+            return !overflow && seen < total ? moved(to: following) : nil
+        }
+        return page.count >= size && size > 0 ? moved(to: following) : nil
     }
 
     /// The page before, down to page 1.
@@ -60,7 +66,9 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
     /// The last page, when `meta` reports the number of pages or of resources.
     public func last(of page: PageContext) -> PageBasedPagination? {
         if let pages = page.totalPages { return moved(to: max(pages, 1)) }
-        if let total = page.totalResources, size > 0 { return moved(to: max((total + size - 1) / size, 1)) }
+        if let total = page.totalResources, size > 0 {
+            return moved(to: max(total / size + (total % size > 0 ? 1 : 0), 1))
+        }
         return nil
     }
 
