@@ -53,6 +53,25 @@ struct ScriptedNavigationTests {
         #expect(ids(try await last.prev()) == ["5", "6", "7", "8"])
     }
 
+    @Test("reload() sends a new request: to the self link when the document has one, else the original request")
+    func reload() async throws {
+        let selfLink = "https://api.example.com/v1/articles?canonical=1&page%5Bnumber%5D=1"
+        let client = ScriptedClient { _ in .document(Pages.body([1], links: [("self", selfLink)])) }
+        let page = try await Pages.source(client).fetch().include("author").paginate(.pageBased(1, 1))
+        let reloaded = try await page.reload()
+        #expect(client.requests.count == 2)
+        #expect(client.requests[1].url.absoluteString == selfLink)
+        #expect(reloaded.origin?.url.absoluteString == selfLink)
+
+        let plain = ScriptedClient { _ in .document(Pages.body([1])) }
+        let original = try await Pages.source(plain).fetch().include("author").paginate(.pageBased(1, 1))
+        _ = try await original.reload()
+        _ = try await original.reload()
+        #expect(plain.requests.count == 3)
+        #expect(plain.requests.map(\.url) == Array(repeating: plain.requests[0].url, count: 3))
+        #expect(plain.requests[2].url.queryValue("include") == "author")
+    }
+
     @Test("A null link means no page, and the strategy is not consulted")
     func nullLinks() async throws {
         let client = ScriptedClient(body: Pages.body([1, 2, 3], links: [("next", nil), ("prev", nil), ("first", "https://api.example.com/v1/articles")]))
