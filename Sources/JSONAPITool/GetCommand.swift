@@ -13,7 +13,8 @@ enum GetCommand {
     static let usage = """
         usage: jsonapi get URL [OPTIONS]
           Fetches the JSON:API document at URL and prints it normalized: pretty JSON with sorted keys.
-          Query parameters already in URL are kept; the options add to them (replacing the same names).
+          Query parameters already in URL are kept; the options add to them: include, sort and fields
+          lists grow, a filter or page option replaces the URL's parameter of that name.
           --include a,b.c          include related resources (repeatable)
           --fields TYPE=a,b        sparse fieldset for TYPE (repeatable)
           --sort -x,y              sort fields (repeatable)

@@ -118,11 +118,15 @@ struct URLBuildingTests {
         #expect(try source.fetchRelated("author", of: "3", as: Person.self).url.absoluteString == "https://api.example.com/v1/v2/articles/item-3/author")
     }
 
-    @Test("A link's own query is kept; options add to it and replace the same names")
+    @Test("A link's own query is kept; options add to it: lists grow, other names are replaced")
     func linkQueryKept() throws {
         let link = Link(href: "https://api.example.com/v1/articles?filter%5Btitle%5D=a&page%5Bsize%5D=5")
         let url = try source.fetch(link: link, as: [Article].self).include("author").page(.pageBased(2, 10)).url
         #expect(url.absoluteString == "https://api.example.com/v1/articles?filter%5Btitle%5D=a&include=author&page%5Bnumber%5D=2&page%5Bsize%5D=10")
+        let lists = Link(href: "https://api.example.com/v1/articles?include=author&sort=-created&fields%5Bpeople%5D=name&filter%5Bid%5D=1")
+        let merged = try source.fetch(link: lists, as: [Article].self)
+            .include("tags", "author").sort("title").fields(["people": ["email"]]).filter("id", "2").url
+        #expect(merged.absoluteString == "https://api.example.com/v1/articles?fields%5Bpeople%5D=name%2Cemail&filter%5Bid%5D=2&include=author%2Ctags&sort=-created%2Ctitle")
     }
 
     @Test("A link without options is requested exactly as given")
@@ -131,6 +135,20 @@ struct URLBuildingTests {
         #expect(try source.fetch(link: Link(href: href), as: [Article].self).url.absoluteString == href)
         #expect(try source.fetch(link: Link(href: href), as: [Article].self).decoding(as: PrimaryData.self).url.absoluteString == href)
         #expect(try source.fetch(link: Link(href: "/v1/articles/1"), as: Article.self).url.absoluteString == "https://api.example.com/v1/articles/1")
+    }
+
+    @Test("A relative link resolves under the base URL, or against the URL it came from")
+    func relativeLinks() throws {
+        #expect(
+            try source.fetch(link: "articles/1/author", as: Person.self).url.absoluteString
+                == "https://api.example.com/v1/articles/1/author")
+        let document = try #require(URL(string: "https://api.example.com/v1/articles/1/"))
+        #expect(
+            try source.fetch(link: "author", relativeTo: document, as: Person.self).url.absoluteString
+                == "https://api.example.com/v1/articles/1/author")
+        #expect(
+            try source.fetch(link: "../2", relativeTo: document, as: Person.self).url.absoluteString
+                == "https://api.example.com/v1/articles/2")
     }
 
     @Test("Pagination parameter names are configurable")

@@ -68,16 +68,27 @@ public actor DataSource<Model: Resource> {
     }
 
     /// A fetch of a URL or link, decoded as `type`: a related resource's `links.related`, a URL from elsewhere.
-    /// Its query parameters are kept (options add to them). A relative `href` resolves against the base URL; only
-    /// `http`/`https` URLs of the data source's origin or an allowed one are fetched.
-    public nonisolated func fetch<Primary: Decodable & Sendable>(link: Link, as type: Primary.Type)
-        -> FetchRequest<Primary>
-    {
+    /// Its query parameters are kept (options add to them). A relative `href` resolves against `base` — pass the
+    /// URL of the document the link came from (`document.origin?.url`) — or, by default, under the base URL as a
+    /// folder (`articles/1/author` with base `https://api.example.com/v1` is `…/v1/articles/1/author`, as path
+    /// templates are). Only `http`/`https` URLs of the data source's origin or an allowed one are fetched.
+    public nonisolated func fetch<Primary: Decodable & Sendable>(
+        link: Link, relativeTo base: URL? = nil, as type: Primary.Type
+    ) -> FetchRequest<Primary> {
         let executor = self.executor
         let target: Result<URL, JSONAPIClientError> = Result { () throws(JSONAPIClientError) -> URL in
-            try executor.resolveLink(link.href, relativeTo: executor.baseURL)
+            try executor.resolveLink(link.href, relativeTo: base ?? Self.folder(executor.baseURL))
         }
         return FetchRequest(executor: executor, target: target)
+    }
+
+    /// `url` with a trailing slash, so that relative references resolve beneath it.
+    static func folder(_ url: URL) -> URL {
+        guard !url.path.hasSuffix("/"), var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url
+        }
+        components.path += "/"
+        return components.url ?? url
     }
 
     /// A fetch of a related-resource endpoint (`GET /articles/1/author`), decoded as `type`.

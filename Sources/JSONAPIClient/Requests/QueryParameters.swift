@@ -1,6 +1,7 @@
 /// The query of a fetch, as the builder collects it; serialised deterministically by ``encoded(pagination:)``.
 struct QueryParameters: Sendable, Hashable {
-    /// Parameters that came with the URL itself, kept unless a builder option sets the same name.
+    /// Parameters that came with the URL itself: lists (`include`, `sort`, `fields[TYPE]`) are extended by the
+    /// options, other parameters kept unless an option sets the same name.
     var inherited: [QueryItem] = []
     /// `include` paths, in first-seen order, without duplicates.
     var include: [String] = []
@@ -17,15 +18,19 @@ struct QueryParameters: Sendable, Hashable {
     var hasNoOptions: Bool { include.isEmpty && fields.isEmpty && filters.isEmpty && sort.isEmpty && other.isEmpty }
 
     /// Every parameter as name–value pairs, sorted by name (byte order; pairs of one name keep their order).
-    /// Later sources replace earlier ones of the same name: the URL's own, then include/fields/filter/sort, then
-    /// the pagination strategy's, then ``other``.
+    /// Lists add to the URL's own: `include`, `sort` and `fields[TYPE]` keep the URL's items first, then the
+    /// options' (without duplicates). Other parameters replace earlier ones of the same name: the URL's own, then
+    /// filters, then the pagination strategy's, then ``other``.
     func items(pagination: [QueryItem]) -> [QueryItem] {
         var layers: [[QueryItem]] = [inherited]
         var options: [QueryItem] = []
-        if !include.isEmpty { options.append(QueryItem("include", include.joined(separator: ","))) }
-        for (type, names) in fields { options.append(QueryItem("fields[\(type)]", names.joined(separator: ","))) }
+        if !include.isEmpty { options.append(QueryItem("include", mergedList("include", include))) }
+        for (type, names) in fields {
+            let name = "fields[\(type)]"
+            options.append(QueryItem(name, mergedList(name, names)))
+        }
         for (name, value) in filters { options.append(QueryItem("filter[\(name)]", value)) }
-        if !sort.isEmpty { options.append(QueryItem("sort", sort.joined(separator: ","))) }
+        if !sort.isEmpty { options.append(QueryItem("sort", mergedList("sort", sort))) }
         layers.append(options)
         layers.append(pagination)
         layers.append(other.map { QueryItem($0.key, $0.value) })
@@ -45,6 +50,16 @@ struct QueryParameters: Sendable, Hashable {
     func encoded(pagination: [QueryItem]) -> String {
         items(pagination: pagination).map { FormEncoding.encode($0.name) + "=" + FormEncoding.encode($0.value) }
             .joined(separator: "&")
+    }
+
+    /// The URL's comma-separated items of `name`, then `items`, without duplicates, joined again.
+    private func mergedList(_ name: String, _ items: [String]) -> String {
+        var merged: [String] = []
+        for item in inherited where item.name == name {
+            Self.appendingUnique(item.value.split(separator: ",").map(String.init), to: &merged)
+        }
+        Self.appendingUnique(items, to: &merged)
+        return merged.joined(separator: ",")
     }
 
     static func appendingUnique(_ new: [String], to list: inout [String]) {
