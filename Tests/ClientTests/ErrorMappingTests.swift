@@ -129,6 +129,32 @@ struct ErrorMappingTests {
         #expect(noContent.document == nil && noContent.rawDocument == nil)
     }
 
+    @Test("Delete: 200 with meta, 202 with a job document, 204 without body; DELETE to the resource's URL")
+    func deleteStatuses() async throws {
+        let withMeta = ScriptedClient(status: 200, body: #"{"meta":{"deleted":"4"}}"#)
+        let deleted = try await source(withMeta).delete(id: "4")
+        #expect(deleted.status == .ok)
+        #expect(deleted.meta?["deleted"] == "4")
+        #expect(withMeta.requests.first?.method == .delete)
+        #expect(withMeta.requests.first?.url.absoluteString == "https://api.example.com/v1/articles/4")
+        #expect(withMeta.requests.first?.body == nil)
+
+        let queued = try await source(ScriptedClient(status: 202, body: #"{"data":{"type":"jobs","id":"j2"},"meta":{"eta":5}}"#)).delete(id: "4")
+        #expect(queued.status == .accepted)
+        #expect(queued.rawDocument?.data?.identifiers.first?.id == "j2")
+        #expect(queued.meta?["eta"] == 5)
+
+        let gone = try await source(ScriptedClient(status: 204, body: "")).delete(id: "4")
+        #expect(gone.status == .noContent)
+        #expect(gone.document == nil && gone.rawDocument == nil)
+
+        let missing = await #expect(throws: JSONAPIClientError.self) {
+            try await self.source(ScriptedClient(status: 404, body: #"{"errors":[{"status":"404","title":"Not found"}]}"#)).delete(id: "4")
+        }
+        #expect(missing?.status == .notFound)
+        #expect(missing?.errors.first?.title == "Not found")
+    }
+
     @Test("Update sends only the members that were set; null is sent as null")
     func partialUpdate() async throws {
         let client = ScriptedClient(status: 204, body: "")

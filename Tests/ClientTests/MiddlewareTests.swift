@@ -69,14 +69,21 @@ struct MiddlewareTests {
             baseURL: exampleBase, strategy: .path("articles/<id>"), client: client,
             configuration: .init(
                 middlewares: [BearerTokenMiddleware { "secret" }],
-                headerFields: ["Cookie": "session=1", "X-Client": "tests"], allowedLinkOrigins: [cdn]))
+                headerFields: ["Cookie": "session=1", "X-API-Key": "k-123"], allowedLinkOrigins: [cdn]))
         _ = try? await source.fetch(link: "https://cdn.example.com/articles/1", as: Article.self)
-            .header(.authorization, "Bearer manual").result()
+            .header(.authorization, "Bearer manual").header("X-Trace", "t-1").result()
         let request = try #require(client.requests.first)
         #expect(request.url.absoluteString == "https://cdn.example.com/articles/1")
         #expect(request.headerFields[.authorization] == nil)
         #expect(request.headerFields[.cookie] == nil)
-        #expect(request.headerFields["X-Client"] == "tests")
+        // The data source's configured headers are for its own server: an API key never leaves it.
+        #expect(request.headerFields["X-API-Key"] == nil)
+        #expect(request.headerFields["X-Trace"] == "t-1")
+        #expect(request.headerFields[.accept] == "application/vnd.api+json")
+
+        _ = try? await source.fetch(id: "1").result()
+        #expect(client.requests.last?.headerFields["X-API-Key"] == "k-123")
+        #expect(client.requests.last?.headerFields[.authorization] == "Bearer secret")
     }
 
     @Test("Logging reports method, URL, status and duration, and never a credential")

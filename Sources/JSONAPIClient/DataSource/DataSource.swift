@@ -14,7 +14,7 @@ import Foundation
 /// let one = try await source.fetch(id: "1").include(["author"]).result()              // Document<Article>
 /// for try await article in source.fetch().page(.pageBased(1, 50)).resources() { print(article.title) }
 ///
-/// let created = try await source.create(Article(title: "Hello", body: "…"))           // 201 + Location
+/// let created = try await source.create(Article(id: "", title: "Hello", body: "…"))   // 201 + Location
 /// var change = ResourceUpdate<Article>(id: "7"); change.set("title", to: "Hi")
 /// try await source.update(change)                                                   // PATCH, only title
 /// try await source.delete(id: "7")

@@ -17,17 +17,20 @@ struct RequestExecutor: Sendable {
     // MARK: Sending
 
     /// The HTTP request for `prepared`: `Accept`, `Content-Type` with a body, the configuration's headers, then the
-    /// request's own (replacing those of the same name). Credentials are removed for another origin.
+    /// request's own (replacing those of the same name). To another (allowed) origin, the configuration's headers
+    /// — meant for the data source's own server, and where API keys live — are not sent, and credentials are
+    /// removed from the request's own.
     func httpRequest(for prepared: PreparedRequest) throws(JSONAPIClientError) -> HTTPRequest {
         let url = try prepared.url
+        let sameOrigin = isSameOrigin(url)
         let mediaType = (prepared.mediaType ?? configuration.mediaType).headerValue
         var fields: HTTPFields = [.accept: mediaType]
         if prepared.body != nil { fields[.contentType] = mediaType }
-        for layer in [configuration.headerFields, prepared.headerFields] {
+        for layer in sameOrigin ? [configuration.headerFields, prepared.headerFields] : [prepared.headerFields] {
             for name in Set(layer.map(\.name)) { fields.remove(name) }
             for field in layer { fields.append(field) }
         }
-        if !isSameOrigin(url) {
+        if !sameOrigin {
             for name in [HTTPField.Name.authorization, .proxyAuthorization, .cookie] { fields.remove(name) }
         }
         return HTTPRequest(method: prepared.method, url: url, headerFields: fields, body: prepared.body)
