@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["JSONAPIClient"], path: "Tests/TestSupport"),
         .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "TestSupport"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
-        .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClientCore"]),
+        .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

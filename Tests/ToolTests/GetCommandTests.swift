@@ -1,4 +1,5 @@
 import Foundation
+import JSONAPIClient
 import Testing
 
 @testable import JSONAPITool
@@ -34,6 +35,46 @@ struct GetCommandTests {
 
     private func json(_ data: Data) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// A transport that answers every request the same way, or fails.
+    struct FixedClient: Client {
+        var response: HTTPResponse?
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            guard let response else { throw URLError(.cannotConnectToHost) }
+            return response
+        }
+    }
+
+    private func run(_ arguments: [String], client: FixedClient) async -> (Int32, Captured) {
+        let captured = Captured()
+        let status = await GetCommand.run(
+            arguments, streams: .init(output: { captured.write($0) }, error: { captured.error($0) }, errorIsTerminal: false),
+            client: client)
+        return (status, captured)
+    }
+
+    @Test("A response that does not decode: the pointer on standard error, exit 1")
+    func decodingError() async {
+        let body = Data(#"{"data": [{"type": "articles", "id": "1"}, {"id": "2"}]}"#.utf8)
+        let (status, captured) = await run(
+            ["https://api.example.com/articles"],
+            client: FixedClient(response: HTTPResponse(status: 200, headerFields: ["Content-Type": "application/vnd.api+json"], body: body)))
+        #expect(status == 1)
+        #expect(captured.output.isEmpty)
+        let message = captured.errors.joined(separator: "\n")
+        #expect(message.contains("/data/1/type"))
+        #expect(message.contains("https://api.example.com/articles"))
+    }
+
+    @Test("A transport failure: the URL and the cause on standard error, exit 1")
+    func transportError() async {
+        let (status, captured) = await run(["https://api.example.com/articles"], client: FixedClient(response: nil))
+        #expect(status == 1)
+        #expect(captured.output.isEmpty)
+        let message = captured.errors.joined(separator: "\n")
+        #expect(message.contains("https://api.example.com/articles"))
+        #expect(!message.isEmpty)
     }
 
     @Test("Parses every option; repeatable ones accumulate")
