@@ -155,6 +155,17 @@ struct ErrorMappingTests {
         #expect(missing?.errors.first?.title == "Not found")
     }
 
+    @Test("update(model) { edit } sends exactly what the edit changed")
+    func updateByEditing() async throws {
+        let client = ScriptedClient(status: 204, body: "")
+        let article = Article(id: "4", title: "Old", body: "Body", created: Date(timeIntervalSince1970: 0))
+        try await source(client).update(article) { $0.title = "New" }
+        let sent = try #require(client.requests.first)
+        #expect(sent.method == .patch)
+        #expect(sent.url.absoluteString == "https://api.example.com/v1/articles/4")
+        #expect(String(decoding: sent.body ?? Data(), as: UTF8.self) == #"{"data":{"attributes":{"title":"New"},"id":"4","type":"articles"}}"#)
+    }
+
     @Test("Update sends only the members that were set; null is sent as null")
     func partialUpdate() async throws {
         let client = ScriptedClient(status: 204, body: "")

@@ -78,8 +78,8 @@ enum ReadmeSnippets {
         change.set("title", to: "New title")                //   a value
         change.setNull("subtitle")                          //   null
         try await articles.update(change)                   //   everything else absent
-        // or: try await articles.update(try ResourceUpdate(from: article) { $0.title = "New title" })
-        try await articles.update(try ResourceUpdate(from: article) { $0.title = "New title" })
+        // or edit a copy, and exactly the differences are sent:
+        try await articles.update(article) { $0.title = "New title" }
 
         try await articles.relationship("author", of: "7").replace(with: ResourceIdentifier(type: "people", id: "9"))
         try await articles.relationship("tags", of: "7").add([ResourceIdentifier(type: "tags", id: "3")])

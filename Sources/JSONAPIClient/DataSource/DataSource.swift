@@ -152,6 +152,20 @@ public actor DataSource<Model: Resource> {
             PreparedRequest(method: .patch, endpoint: url, headerFields: headerFields, body: body), as: Model.self)
     }
 
+    /// Updates a resource by editing a copy of its model: exactly the members the edit changes are sent (a
+    /// property set to `nil` is sent as `null`), the rest stay as the server has them.
+    ///
+    /// ```swift
+    /// try await articles.update(article) { $0.title = "New title" }
+    /// ```
+    @discardableResult
+    public nonisolated func update(
+        _ model: Model, headerFields: HTTPFields = HTTPFields(), _ edit: (inout Model) throws -> Void
+    ) async throws -> WriteResponse<Model> {
+        let change = try ResourceUpdate(from: model, encoder: configuration.encoder, edit)
+        return try await update(change, headerFields: headerFields)
+    }
+
     /// Deletes a resource (`DELETE`). 200 may carry meta (``WriteResponse/meta``); 202 and 204 are successes.
     @discardableResult
     public func delete(id: String, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
