@@ -61,13 +61,14 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private(set) var sharesStrings = false
     /// Strings of resources decoded again, by tape index.
     @exclusivity(unchecked) private var sharedStrings: [UInt32: String] = [:]
-    @exclusivity(unchecked) private var wireNames: [String: String] = [:]
+    @exclusivity(unchecked) private var wireNames: WireNames
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
         self.tape = tape
         self.reader = reader
         self.keyStrategy = options.keyStrategy
         self.transformsKeys = options.keyStrategy.transform != nil
+        self.wireNames = WireNames(options.keyStrategy)
         self.dateStrategy = options.dateStrategy
         self.maxRelationshipDepth = options.maxRelationshipDepth
         self.userInfo = options.userInfo
@@ -394,10 +395,7 @@ final class ResourceDecodingContext {
     /// The member name for a property name under the key strategy.
     func wireName(_ key: String) -> String {
         guard transformsKeys else { return key }
-        if let cached = wireNames[key] { return cached }
-        let name = keyStrategy.wireName(for: key)
-        wireNames[key] = name
-        return name
+        return wireNames.name(for: key)
     }
 
     // MARK: Errors

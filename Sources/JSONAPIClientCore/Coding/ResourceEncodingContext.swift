@@ -17,24 +17,19 @@ final class ResourceEncodingContext {
     @exclusivity(unchecked) private(set) var includedText = JSONWriter(capacity: 4096)
     @exclusivity(unchecked) private(set) var includedRanges: [(identifier: ResourceIdentifier, range: Range<Int>)] = []
     @exclusivity(unchecked) private var seen = IdentifierSet()
-    @exclusivity(unchecked) private var wireNames: [String: String] = [:]
+    @exclusivity(unchecked) private var wireNames: WireNames
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
+        wireNames = WireNames(options.keyStrategy)
         dateStrategy = options.dateStrategy
         userInfo = options.userInfo
         self.collectsIncluded = collectsIncluded
         self.writesBytes = writesBytes
     }
 
-    func wireName(_ key: String) -> String {
-        guard keyStrategy.transform != nil else { return key }
-        if let cached = wireNames[key] { return cached }
-        let name = keyStrategy.wireName(for: key)
-        wireNames[key] = name
-        return name
-    }
+    func wireName(_ key: String) -> String { wireNames.name(for: key) }
 
     /// Marks resources that are primary data, so they are not repeated in `included`.
     func markPrimary(_ resource: ResourceObject) {
