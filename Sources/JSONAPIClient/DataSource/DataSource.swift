@@ -191,7 +191,7 @@ public actor DataSource<Model: Resource> {
         }
     }
 
-    private nonisolated func encode(_ method: HTTPMethod, _ url: URL, _ body: (JSONAPIEncoder) throws -> Data) throws(
+    nonisolated func encode(_ method: HTTPMethod, _ url: URL, _ body: (JSONAPIEncoder) throws -> Data) throws(
         JSONAPIClientError
     ) -> Data {
         do {

@@ -1,0 +1,43 @@
+import Foundation
+
+extension DataSource {
+    /// Sends operations of the Atomic Operations extension (`https://jsonapi.org/ext/atomic`) in one request, which
+    /// the server applies all together or not at all, and returns their results in request order (`[]` when the
+    /// server answers 204).
+    ///
+    /// ```swift
+    /// let results = try await articles.atomic([
+    ///     .add(ResourceObject(type: "people", lid: "p1", attributes: ["name": "Ann"])),
+    ///     .add(ResourceObject(type: "articles", attributes: ["title": "Hello"],
+    ///                         relationships: ["author": Relationship(data: .toOne(ResourceIdentifier(type: "people", lid: "p1")))])),
+    /// ])
+    /// ```
+    ///
+    /// The request carries `ext="https://jsonapi.org/ext/atomic"` in `Content-Type` and `Accept`. A failed batch is
+    /// a ``JSONAPIClientError`` whose error objects point at the failing operation (`/atomic:operations/1`).
+    ///
+    /// - Parameter path: The operations endpoint, under the base URL (`operations` by default).
+    @discardableResult
+    public nonisolated func atomic(
+        _ operations: [AtomicOperation], path: String = "operations", headerFields: HTTPFields = HTTPFields()
+    ) async throws -> [AtomicResult] {
+        guard let url = URL(string: path, relativeTo: Self.folder(baseURL))?.absoluteURL else {
+            throw JSONAPIClientError(code: .invalidRequest, detail: "\"\(path)\" is not a valid path", url: baseURL)
+        }
+        let body = try encode(.post, url) { try $0.encodeAtomicOperations(operations) }
+        var mediaType = configuration.mediaType
+        if !mediaType.ext.contains(AtomicOperation.extensionURI) { mediaType.ext.append(AtomicOperation.extensionURI) }
+        let prepared = PreparedRequest(
+            method: .post, endpoint: url, headerFields: headerFields, body: body, mediaType: mediaType)
+        let (request, response) = try await executor.send(prepared)
+        guard !response.body.isEmpty, response.status != .noContent else { return [] }
+        do {
+            return try configuration.decoder.decodeAtomicResults(from: response.body)
+        } catch {
+            throw JSONAPIClientError(
+                code: .decodingFailed, detail: "the response is not an atomic:results document: \(error)",
+                method: request.method, url: request.url, status: response.status,
+                responseHeaders: response.headerFields, responseBody: response.body, decodingError: error)
+        }
+    }
+}
