@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "JSONAPIClientCore", targets: ["JSONAPIClientCore"]),
         .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
+        .library(name: "JSONAPIClientTesting", targets: ["JSONAPIClientTesting"]),
         .executable(name: "jsonapi", targets: ["JSONAPITool"]),
         .executable(name: "jsonapi-bench", targets: ["JSONAPIBenchmark"]),
         .executable(name: "jsonapi-demo", targets: ["JSONAPIDemo"]),
@@ -14,12 +15,13 @@ let package = Package(
     targets: [
         .target(name: "JSONAPIClientCore"),
         .target(name: "JSONAPIClient", dependencies: ["JSONAPIClientCore"]),
+        .target(name: "JSONAPIClientTesting", dependencies: ["JSONAPIClient"]),
         .executableTarget(name: "JSONAPITool", dependencies: ["JSONAPIClient"]),
         .executableTarget(name: "JSONAPIBenchmark", dependencies: ["JSONAPIClient"], path: "Benchmarks/JSONAPIBenchmark"),
         .executableTarget(name: "JSONAPIDemo", dependencies: ["JSONAPIClient"], path: "Examples/Demo"),
         .testTarget(name: "CoreTests", dependencies: ["JSONAPIClientCore"], resources: [.copy("Fixtures")]),
-        .target(name: "TestSupport", dependencies: ["JSONAPIClient"], path: "Tests/TestSupport"),
-        .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["JSONAPIClient", "JSONAPIClientTesting"], path: "Tests/TestSupport"),
+        .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "JSONAPIClientTesting", "TestSupport"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
         .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClient"]),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import JSONAPIClient
+import JSONAPIClientTesting
 
 // The README's code, verbatim, so that it keeps compiling: ToolTests/ReadmeTests checks that every Swift block of the
 // README (but the package manifest lines) stands here. These functions are compiled, not run; what they do is tested
@@ -95,6 +96,14 @@ enum ReadmeSnippets {
                 RetryMiddleware(),                                                // 429/503 with Retry-After
             ]))
         handle(source)
+    }
+
+    static func testing(baseURL: URL) async throws {
+        // In a test target that depends on the JSONAPIClientTesting product:
+        let client = ScriptedClient { _ in .document(#"{"data": []}"#) }
+        let tested = DataSource<Article>(baseURL: baseURL, strategy: .path("articles/<id>"), client: client)
+        _ = try await tested.fetch().include(["author"]).result()
+        print(client.requests.map(\.url))                    // exactly what your code sent
     }
 
     // A transport of your own (a test double, another HTTP stack):

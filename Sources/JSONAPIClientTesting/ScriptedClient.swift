@@ -1,23 +1,37 @@
 import Foundation
 import JSONAPIClient
 
-/// A transport that answers from a closure and records every request it is given.
+/// A transport for tests: answers from a closure and records every request it is given — no network.
+///
+/// ```swift
+/// let client = ScriptedClient { request in
+///     .document(#"{"data": [{"type": "articles", "id": "1", "attributes": {"title": "Hi"}}]}"#)
+/// }
+/// let source = DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"), client: client)
+/// let page = try await source.fetch().result()
+/// #expect(client.requests.first?.url.absoluteString == "https://api.example.com/articles")
+/// ```
 public final class ScriptedClient: Client, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [HTTPRequest] = []
     private let respond: @Sendable (HTTPRequest) async throws -> HTTPResponse
 
+    /// A client that answers each request with what `respond` returns (or throws).
     public init(_ respond: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) { self.respond = respond }
 
     /// A client that answers every request with `status` and `body`.
-    public convenience init(status: Int = 200, body: String, headers: HTTPFields = ["Content-Type": "application/vnd.api+json"]) {
+    public convenience init(
+        status: Int = 200, body: String, headers: HTTPFields = ["Content-Type": "application/vnd.api+json"]
+    ) {
         self.init { _ in HTTPResponse(status: .init(code: status), headerFields: headers, body: Data(body.utf8)) }
     }
 
+    /// The requests sent so far, in order.
     public var requests: [HTTPRequest] {
         lock.withLock { recorded }
     }
 
+    /// Records `request` and answers it.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         lock.withLock { recorded.append(request) }
         return try await respond(request)
@@ -25,30 +39,31 @@ public final class ScriptedClient: Client, @unchecked Sendable {
 }
 
 extension HTTPResponse {
-    /// A JSON:API response with `body`.
+    /// A JSON:API response (`Content-Type: application/vnd.api+json`) with `body`.
     public static func document(_ body: String, status: Int = 200) -> HTTPResponse {
         HTTPResponse(
             status: .init(code: status), headerFields: ["Content-Type": "application/vnd.api+json"], body: Data(body.utf8))
     }
 }
 
-/// A transport that counts requests and passes them to another.
+/// A transport that counts the requests it passes on to another, e.g. to assert that nothing more was sent.
 public final class CountingClient: Client, @unchecked Sendable {
     private let lock = NSLock()
     private var sent = 0
+    /// The transport requests go on to.
     public let base: any Client
 
+    /// Counts what goes to `base`.
     public init(_ base: any Client) { self.base = base }
 
+    /// The number of requests sent so far.
     public var count: Int {
         lock.withLock { sent }
     }
 
+    /// Counts `request` and passes it on.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         lock.withLock { sent += 1 }
         return try await base.send(request)
     }
 }
-
-/// The base URL of scripted tests; nothing is ever sent there.
-public let exampleBase = URL(string: "https://api.example.com/v1") ?? URL(fileURLWithPath: "/")
