@@ -31,11 +31,6 @@ final class ResourceEncodingContext {
 
     func wireName(_ key: String) -> String { wireNames.name(for: key) }
 
-    /// Marks resources that are primary data, so they are not repeated in `included`.
-    func markPrimary(_ resource: ResourceObject) {
-        seen.insert(ResourceIdentifier(type: resource.type, id: resource.id, lid: resource.lid))
-    }
-
     /// The resource object for a model.
     func resourceObject(for model: some Encodable, type: String?) throws -> ResourceObject {
         let capture = ResourceCapture()
