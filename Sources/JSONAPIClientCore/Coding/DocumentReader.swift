@@ -68,28 +68,7 @@ struct DocumentReader {
 
     // MARK: Values
 
-    func value(_ index: Int) -> JSONValue {
-        switch tape.kind(index) {
-        case .null: return .null
-        case .true: return .bool(true)
-        case .false: return .bool(false)
-        case .string: return .string(tape.string(index))
-        case .number:
-            if let integer = tape.int64(index) { return .int(integer) }
-            return .double(tape.double(index))
-        case .array:
-            var elements: [JSONValue] = []
-            elements.reserveCapacity(tape.count(index))
-            var child = index + 1
-            for _ in 0..<tape.count(index) {
-                elements.append(value(child))
-                child = tape.skip(child)
-            }
-            return .array(elements)
-        case .object:
-            return .object(object(index))
-        }
-    }
+    func value(_ index: Int) -> JSONValue { JSONValue(tape: tape, index: index) }
 
     /// The members of the object at `index` as JSON values (the last of duplicate keys wins).
     func object(_ index: Int) -> [String: JSONValue] {
@@ -98,7 +77,7 @@ struct DocumentReader {
         var members = [String: JSONValue](minimumCapacity: tape.count(index))
         var child = index + 1
         for _ in 0..<tape.count(index) {
-            members[tape.string(child)] = value(child + 1)
+            members[tape.string(child)] = JSONValue(tape: tape, index: child + 1)
             child = tape.skip(child + 1)
         }
         return members

@@ -353,11 +353,7 @@ final class ResourceDecodingContext {
                 throw DecodingError.typeMismatch(URL.self, failure(at: index, code: .invalidValue, expected: "a URL"))
             }
             return try reinterpret(url, as: T.self)
-        case .decimal:
-            guard tape.kind(index) == .number, let decimal = Decimal(string: tape.numberText(index)) else {
-                throw DecodingError.typeMismatch(Decimal.self, failure(at: index, expected: "a number"))
-            }
-            return try reinterpret(decimal, as: T.self)
+        case .decimal: return try reinterpret(decodeDecimal(at: index), as: T.self)
         case .meta: return try reinterpret(reader.meta(index), as: T.self)
         case .links: return try reinterpret(reader.links(index), as: T.self)
         case .link: return try reinterpret(reader.link(index), as: T.self)
@@ -384,7 +380,7 @@ final class ResourceDecodingContext {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "a number of seconds"))
             }
             let scale = if case .millisecondsSince1970 = dateStrategy.kind { 1000.0 } else { 1.0 }
-            return Date(timeIntervalSince1970: tape.double(index) / scale)
+            return Date(timeIntervalSince1970: try decodeFloatingPoint(Double.self, at: index) / scale)
         case .custom(let decode, _):
             return try decode(reader.value(index))
         }
