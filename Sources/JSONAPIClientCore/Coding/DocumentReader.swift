@@ -139,6 +139,10 @@ struct DocumentReader {
     }
 
     /// Primary data: `null`, a resource, an identifier, or an array of either.
+    ///
+    /// An array is ``PrimaryData/identifiers(_:)`` only when every element is identifier-only; when any element is
+    /// a resource object (it has `attributes`, `relationships` or `links`), every element is read as a resource,
+    /// the identifier-only ones with just their `type`, `id`, `lid` and `meta`: nothing any element holds is lost.
     func primaryData(_ index: Int) throws(Failure) -> PrimaryData {
         switch tape.kind(index) {
         case .null: return .null
@@ -146,7 +150,7 @@ struct DocumentReader {
             return isIdentifierOnly(index) ? .identifier(try identifier(index)) : .resource(try resource(index))
         case .array:
             let count = tape.count(index)
-            if count > 0, isIdentifierOnly(index + 1) {
+            if count > 0, allIdentifierOnly(index) {
                 var identifiers: [ResourceIdentifier] = []
                 identifiers.reserveCapacity(count)
                 try forEachElement(index) { element throws(Failure) in identifiers.append(try identifier(element)) }
@@ -159,6 +163,16 @@ struct DocumentReader {
         default:
             throw mismatch(index, expected: "an object, an array or null")
         }
+    }
+
+    /// Whether every element of the array at `index` is identifier-only.
+    private func allIdentifierOnly(_ index: Int) -> Bool {
+        var element = index + 1
+        for _ in 0..<tape.count(index) {
+            if !isIdentifierOnly(element) { return false }
+            element = tape.skip(element)
+        }
+        return true
     }
 
     /// An object with no `attributes`, `relationships` or `links` and with `type`: a resource identifier.
