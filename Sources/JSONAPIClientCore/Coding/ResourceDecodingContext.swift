@@ -447,6 +447,9 @@ final class ResourceDecodingContext {
 }
 
 /// The members of a resource object (or identifier) that have fixed meanings, found in one pass.
+///
+/// `attributes`, `relationships`, `links` and `meta` given as `null` are absent (the specification makes each an
+/// optional object; `null` can only mean "none"), so a model reads its optional members as `nil`.
 struct ResourceMembers {
     var type: Int?
     var id: Int?
@@ -491,6 +494,10 @@ struct ResourceMembers {
             }
             child = tape.skip(value)
         }
+        if let attributes, tape.kind(attributes) == .null { self.attributes = nil }
+        if let relationships, tape.kind(relationships) == .null { self.relationships = nil }
+        if let links, tape.kind(links) == .null { self.links = nil }
+        if let meta, tape.kind(meta) == .null { self.meta = nil }
     }
 
     /// Where the member for the property `name` is: `id`, `type` or `lid`, then an attribute, then a relationship,
