@@ -71,7 +71,7 @@ extension ResourceDecodingContext {
         case .number:
             if let value = tape.int64(index), let exact = T(exactly: value) { return exact }
             let text = tape.numberText(index)
-            if let exact = DecimalParts(text)?.integer(as: T.self) { return exact }
+            if let exact = DecimalText.reading(text, { $0?.integer(as: T.self) }) { return exact }
             throw DecodingError.dataCorrupted(
                 failure(at: index, code: .invalidValue, expected: "an integer that fits \(T.self)", found: text))
         case .string where lenientText:

@@ -12,9 +12,9 @@ extension JSONNumber {
     /// The `Decimal` that holds exactly this number, or `nil` when none does (more than 38 significant digits, or
     /// an exponent beyond `Decimal`'s range; `Decimal(string:)` would round or fail).
     var exactDecimal: Decimal? {
-        guard let parts, let decimal = Decimal(string: text, locale: nil),
-            DecimalParts(decimal.description) == parts
-        else { return nil }
+        guard let decimal = Decimal(string: text, locale: nil), DecimalText.sameValue(decimal.description, text) else {
+            return nil
+        }
         return decimal
     }
 }

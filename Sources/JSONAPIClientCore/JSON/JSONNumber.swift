@@ -29,14 +29,11 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// A number whose text is known to be valid (the parser or the library wrote it).
     init(validated text: String) { self.text = text }
 
-    /// The exact value; `nil` only for an exponent beyond `Int` (such numbers compare by their text).
-    var parts: DecimalParts? { DecimalParts(text) }
-
     /// The text, as written.
     public var description: String { text }
 
     /// The value as an `Int`, when it is a whole number within `Int`'s range (`2.5e1` is 25); otherwise `nil`.
-    public var intValue: Int? { parts?.integer(as: Int.self) }
+    public var intValue: Int? { DecimalText.reading(text) { $0?.integer(as: Int.self) } }
 
     /// The nearest `Double`; `nil` when the magnitude is beyond `Double`'s range (a tiny magnitude gives `0`).
     public var doubleValue: Double? {
@@ -44,16 +41,17 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         return double
     }
 
-    /// Whether two numbers denote the same decimal value.
+    /// Whether two numbers denote the same decimal value. (A number whose exponent is beyond `Int` equals only the
+    /// same text.)
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
-        if lhs.text == rhs.text { return true }
-        if let left = lhs.parts, let right = rhs.parts { return left == right }
-        return lhs.text == rhs.text
+        lhs.text == rhs.text || DecimalText.sameValue(lhs.text, rhs.text)
     }
 
     /// Hashes the decimal value, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
-        if let parts { hasher.combine(parts) } else { hasher.combine(text) }
+        DecimalText.reading(text) { value in
+            if let value { value.hash(into: &hasher) } else { hasher.combine(text) }
+        }
     }
 
     /// Whether `utf8` is a number in JSON's grammar (exponents of any size allowed).

@@ -104,7 +104,7 @@ extension JSONValue {
         let isInteger = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
         if isInteger, let integer = Int64(text) {
             self = .int(integer)
-        } else if let double = DecimalParts.exactDouble(text) {
+        } else if let double = DecimalText.exactDouble(text) {
             self = .double(double)
         } else {
             self = .number(JSONNumber(validated: text))
