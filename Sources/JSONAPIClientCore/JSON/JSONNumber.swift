@@ -12,9 +12,9 @@
 ///
 /// Two numbers are equal when they denote the same decimal value (`1e400 == 10e399`), whatever their spelling.
 public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
-    /// The number as written, in JSON's grammar (e.g. `1e400`).
     // The text alone, so that a `JSONValue` stays as small as its string case; the rare uses that need the value
     // (comparing, hashing, converting) read it from the text.
+    /// The number as written, in JSON's grammar (e.g. `1e400`).
     public let text: String
 
     /// The number `text` denotes; `nil` when `text` is not a number in JSON's grammar
