@@ -8,6 +8,7 @@ enum Fixture {
     static let valid = [
         "spec-compound", "single-resource", "null-data", "empty-collection", "meta-only", "errors", "identifiers",
         "to-one-identifier", "cycles", "polymorphic", "missing-includes", "lid", "lenient", "paginated-linkage",
+        "sparse-first",
     ]
 
     static func data(_ name: String) throws -> Data {
