@@ -366,13 +366,15 @@ final class ResourceDecodingContext {
 
     func decodeDate(at index: Int) throws -> Date {
         switch dateStrategy.kind {
-        case .iso8601:
+        case .iso8601(_, let localTimes):
             guard tape.kind(index) == .string else {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "an ISO 8601 date string"))
             }
-            guard let date = tape.withStringBytes(index, ISO8601.parse) else {
+            guard let date = tape.withStringBytes(index, { ISO8601.parse($0, localTimes: localTimes) }) else {
+                let expected =
+                    localTimes.isRejected ? "an ISO 8601 date with Z or a UTC offset" : "an ISO 8601 date"
                 throw DecodingError.dataCorrupted(
-                    failure(at: index, code: .invalidValue, expected: "an ISO 8601 date", found: "\"\(tape.string(index))\""))
+                    failure(at: index, code: .invalidValue, expected: expected, found: "\"\(tape.string(index))\""))
             }
             return date
         case .secondsSince1970, .millisecondsSince1970:
