@@ -30,12 +30,10 @@ struct TapeLocation: Error {
     var detail: String?
 }
 
-/// A model decoded from a resource: the resource's tape index, the model's type, and whether it was decoded at the
-/// top (as primary data) or through a relationship.
+/// A model decoded from a resource: the resource's tape index and the model's type.
 struct DecodedKey: Hashable {
     var index: Int
     var type: ObjectIdentifier
-    var atTop: Bool
 }
 
 /// Identifies a resource in a document.
@@ -63,10 +61,12 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
-    /// Every model decoded so far, or the error its decoding threw, by resource and model type: a resource is
-    /// decoded at most once per type however many relationships name it, so that the work is linear in the document
-    /// whatever the shape of its graph (a mesh of resources that all name each other would otherwise be decoded
-    /// once per path through it).
+    /// One bit per tape node: resources a relationship has led to before.
+    @exclusivity(unchecked) private var reached: [UInt64] = []
+    /// The model decoded from each resource that relationships lead to more than once, or the error its decoding
+    /// threw, by resource and model type: such a resource is decoded at most twice per type however many
+    /// relationships name it, so that the work is linear in the document whatever the shape of its graph (a mesh of
+    /// resources that all name each other would otherwise be decoded once per path through it).
     @exclusivity(unchecked) private var decoded: [DecodedKey: Result<Any, any Error>] = [:]
     @exclusivity(unchecked) private var wireNames: WireNames
 
@@ -230,29 +230,41 @@ final class ResourceDecodingContext {
     /// Decodes a model from the resource (or unresolved identifier) at `index`, or returns the model decoded from it
     /// before. While it is being decoded, a relationship that leads back to it (a cycle) gives its identifier alone.
     ///
-    /// A resource of the primary data is decoded once more at the top (with no ancestors) even when a relationship
-    /// reached it first, so that what a cycle cuts from the primary data never depends on the order of the array:
-    /// each resource is decoded at most twice per type.
+    /// The primary data is always decoded afresh, at the top. A resource reached through a relationship is kept
+    /// from its second time on (most are named once, and keeping costs an allocation), so each is decoded at most
+    /// twice per type.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        let atTop = ancestors.isEmpty
-        let key = DecodedKey(index: index, type: ObjectIdentifier(T.self), atTop: atTop)
-        let topKey = DecodedKey(index: index, type: key.type, atTop: true)
-        // A relationship to a resource of the primary data gets the model the primary data has, once it is decoded.
-        if let earlier = decoded[topKey] ?? decoded[key] {
-            // What was stored under `T`'s identifier is a `T`; the cast cannot fail, but fails as an error if it did.
+        guard !ancestors.isEmpty, reachedBefore(index) else { return try decodeModel(T.self, at: index) }
+        let key = DecodedKey(index: index, type: ObjectIdentifier(T.self))
+        if let earlier = decoded[key] {
+            // What was kept under `T`'s identifier is a `T`; the cast cannot fail, but fails as an error if it did.
             guard let model = try earlier.get() as? T else { throw TypeIdentityError(description: "internal: \(T.self)") }
             return model
         }
-        ancestors.append(index)
-        defer { ancestors.removeLast() }
         do {
-            let model = try T(from: ResourceDecoder(context: self, position: .resource(index)))
+            let model = try decodeModel(T.self, at: index)
             decoded[key] = .success(model)
             return model
         } catch {
             decoded[key] = .failure(error)
             throw error
         }
+    }
+
+    private func decodeModel<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        ancestors.append(index)
+        defer { ancestors.removeLast() }
+        return try T(from: ResourceDecoder(context: self, position: .resource(index)))
+    }
+
+    /// Marks the resource at `index` as reached through a relationship; returns whether it was before.
+    private func reachedBefore(_ index: Int) -> Bool {
+        if reached.isEmpty { reached = Array(repeating: 0, count: (tape.nodes.count + 63) / 64) }
+        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
+        guard reached.indices.contains(word) else { return false }
+        let before = reached[word] & bit != 0
+        reached[word] |= bit
+        return before
     }
 
     /// Decodes a to-one relationship's target for an optional property: `nil` when the target is not in the
