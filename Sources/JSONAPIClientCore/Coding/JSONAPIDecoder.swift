@@ -88,6 +88,25 @@ public struct JSONAPIDecoder: Sendable {
         }
     }
 
+    /// Reads the body of an error response leniently, member by member, so that nothing the server says about a
+    /// failure is lost to one odd member.
+    ///
+    /// Every element of `errors` is kept (a lone error object in place of the array counts as one). Within an
+    /// error object, a member of the wrong shape — a `links.type` that is an array, a numeric `source.pointer` — is
+    /// left out of its typed field and kept as sent in ``ErrorObject/unreadMembers``, keyed by its pointer; a links
+    /// or source member that cannot be read costs only itself. Top-level `meta`, `links` and `jsonapi` are kept when
+    /// each can be read. `data`, `included` and unknown members are ignored.
+    ///
+    /// - Parameter data: The response body; it need not be a JSON:API document, nor JSON.
+    /// - Returns: The error document as far as it could be read: empty (no `errors`) when the body is not JSON or
+    ///   not a JSON object. This never throws.
+    public func decodeErrorDocument(from data: Data) -> RawDocument {
+        let document = try? Self.withTape(of: data, maxDepth: maxNestingDepth) { tape in
+            DocumentReader(tape: tape).lenientErrorDocument()
+        }
+        return document ?? RawDocument()
+    }
+
     /// Parses `bytes` without copying them and runs `body` with the tape, which must not escape it: the tape
     /// borrows the bytes for the length of this call.
     static func withTape<Result>(
