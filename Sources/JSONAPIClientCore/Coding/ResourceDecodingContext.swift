@@ -183,7 +183,13 @@ final class ResourceDecodingContext {
             switch role(of: T.self) {
             case .special(.identifier): return try reinterpret(reader.identifier(index), as: T.self)
             case .special(.resourceObject): return try reinterpret(reader.resource(resolve(index) ?? index), as: T.self)
-            default: return try decodeResource(T.self, at: resolve(index) ?? index)
+            default:
+                if let target = resolve(index) { return try decodeResource(T.self, at: target) }
+                do {
+                    return try decodeResource(T.self, at: index)
+                } catch {
+                    throw missingTarget(at: index, type: T.self, cause: error) ?? error
+                }
             }
         case .resource(let index):
             return try decodeResource(T.self, at: index)
@@ -279,6 +285,37 @@ final class ResourceDecodingContext {
         guard let target = resolve(dataIndex) else { return try? decode(T.self, at: .linked(dataIndex)) }
         if case .special(.resourceObject) = role { return try decode(T.self, at: .linked(dataIndex)) }
         return try decodeResource(T.self, at: target)
+    }
+
+    /// The error for a model that could not be built from the identifier at `index` because the document does not
+    /// hold the resource it names: it names the missing resource (`comments 13 is not in included`) and says what
+    /// the model lacked. `nil` when the document holds it (a cycle or the depth limit cut it) or `index` is not an
+    /// identifier, so that the original error stands.
+    private func missingTarget<T>(at index: Int, type: T.Type, cause: any Error) -> DecodingError? {
+        guard tape.kind(index) == .object, ResourceMembers.member("attributes", of: index, in: tape) == nil,
+            let identifier = try? reader.identifier(index)
+        else { return nil }
+        let members = ResourceMembers(tape: tape, object: index)
+        guard let typeIndex = members.type else { return nil }
+        let target: Int?
+        if let idIndex = members.id {
+            target = resources.lookup(type: typeIndex, key: idIndex, local: false, in: tape)
+        } else if let lidIndex = members.lid {
+            target = resources.lookup(type: typeIndex, key: lidIndex, local: true, in: tape)
+        } else {
+            return nil
+        }
+        guard target == nil else { return nil }
+        let name =
+            if let id = identifier.id { "\(identifier.type) \(id)" }
+            else { "\(identifier.type) with lid \(identifier.lid ?? "")" }
+        let lacking = describe(cause)
+        let reason = lacking.expected.map { "expected \($0)" } ?? lacking.detail ?? lacking.description
+        return DecodingError.valueNotFound(
+            T.self,
+            failure(
+                at: index, code: .missingMember,
+                detail: "\(name) is not in included, and \(T.self) needs more than its identifier (\(reason))"))
     }
 
     /// Whether every identifier in the linkage array at `index` names a resource the document holds.
