@@ -63,7 +63,8 @@ public struct JSONAPIDecoder: Sendable {
         }
         var document = Document<Primary>()
         guard let dataIndex = try reader.readTopLevel(into: &document).data else { return document }
-        let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: dataIndex)
+        var context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: dataIndex)
+        defer { ResourceDecodingContext.endDecode(&context) }
         do {
             document.data = try context.decode(Primary.self, at: context.linkagePosition(dataIndex))
         } catch {
@@ -79,7 +80,8 @@ public struct JSONAPIDecoder: Sendable {
         try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
             let reader = DocumentReader(tape: tape)
             try reader.expectObject(0)
-            let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
+            var context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
+            defer { ResourceDecodingContext.endDecode(&context) }
             do {
                 return try context.decode(Model.self, at: .linked(0))
             } catch {
