@@ -44,4 +44,34 @@ struct AtomicOperationsTests {
         #expect(error?.status?.code == 422)
         #expect(error?.errors.first?.source?.pointer == "/atomic:operations/1/data/attributes/title")
     }
+
+    @Test("A 200 must carry one result per operation: none, fewer or more is an error; exactly n and 204 succeed")
+    func resultCount() async throws {
+        let result = #"{"data": {"type": "people", "id": "7"}}"#
+        func answer(_ body: String, status: Int = 200) async throws -> [AtomicResult] {
+            try await source(ScriptedClient(status: status, body: body)).atomic(Self.operations)
+        }
+        let missing = await #expect(throws: JSONAPIClientError.self) { try await answer(#"{"meta": {"ok": true}}"#) }
+        #expect(missing?.code == .decodingFailed)
+        #expect(missing?.pointer == "/atomic:results")
+        #expect(missing?.detail.contains("atomic:results") == true)
+        let empty = await #expect(throws: JSONAPIClientError.self) { try await answer("") }
+        #expect(empty?.code == .decodingFailed)
+        let fewer = await #expect(throws: JSONAPIClientError.self) {
+            try await answer(#"{"atomic:results": [\#(result)]}"#)
+        }
+        #expect(fewer?.code == .decodingFailed)
+        #expect(fewer?.detail == "HTTP 200 with 1 atomic:results for 2 operations; the extension requires one result per operation")
+        let none = await #expect(throws: JSONAPIClientError.self) { try await answer(#"{"atomic:results": []}"#) }
+        #expect(none?.detail.contains("with 0 atomic:results for 2 operations") == true)
+        let more = await #expect(throws: JSONAPIClientError.self) {
+            try await answer(#"{"atomic:results": [\#(result), {}, {}]}"#)
+        }
+        #expect(more?.detail.contains("with 3 atomic:results for 2 operations") == true)
+        let exact = try await answer(#"{"atomic:results": [\#(result), {}]}"#)
+        #expect(exact.count == 2)
+        #expect(exact[0].data?.resources.first?.id == "7")
+        #expect(exact[1] == AtomicResult())
+        #expect(try await answer("", status: 204).isEmpty)
+    }
 }

@@ -28,6 +28,28 @@ struct ErrorMappingTests {
         #expect(e415?.code != e406?.code)
     }
 
+    @Test("An error body with odd members keeps every error object and what each member could be read as")
+    func lenientErrorBody() async throws {
+        let body = #"""
+            {"errors":[{"status":"400","title":"Page size requested is too large.",
+            "detail":"You requested a size of 200, but 100 is the maximum.","source":{"parameter":"page[size]"},
+            "links":{"type":["https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded"]},
+            "meta":{"page":{"maxSize":100}}},
+            {"status":"400","title":"Bad pointer","source":{"pointer":3}}]}
+            """#
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await source(ScriptedClient(status: 400, body: body)).fetch().result()
+        }
+        #expect(error?.code == .errorResponse)
+        #expect(error?.errors.count == 2)
+        #expect(error?.errors.first?.title == "Page size requested is too large.")
+        #expect(error?.errors.first?.meta?["page"] == .object(["maxSize": 100]))
+        #expect(error?.errors.first?.unreadMembers["/links/type"] != nil)
+        #expect(error?.errors.last?.unreadMembers == ["/source/pointer": 3])
+        #expect(error?.detail.contains("Page size requested is too large.") == true)
+        #expect(error?.responseText == body)
+    }
+
     @Test("An HTML 502 from a proxy keeps its raw body")
     func htmlBadGateway() async throws {
         let html = "<html><body><h1>502 Bad Gateway</h1></body></html>"

@@ -57,7 +57,14 @@ struct AtomicOperationTests {
         #expect(results[0].data?.resources.first?.lid == "p1")
         #expect(results[1].meta == ["created": true])
         #expect(results[2] == AtomicResult())
-        #expect(try JSONAPIDecoder().decodeAtomicResults(from: Data(#"{"meta": {}}"#.utf8)) == [])
+        do {
+            _ = try JSONAPIDecoder().decodeAtomicResults(from: Data(#"{"meta": {}}"#.utf8))
+            Issue.record("expected an error: a 200 must carry atomic:results")
+        } catch {
+            #expect(error.code == .missingMember)
+            #expect(error.pointer == "/atomic:results")
+        }
+        #expect(try JSONAPIDecoder().decodeAtomicResults(from: Data(#"{"atomic:results": []}"#.utf8)) == [])
         do {
             _ = try JSONAPIDecoder().decodeAtomicResults(from: Data(#"{"atomic:results": [{"data": 5}]}"#.utf8))
             Issue.record("expected an error")

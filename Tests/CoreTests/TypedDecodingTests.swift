@@ -90,8 +90,9 @@ struct TypedDecodingTests {
             var comments: [Comment]
         }
         let error = decodingError([Strict].self, String(decoding: try Fixture.data("missing-includes"), as: UTF8.self))
-        #expect(error?.pointer == "/data/0/relationships/comments/data/1/body")
+        #expect(error?.pointer == "/data/0/relationships/comments/data/1")
         #expect(error?.code == .missingMember)
+        #expect(error?.detail?.contains("is not in included") == true)
     }
 
     struct OptionalComments: Resource {

@@ -3,7 +3,8 @@ import Foundation
 extension DataSource {
     /// Sends operations of the Atomic Operations extension (`https://jsonapi.org/ext/atomic`) in one request, which
     /// the server applies all together or not at all, and returns their results in request order (`[]` when the
-    /// server answers 204).
+    /// server answers 204). Any other success must carry `atomic:results` with one result per operation: a response
+    /// without them, or with more or fewer, is a ``JSONAPIClientError/Code/decodingFailed`` error that says which.
     ///
     /// ```swift
     /// let results = try await articles.atomic([
@@ -30,14 +31,24 @@ extension DataSource {
         let prepared = PreparedRequest(
             method: .post, endpoint: url, headerFields: headerFields, body: body, mediaType: mediaType)
         let (request, response) = try await executor.send(prepared)
-        guard !response.body.isEmpty, response.status != .noContent else { return [] }
-        do {
-            return try configuration.decoder.decodeAtomicResults(from: response.body)
-        } catch {
-            throw JSONAPIClientError(
-                code: .decodingFailed, detail: "the response is not an atomic:results document: \(error)",
-                method: request.method, url: request.url, status: response.status,
-                responseHeaders: response.headerFields, responseBody: response.body, decodingError: error)
+        if response.status == .noContent { return [] }
+        func failure(_ detail: String, _ error: JSONAPIDecodingError? = nil) -> JSONAPIClientError {
+            JSONAPIClientError(
+                code: .decodingFailed, detail: detail, method: request.method, url: request.url,
+                status: response.status, responseHeaders: response.headerFields, responseBody: response.body,
+                decodingError: error)
         }
+        let results: [AtomicResult]
+        do {
+            results = try configuration.decoder.decodeAtomicResults(from: response.body)
+        } catch {
+            throw failure("the response is not an atomic:results document: \(error)", error)
+        }
+        guard results.count == operations.count else {
+            throw failure(
+                "HTTP \(response.status.code) with \(results.count) atomic:results for \(operations.count) operations; "
+                    + "the extension requires one result per operation")
+        }
+        return results
     }
 }

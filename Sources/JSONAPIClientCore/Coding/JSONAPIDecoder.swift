@@ -63,7 +63,8 @@ public struct JSONAPIDecoder: Sendable {
         }
         var document = Document<Primary>()
         guard let dataIndex = try reader.readTopLevel(into: &document).data else { return document }
-        let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: dataIndex)
+        var context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: dataIndex)
+        defer { ResourceDecodingContext.endDecode(&context) }
         do {
             document.data = try context.decode(Primary.self, at: context.linkagePosition(dataIndex))
         } catch {
@@ -79,13 +80,33 @@ public struct JSONAPIDecoder: Sendable {
         try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
             let reader = DocumentReader(tape: tape)
             try reader.expectObject(0)
-            let context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
+            var context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: 0)
+            defer { ResourceDecodingContext.endDecode(&context) }
             do {
                 return try context.decode(Model.self, at: .linked(0))
             } catch {
                 throw context.describe(error)
             }
         }
+    }
+
+    /// Reads the body of an error response leniently, member by member, so that nothing the server says about a
+    /// failure is lost to one odd member.
+    ///
+    /// Every element of `errors` is kept (a lone error object in place of the array counts as one). Within an
+    /// error object, a member of the wrong shape — a `links.type` that is an array, a numeric `source.pointer` — is
+    /// left out of its typed field and kept as sent in ``ErrorObject/unreadMembers``, keyed by its pointer; a links
+    /// or source member that cannot be read costs only itself. Top-level `meta`, `links` and `jsonapi` are kept when
+    /// each can be read. `data`, `included` and unknown members are ignored.
+    ///
+    /// - Parameter data: The response body; it need not be a JSON:API document, nor JSON.
+    /// - Returns: The error document as far as it could be read: empty (no `errors`) when the body is not JSON or
+    ///   not a JSON object. This never throws.
+    public func decodeErrorDocument(from data: Data) -> RawDocument {
+        let document = try? Self.withTape(of: data, maxDepth: maxNestingDepth) { tape in
+            DocumentReader(tape: tape).lenientErrorDocument()
+        }
+        return document ?? RawDocument()
     }
 
     /// Parses `bytes` without copying them and runs `body` with the tape, which must not escape it: the tape

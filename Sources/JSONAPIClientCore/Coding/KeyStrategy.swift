@@ -40,17 +40,11 @@ public struct KeyStrategy: Sendable {
 
 /// Member names for property names under one strategy, each worked out once per decode or encode.
 struct WireNames {
-    let strategy: KeyStrategy
     private var cache: [String: String] = [:]
 
-    init(_ strategy: KeyStrategy) { self.strategy = strategy }
+    /// The member name found before for `key`.
+    func cached(_ key: String) -> String? { cache[key] }
 
-    /// The member name for `key`.
-    mutating func name(for key: String) -> String {
-        guard strategy.transform != nil else { return key }
-        if let cached = cache[key] { return cached }
-        let name = strategy.wireName(for: key)
-        cache[key] = name
-        return name
-    }
+    /// Remembers `name` as the member name for `key`.
+    mutating func remember(_ name: String, for key: String) { cache[key] = name }
 }

@@ -44,9 +44,30 @@ struct ResourceKey: Hashable {
 
 /// The state of one typed decode: the tape, the options, the index of the document's resources, and the
 /// resources being decoded (to cut cycles).
+///
+/// The decoders and containers a model sees reach the input only through their context's `tape` and `reader`.
+/// The tape borrows the caller's bytes for the length of the decode call; a model that keeps its decoder or a
+/// container past that call keeps the context, which ``endDecode(_:)`` then moves onto a copy of the bytes: a
+/// late read reads that copy, never freed memory.
 final class ResourceDecodingContext {
-    let tape: JSONTape
-    let reader: DocumentReader
+    // Exclusivity: the properties marked `@exclusivity(unchecked)` are hot, and the runtime would check every access
+    // to them. They go unchecked because no two accesses to one of them can overlap. A context is not `Sendable`
+    // and serves one decode on one thread, so a second access could only begin during a first through a call into
+    // code outside this file that re-enters the context — a model's `init(from:)` (which re-enters through nested
+    // decodes), a custom date strategy, a key transform, a model's `deinit` — made while that first access is open.
+    // None is (all accesses are in this file; the properties are private or private(set)):
+    // - `decoded`, `ancestors`: `decodeResource` reads `decoded` and appends to `ancestors`, then calls
+    //   `init(from:)` with no access open, then stores the result and (in a `defer`) removes the last ancestor:
+    //   each an instantaneous access. `resolve` reads `ancestors` with `count` and `contains` (integers: no user
+    //   code). `endDecode` empties `decoded` while a copy keeps the models alive, so no `deinit` runs inside the write.
+    // - `roles`: `role(of:)` reads it, examines the type (casts, no user code), then appends: separate accesses.
+    // - `wireNames`: `wireName` reads the cache, calls the key transform with no access open, then stores.
+    // - `tape`, `reader`: only read while the decode runs (a read may last for a tape or reader method, which calls
+    //   no user code); written only by `endDecode`, after the decode's last call into a model has returned.
+    /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)``.
+    @exclusivity(unchecked) private(set) var tape: JSONTape
+    /// Reads schema-less values from `tape`.
+    @exclusivity(unchecked) private(set) var reader: DocumentReader
     let keyStrategy: KeyStrategy
     /// Whether the key strategy maps names at all (when not, a property name is the member name).
     let transformsKeys: Bool
@@ -55,8 +76,6 @@ final class ResourceDecodingContext {
     let userInfo: [CodingUserInfoKey: Any]
     /// The document's resources by `(type, id)` and `(type, lid)`, over primary data and `included`.
     private let resources: ResourceIndex
-    // A context belongs to one decode on one thread; the runtime's exclusivity checks on these hot properties
-    // would only cost time.
     /// Resources being decoded, outermost first.
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
@@ -75,11 +94,26 @@ final class ResourceDecodingContext {
         self.reader = reader
         self.keyStrategy = options.keyStrategy
         self.transformsKeys = options.keyStrategy.transform != nil
-        self.wireNames = WireNames(options.keyStrategy)
+        self.wireNames = WireNames()
         self.dateStrategy = options.dateStrategy
         self.maxRelationshipDepth = options.maxRelationshipDepth
         self.userInfo = options.userInfo
         self.resources = try Self.indexResources(tape: tape, reader: reader, dataIndex: dataIndex)
+    }
+
+    /// Ends the decode that lent the tape's bytes; call it before the bytes go away, with the decode's own (and
+    /// then only) reference to the context.
+    ///
+    /// When something else still holds the context — a model kept its decoder or a container — the context moves
+    /// onto a copy of the bytes that it owns, so a read through what was kept reads valid memory (the copy), and
+    /// lets go of the models it decoded (a model that keeps its decoder would otherwise keep itself alive).
+    static func endDecode(_ context: inout ResourceDecodingContext) {
+        guard !isKnownUniquelyReferenced(&context) else { return }
+        context.tape = context.tape.owningItsBytes()
+        context.reader = DocumentReader(tape: context.tape)
+        let models = context.decoded
+        context.decoded = [:]
+        withExtendedLifetime(models) {}
     }
 
     // MARK: Resource index
@@ -183,7 +217,13 @@ final class ResourceDecodingContext {
             switch role(of: T.self) {
             case .special(.identifier): return try reinterpret(reader.identifier(index), as: T.self)
             case .special(.resourceObject): return try reinterpret(reader.resource(resolve(index) ?? index), as: T.self)
-            default: return try decodeResource(T.self, at: resolve(index) ?? index)
+            default:
+                if let target = resolve(index) { return try decodeResource(T.self, at: target) }
+                do {
+                    return try decodeResource(T.self, at: index)
+                } catch {
+                    throw missingTarget(at: index, type: T.self, cause: error) ?? error
+                }
             }
         case .resource(let index):
             return try decodeResource(T.self, at: index)
@@ -291,6 +331,37 @@ final class ResourceDecodingContext {
         guard let target = resolve(dataIndex) else { return try? decode(T.self, at: .linked(dataIndex)) }
         if case .special(.resourceObject) = role { return try decode(T.self, at: .linked(dataIndex)) }
         return try decodeResource(T.self, at: target)
+    }
+
+    /// The error for a model that could not be built from the identifier at `index` because the document does not
+    /// hold the resource it names: it names the missing resource (`comments 13 is not in included`) and says what
+    /// the model lacked. `nil` when the document holds it (a cycle or the depth limit cut it) or `index` is not an
+    /// identifier, so that the original error stands.
+    private func missingTarget<T>(at index: Int, type: T.Type, cause: any Error) -> DecodingError? {
+        guard tape.kind(index) == .object, ResourceMembers.member("attributes", of: index, in: tape) == nil,
+            let identifier = try? reader.identifier(index)
+        else { return nil }
+        let members = ResourceMembers(tape: tape, object: index)
+        guard let typeIndex = members.type else { return nil }
+        let target: Int?
+        if let idIndex = members.id {
+            target = resources.lookup(type: typeIndex, key: idIndex, local: false, in: tape)
+        } else if let lidIndex = members.lid {
+            target = resources.lookup(type: typeIndex, key: lidIndex, local: true, in: tape)
+        } else {
+            return nil
+        }
+        guard target == nil else { return nil }
+        let name =
+            if let id = identifier.id { "\(identifier.type) \(id)" }
+            else { "\(identifier.type) with lid \(identifier.lid ?? "")" }
+        let lacking = describe(cause)
+        let reason = lacking.expected.map { "expected \($0)" } ?? lacking.detail ?? lacking.description
+        return DecodingError.valueNotFound(
+            T.self,
+            failure(
+                at: index, code: .missingMember,
+                detail: "\(name) is not in included, and \(T.self) needs more than its identifier (\(reason))"))
     }
 
     /// Whether every identifier in the linkage array at `index` names a resource the document holds.
@@ -403,8 +474,11 @@ final class ResourceDecodingContext {
 
     /// The member name for a property name under the key strategy.
     func wireName(_ key: String) -> String {
-        guard transformsKeys else { return key }
-        return wireNames.name(for: key)
+        guard transformsKeys, let transform = keyStrategy.transform else { return key }
+        if let name = wireNames.cached(key) { return name }
+        let name = transform(key)
+        wireNames.remember(name, for: key)
+        return name
     }
 
     // MARK: Errors

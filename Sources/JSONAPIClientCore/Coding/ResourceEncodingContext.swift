@@ -10,7 +10,17 @@ final class ResourceEncodingContext {
     /// Whether resources are written straight to bytes (``JSONAPIEncoder/encode(_:)`` of models) rather than kept
     /// as resource objects.
     let writesBytes: Bool
-    // One encode, one thread: no runtime exclusivity checks on this scratch state.
+    // Exclusivity: the runtime would check every access to this scratch state; it goes unchecked because no two
+    // accesses to one property can overlap. A context is not `Sendable` and serves one encode on one thread, so a
+    // second access could only begin during a first through a call into code outside this library that re-enters
+    // the context — a model's `encode(to:)` (which re-enters through related models and `wireName`), a key
+    // transform, a custom date strategy — made while the first is open. None is: `capture(_:type:into:)` runs
+    // `encode(to:)` with no access open; `link` reads and inserts into `seen`, and appends to `included` and
+    // `includedRanges`, only after the model's encoding returned, each access instantaneous (arguments are
+    // evaluated before a mutating access begins); `includedText` is passed `inout` only to
+    // `DocumentWriter.write`, which writes captured values and holds no reference to the context; `role(of:)` reads
+    // `roles`, examines the type (casts, no user code), then appends; `wireName` reads the cache, calls the key
+    // transform with no access open, then stores.
     /// The related resources written to `included`, as resource objects…
     @exclusivity(unchecked) private(set) var included: [ResourceObject] = []
     /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
@@ -22,14 +32,21 @@ final class ResourceEncodingContext {
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
-        wireNames = WireNames(options.keyStrategy)
+        wireNames = WireNames()
         dateStrategy = options.dateStrategy
         userInfo = options.userInfo
         self.collectsIncluded = collectsIncluded
         self.writesBytes = writesBytes
     }
 
-    func wireName(_ key: String) -> String { wireNames.name(for: key) }
+    /// The member name for a property name under the key strategy, worked out once per name.
+    func wireName(_ key: String) -> String {
+        guard let transform = keyStrategy.transform else { return key }
+        if let name = wireNames.cached(key) { return name }
+        let name = transform(key)
+        wireNames.remember(name, for: key)
+        return name
+    }
 
     /// The resource object for a model.
     func resourceObject(for model: some Encodable, type: String?) throws -> ResourceObject {
@@ -156,7 +173,10 @@ final class ResourceEncodingContext {
 
 /// What a model's encoding says about its resource.
 ///
-/// One model's encoding fills it, on one thread, one member at a time: no runtime exclusivity checks.
+/// One model's encoding fills it, on one thread, one member at a time. Its properties go without runtime
+/// exclusivity checks because every access is instantaneous — an assignment, or an append whose argument (which may
+/// call `wireName` or encode a value) is evaluated before the append begins — or a read in this library's code;
+/// none spans a call into a model's `encode(to:)`, so none can overlap another.
 final class ResourceCapture {
     @exclusivity(unchecked) var type: String?
     @exclusivity(unchecked) var id: String?

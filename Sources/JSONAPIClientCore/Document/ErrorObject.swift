@@ -16,11 +16,19 @@ public struct ErrorObject: Sendable, Hashable {
     public var source: Source?
     /// Non-standard meta-information about the error.
     public var meta: Meta?
+    /// Members whose value has a shape the specification does not allow for them (a `links.type` that is an
+    /// array, a numeric `source.pointer`), as they were sent, keyed by their JSON Pointer relative to this error
+    /// object (`/links/type`, `/source/pointer`; `""` for an element of `errors` that is not an object at all).
+    ///
+    /// Only the lenient reading of error bodies (``JSONAPIDecoder/decodeErrorDocument(from:)``) fills it: one odd
+    /// member is kept here instead of costing the whole error object. A strict decode rejects such a document, and
+    /// encoding does not write these members back.
+    public var unreadMembers: [String: JSONValue]
 
     /// Creates an error object.
     public init(
         id: String? = nil, links: Links? = nil, status: String? = nil, code: String? = nil, title: String? = nil,
-        detail: String? = nil, source: Source? = nil, meta: Meta? = nil
+        detail: String? = nil, source: Source? = nil, meta: Meta? = nil, unreadMembers: [String: JSONValue] = [:]
     ) {
         self.id = id
         self.links = links
@@ -30,6 +38,7 @@ public struct ErrorObject: Sendable, Hashable {
         self.detail = detail
         self.source = source
         self.meta = meta
+        self.unreadMembers = unreadMembers
     }
 
     /// Where in the request an error comes from.

@@ -10,13 +10,23 @@ extension JSONAPIEncoder {
 }
 
 extension JSONAPIDecoder {
-    /// The results of an Atomic Operations response: `{"atomic:results": [...]}`, in request order. A response
-    /// without results (the server answered 204, or sent only meta) gives `[]`.
+    /// The results of an Atomic Operations response: `{"atomic:results": [...]}`, in request order.
+    ///
+    /// The extension requires `atomic:results` in a document that answers operations (only a 204 has none, and no
+    /// body to decode): a document without it is a ``JSONAPIDecodingError/Code/missingMember`` error, not `[]`.
+    ///
+    /// - Parameter data: The body of a successful Atomic Operations response.
+    /// - Returns: One result per operation, in request order.
+    /// - Throws: ``JSONAPIDecodingError`` when the body is not JSON, has no `atomic:results` array, or a result is
+    ///   not a result object.
     public func decodeAtomicResults(from data: Data) throws(JSONAPIDecodingError) -> [AtomicResult] {
         try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
             let reader = DocumentReader(tape: tape)
             try reader.expectObject(0)
-            guard let results = ResourceMembers.member("atomic:results", of: 0, in: tape) else { return [] }
+            guard let results = ResourceMembers.member("atomic:results", of: 0, in: tape) else {
+                throw JSONAPIDecodingError(
+                    code: .missingMember, pointer: "/atomic:results", expected: "member \"atomic:results\"")
+            }
             guard tape.kind(results) == .array else { throw reader.mismatch(results, expected: "an array") }
             var decoded: [AtomicResult] = []
             var element = results + 1
