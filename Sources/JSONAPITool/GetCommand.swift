@@ -227,9 +227,13 @@ enum GetCommand {
         if let status = error.status { head += "HTTP \(status.code)" } else { head += "\(error.code)" }
         if let method = error.method, let url = error.url { head += " from \(method) \(url.absoluteString)" }
         lines.append(head)
-        if error.status == nil || error.errors.isEmpty { lines.append("  \(error.detail)") }
+        if let decoding = error.decodingError {
+            // The decoding error's description starts with its pointer; the detail repeats the description.
+            lines.append("  not the expected document: \(decoding)")
+        } else if error.status == nil || error.errors.isEmpty {
+            lines.append("  \(error.detail)")
+        }
         for object in error.errors { lines.append("  error: \(object)") }
-        if let decoding = error.decodingError { lines.append("  at \(decoding.pointer.isEmpty ? "/" : decoding.pointer): \(decoding)") }
         if error.errors.isEmpty, error.decodingError == nil, let text = error.responseText, !text.isEmpty {
             lines.append("  body: " + (text.count > 2_000 ? String(text.prefix(2_000)) + "…" : text))
         }

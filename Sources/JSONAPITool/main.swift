@@ -4,7 +4,8 @@ import Foundation
 let usage = """
     usage: jsonapi COMMAND [ARGUMENTS]
     commands:
-      inspect FILE|- [--strict]   decode a document and print it normalized; --strict checks the spec's MUST rules
+      inspect FILE|- [OPTIONS]    decode a document and print it normalized; --strict checks the spec's MUST rules
+                                  (of a response, or of a request body with --request; see jsonapi inspect --help)
       get URL [OPTIONS]           fetch a document (see jsonapi get --help)
     """
 

@@ -58,8 +58,10 @@ struct GetCommandTests {
         #expect(status == 1)
         #expect(captured.output.isEmpty)
         let message = captured.errors.joined(separator: "\n")
-        #expect(message.contains("/data/1/type"))
         #expect(message.contains("https://api.example.com/articles"))
+        // The pointer once, not "at /data/1/type: /data/1/type: …".
+        #expect(message.components(separatedBy: "/data/1/type").count == 2, "\(message)")
+        #expect(message.contains("\n  not the expected document: /data/1/type: "), "\(message)")
     }
 
     @Test("A transport failure: the URL and the cause on standard error, exit 1")

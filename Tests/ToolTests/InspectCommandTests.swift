@@ -59,9 +59,60 @@ struct InspectCommandTests {
         #expect(syntax.standardError.contains("invalid JSON"))
     }
 
+    @Test("--strict --request checks a request body: a create body needs no id, an update body does")
+    func requestKinds() throws {
+        let create = #"{"data": {"type": "articles", "attributes": {"title": "x"}, "relationships": {"author": {"data": {"type": "people", "id": "9"}}}}}"#
+        let created = try Tool.run(["inspect", "--strict", "--request=create", "-"], input: Data(create.utf8))
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(created.standardOutput.contains("\"title\": \"x\""))
+        // The same body as a response or an update: a resource needs its id.
+        let response = try Tool.run(["inspect", "--strict", "-"], input: Data(create.utf8))
+        #expect(response.status == 1)
+        #expect(response.standardError == "/data: a resource object must contain \"id\"\n")
+        let update = try Tool.run(["inspect", "--strict", "--request", "update", "-"], input: Data(create.utf8))
+        #expect(update.status == 1)
+        #expect(update.standardOutput.isEmpty)
+        #expect(update.standardError == "/data: a resource object must contain \"id\"\n")
+    }
+
+    @Test("--strict --request=create: every relationship needs data")
+    func createRelationshipWithoutData() throws {
+        let body = #"{"data": {"type": "articles", "id": "1", "relationships": {"author": {"links": {"related": "/a"}}}}}"#
+        let run = try Tool.run(["inspect", "--strict", "--request=create", "-"], input: Data(body.utf8))
+        #expect(run.status == 1)
+        #expect(
+            run.standardError
+                == "/data/relationships/author: a relationship in a create request must contain \"data\" (the linkage the resource is to have)\n")
+    }
+
+    @Test("--strict --request=relationship: data is null, an identifier or identifiers")
+    func relationshipRequest() throws {
+        let valid = try Tool.run(["inspect", "--strict", "--request=relationship", "-"], input: Data(#"{"data": [{"type": "tags", "id": "2"}]}"#.utf8))
+        #expect(valid.status == 0, "\(valid.standardError)")
+        let resource = #"{"data": [{"type": "tags", "id": "2"}, {"type": "tags", "id": "3", "attributes": {"name": "x"}}]}"#
+        let run = try Tool.run(["inspect", "--strict", "--request=relationship", "-"], input: Data(resource.utf8))
+        #expect(run.status == 1)
+        #expect(run.standardError == "/data/1/attributes: a resource identifier object must not contain the member \"attributes\"\n")
+    }
+
+    @Test("--strict reports duplicate member names and null where an object belongs; without it they are read")
+    func duplicatesAndNulls() throws {
+        let text = #"{"data": null, "meta": {"a": 1}, "meta": {"b": 2}, "links": null}"#
+        let strict = try Tool.run(["inspect", "--strict", "-"], input: Data(text.utf8))
+        #expect(strict.status == 1)
+        #expect(
+            strict.standardError.split(separator: "\n") == [
+                "/meta: the member name \"meta\" appears more than once in this object",
+                "/links: links must be an object, not null (leave the member out instead)",
+            ])
+        let lenient = try Tool.run(["inspect", "-"], input: Data(#"{"data": null, "meta": {"a": 1}, "meta": {"b": 2}}"#.utf8))
+        #expect(lenient.status == 0, "\(lenient.standardError)")
+    }
+
     @Test("Bad arguments and unreadable input exit 2 with a message", arguments: [
         ["inspect"], ["inspect", "a.json", "b.json"], ["inspect", "--bogus", "a.json"], ["inspect", "/nonexistent/file.json"],
-        ["frobnicate"], [],
+        ["frobnicate"], [], ["inspect", "--strict", "--request=delete", "-"], ["inspect", "--request=create", "-"],
+        ["inspect", "--strict", "-", "--request"],
     ])
     func usageErrors(arguments: [String]) throws {
         let run = try Tool.run(arguments)
