@@ -6,7 +6,7 @@ import JSONAPIClientCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRoundTrip(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = fuzzInput(bytes, count)
-    roundTrip(RawDocument.self, data)
+    roundTrip(PrimaryData.self, data)
     roundTrip([Article].self, data)
     roundTrip(Article?.self, data)
     roundTrip([Post].self, data)

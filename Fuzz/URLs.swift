@@ -74,14 +74,13 @@ private func checkEndpoints(_ router: PathTemplateRouter, _ base: URL, _ type: S
     check(lastSegment(of: resource) == id, "\(router.template): id \(id.debugDescription) reads back from \(resource) as \(lastSegment(of: resource) ?? "nil")")
     guard !relationship.isEmpty, let related = try? router.relatedURL(type: type, id: id, relationship: relationship, baseURL: base)
     else { return }
-    check(related.absoluteString == resource.absoluteString + "/" + (related.absoluteString.split(separator: "/").last.map(String.init) ?? ""),
-        "related \(related) is not beneath \(resource)")
+    check(related.absoluteString.hasPrefix(resource.absoluteString), "related \(related) is not beneath \(resource)")
     check(lastSegment(of: related) == relationship, "relationship \(relationship.debugDescription) reads back from \(related)")
 }
 
-/// The last path segment of `url`, percent-decoded.
+/// The last non-empty path segment of `url`, percent-decoded.
 private func lastSegment(of url: URL) -> String? {
-    url.absoluteString.split(separator: "/", omittingEmptySubsequences: false).last.flatMap { String($0).removingPercentEncoding }
+    url.absoluteString.split(separator: "/").last.flatMap { String($0).removingPercentEncoding }
 }
 
 /// The query's name–value pairs, form-decoded (`+` is a space).

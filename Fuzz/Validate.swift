@@ -3,7 +3,7 @@ import Foundation
 import JSONAPIClientCore
 
 /// Each kind of document the validator judges, with how to validate it. A new kind is one line here.
-private let kinds: [(name: String, validate: (Data) throws -> [SpecViolation])] = [
+private let kinds: [(name: String, validate: @Sendable (Data) throws -> [SpecViolation])] = [
     ("response", { try DocumentValidator.validate($0) }),
 ]
 
