@@ -34,7 +34,8 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 /// Builds the cases for one generated document.
 enum Cases {
     static let all = [
-        "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "pipeline",
+        "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
+        "decode-graph", "pipeline",
     ]
 
     static func make(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {
@@ -100,6 +101,6 @@ enum Cases {
                         return document.check(try decoder.decode(Document<[Article]>.self, from: output).data ?? [])
                     }))
         }
-        return cases
+        return cases + GraphCase.cases(size: document.articleCount, selected: selected)
     }
 }

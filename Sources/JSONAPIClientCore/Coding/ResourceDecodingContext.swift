@@ -30,6 +30,12 @@ struct TapeLocation: Error {
     var detail: String?
 }
 
+/// A model decoded from a resource: the resource's tape index and the model's type.
+struct DecodedKey: Hashable {
+    var index: Int
+    var type: ObjectIdentifier
+}
+
 /// Identifies a resource in a document.
 struct ResourceKey: Hashable {
     var type: String
@@ -55,12 +61,13 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
-    /// One bit per tape node: resource objects decoded so far.
-    @exclusivity(unchecked) private var decodedResources: [UInt64] = []
-    /// Whether the resource being decoded was decoded before (its strings are then shared).
-    @exclusivity(unchecked) private(set) var sharesStrings = false
-    /// Strings of resources decoded again, by tape index.
-    @exclusivity(unchecked) private var sharedStrings: [UInt32: String] = [:]
+    /// One bit per tape node: resources a relationship has led to before.
+    @exclusivity(unchecked) private var reached: [UInt64] = []
+    /// The model decoded from each resource that relationships lead to more than once, or the error its decoding
+    /// threw, by resource and model type: such a resource is decoded at most twice per type however many
+    /// relationships name it, so that the work is linear in the document whatever the shape of its graph (a mesh of
+    /// resources that all name each other would otherwise be decoded once per path through it).
+    @exclusivity(unchecked) private var decoded: [DecodedKey: Result<Any, any Error>] = [:]
     @exclusivity(unchecked) private var wireNames: WireNames
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
@@ -220,40 +227,44 @@ final class ResourceDecodingContext {
         try reinterpret(R(relationshipAt: index, context: self), as: T.self)
     }
 
-    /// Decodes a model from the resource (or unresolved identifier) at `index`, marking it as being decoded.
+    /// Decodes a model from the resource (or unresolved identifier) at `index`, or returns the model decoded from it
+    /// before. While it is being decoded, a relationship that leads back to it (a cycle) gives its identifier alone.
+    ///
+    /// The primary data is always decoded afresh, at the top. A resource reached through a relationship is kept
+    /// from its second time on (most are named once, and keeping costs an allocation), so each is decoded at most
+    /// twice per type.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        ancestors.append(index)
-        let outer = sharesStrings
-        sharesStrings = markDecoded(index)
-        defer {
-            ancestors.removeLast()
-            sharesStrings = outer
+        guard !ancestors.isEmpty, reachedBefore(index) else { return try decodeModel(T.self, at: index) }
+        let key = DecodedKey(index: index, type: ObjectIdentifier(T.self))
+        if let earlier = decoded[key] {
+            // What was kept under `T`'s identifier is a `T`; the cast cannot fail, but fails as an error if it did.
+            guard let model = try earlier.get() as? T else { throw TypeIdentityError(description: "internal: \(T.self)") }
+            return model
         }
+        do {
+            let model = try decodeModel(T.self, at: index)
+            decoded[key] = .success(model)
+            return model
+        } catch {
+            decoded[key] = .failure(error)
+            throw error
+        }
+    }
+
+    private func decodeModel<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        ancestors.append(index)
+        defer { ancestors.removeLast() }
         return try T(from: ResourceDecoder(context: self, position: .resource(index)))
     }
 
-    // MARK: Strings of resources decoded again
-
-    /// Marks the resource object at `index` as decoded; returns whether it already was.
-    private func markDecoded(_ index: Int) -> Bool {
-        if decodedResources.isEmpty { decodedResources = Array(repeating: 0, count: (tape.nodes.count + 63) / 64) }
+    /// Marks the resource at `index` as reached through a relationship; returns whether it was before.
+    private func reachedBefore(_ index: Int) -> Bool {
+        if reached.isEmpty { reached = Array(repeating: 0, count: (tape.nodes.count + 63) / 64) }
         let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
-        guard decodedResources.indices.contains(word) else { return false }
-        let seen = decodedResources[word] & bit != 0
-        decodedResources[word] |= bit
-        return seen
-    }
-
-    /// The string at `index` of a resource decoded again (a person who wrote many comments): the text decoded the
-    /// time before, whose storage the new `String` shares. Strings are values, so sharing is invisible but for
-    /// the memory and time it saves. Short strings are stored inline and not worth it.
-    func sharedString(at index: Int) -> String {
-        guard tape.nodes[index].length > 15 else { return tape.string(index) }
-        let key = UInt32(truncatingIfNeeded: index)
-        if let text = sharedStrings[key] { return text }
-        let text = tape.string(index)
-        sharedStrings[key] = text
-        return text
+        guard reached.indices.contains(word) else { return false }
+        let before = reached[word] & bit != 0
+        reached[word] |= bit
+        return before
     }
 
     /// Decodes a to-one relationship's target for an optional property: `nil` when the target is not in the
@@ -353,11 +364,7 @@ final class ResourceDecodingContext {
                 throw DecodingError.typeMismatch(URL.self, failure(at: index, code: .invalidValue, expected: "a URL"))
             }
             return try reinterpret(url, as: T.self)
-        case .decimal:
-            guard tape.kind(index) == .number, let decimal = Decimal(string: tape.numberText(index)) else {
-                throw DecodingError.typeMismatch(Decimal.self, failure(at: index, expected: "a number"))
-            }
-            return try reinterpret(decimal, as: T.self)
+        case .decimal: return try reinterpret(decodeDecimal(at: index), as: T.self)
         case .meta: return try reinterpret(reader.meta(index), as: T.self)
         case .links: return try reinterpret(reader.links(index), as: T.self)
         case .link: return try reinterpret(reader.link(index), as: T.self)
@@ -370,13 +377,15 @@ final class ResourceDecodingContext {
 
     func decodeDate(at index: Int) throws -> Date {
         switch dateStrategy.kind {
-        case .iso8601:
+        case .iso8601(_, let localTimes):
             guard tape.kind(index) == .string else {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "an ISO 8601 date string"))
             }
-            guard let date = tape.withStringBytes(index, ISO8601.parse) else {
+            guard let date = tape.withStringBytes(index, { ISO8601.parse($0, localTimes: localTimes) }) else {
+                let expected =
+                    localTimes.isRejected ? "an ISO 8601 date with Z or a UTC offset" : "an ISO 8601 date"
                 throw DecodingError.dataCorrupted(
-                    failure(at: index, code: .invalidValue, expected: "an ISO 8601 date", found: "\"\(tape.string(index))\""))
+                    failure(at: index, code: .invalidValue, expected: expected, found: "\"\(tape.string(index))\""))
             }
             return date
         case .secondsSince1970, .millisecondsSince1970:
@@ -384,7 +393,7 @@ final class ResourceDecodingContext {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "a number of seconds"))
             }
             let scale = if case .millisecondsSince1970 = dateStrategy.kind { 1000.0 } else { 1.0 }
-            return Date(timeIntervalSince1970: tape.double(index) / scale)
+            return Date(timeIntervalSince1970: try decodeFloatingPoint(Double.self, at: index) / scale)
         case .custom(let decode, _):
             return try decode(reader.value(index))
         }
@@ -451,6 +460,9 @@ final class ResourceDecodingContext {
 }
 
 /// The members of a resource object (or identifier) that have fixed meanings, found in one pass.
+///
+/// `attributes`, `relationships`, `links` and `meta` given as `null` are absent (the specification makes each an
+/// optional object; `null` can only mean "none"), so a model reads its optional members as `nil`.
 struct ResourceMembers {
     var type: Int?
     var id: Int?
@@ -495,6 +507,10 @@ struct ResourceMembers {
             }
             child = tape.skip(value)
         }
+        if let attributes, tape.kind(attributes) == .null { self.attributes = nil }
+        if let relationships, tape.kind(relationships) == .null { self.relationships = nil }
+        if let links, tape.kind(links) == .null { self.links = nil }
+        if let meta, tape.kind(meta) == .null { self.meta = nil }
     }
 
     /// Where the member for the property `name` is: `id`, `type` or `lid`, then an attribute, then a relationship,
