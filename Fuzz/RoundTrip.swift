@@ -11,6 +11,7 @@ public func fuzzRoundTrip(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     roundTrip(Article?.self, data)
     roundTrip([Post].self, data)
     roundTrip([QuickArticle].self, data)
+    roundTrip([Note].self, data)
     return 0
 }
 

@@ -159,3 +159,38 @@ struct Post: Resource, Equatable {
     var owner: Owner?
     var attachments: [Attachment]
 }
+
+// Attributes of every kind, for the typed round trip: numbers (Decimal is written from its own digits), dates,
+// arrays, objects, meta.
+
+struct Note: Resource, Equatable {
+    static let resourceType = "notes"
+    var id: String
+    var text: String?
+    var count: Int?
+    var ratio: Double?
+    var price: Decimal?
+    var due: Date?
+    var tags: [String]?
+    var flags: [String: Bool]?
+    var meta: Meta?
+}
+
+/// A required to-one: decoding fails, and must fail cleanly, when the author cannot be resolved.
+struct StrictArticle: Resource {
+    static let resourceType = "articles"
+    var id: String
+    var title: String
+    var author: Person
+    var comments: [Comment]
+}
+
+/// Articles that cite articles: a graph of any shape through one model (each resource decoded once).
+struct CitingArticle: Resource {
+    static let resourceType = "articles"
+    var id: String
+    var title: String?
+    var cites: [CitingArticle]?
+    var related: ToMany<CitingArticle>?
+    var author: Writer?
+}
