@@ -1,35 +1,42 @@
-// Fuzz target: a document that decodes encodes, and decodes again to an equal document (schema-less and typed).
+// Fuzz target: decode → encode → decode. A document that decodes writes bytes that decode to an equal document,
+// and writing that again gives the same bytes; the same for models.
 import Foundation
 import JSONAPIClientCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let input = UnsafeBufferPointer(start: start, count: count)
-    let data = Data(input)
-    let decoder = JSONAPIDecoder(), encoder = JSONAPIEncoder()
-    guard let document = try? decoder.decode(RawDocument.self, from: data) else { return 0 }
-    let written: Data
-    do { written = try encoder.encode(document) } catch { fuzzFailure("a decoded document does not encode: \(error)", input) }
-    let again: RawDocument
-    do { again = try decoder.decode(RawDocument.self, from: written) } catch {
-        fuzzFailure("an encoded document does not decode: \(error)\nwritten: \(String(decoding: written, as: UTF8.self))", input)
-    }
-    guard again == document else {
-        fuzzFailure("decode → encode → decode differs\nwritten: \(String(decoding: written, as: UTF8.self))", input)
-    }
-    // Typed: when the primary data is notes (a model reads any resource it is given, whatever its type).
-    if document.data?.resources.allSatisfy({ $0.type == FuzzNote.resourceType }) == true,
-        let document = try? decoder.decode(Document<[FuzzNote]>.self, from: data)
-    {
-        let written: Data
-        do { written = try encoder.encode(document) } catch { fuzzFailure("typed: does not encode: \(error)", input) }
-        let again: Document<[FuzzNote]>
-        do { again = try decoder.decode(Document<[FuzzNote]>.self, from: written) } catch {
-            fuzzFailure("typed: encoded document does not decode: \(error)\nwritten: \(String(decoding: written, as: UTF8.self))", input)
-        }
-        guard again.data == document.data else {
-            fuzzFailure("typed: decode → encode → decode differs\nwritten: \(String(decoding: written, as: UTF8.self))", input)
-        }
-    }
+public func fuzzRoundTrip(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let data = fuzzInput(bytes, count)
+    roundTrip(PrimaryData.self, data)
+    roundTrip([Article].self, data)
+    roundTrip(Article?.self, data)
+    roundTrip([Post].self, data)
+    roundTrip([QuickArticle].self, data)
+    roundTrip([Note].self, data)
     return 0
+}
+
+private func roundTrip<Primary: Codable & Sendable & Equatable>(_ type: Primary.Type, _ data: Data) {
+    guard let document = try? JSONAPIDecoder().decode(Document<Primary>.self, from: data) else { return }
+    let text = String(decoding: data, as: UTF8.self)
+    for encoder in [JSONAPIEncoder(), JSONAPIEncoder(outputFormatting: .prettyPrinted)] {
+        let written: Data
+        do {
+            written = try encoder.encode(document)
+        } catch {
+            check(false, "\(Primary.self): a decoded document does not encode: \(error)\ninput: \(text)")
+            return
+        }
+        let writtenText = String(decoding: written, as: UTF8.self)
+        let again: Document<Primary>
+        do {
+            again = try JSONAPIDecoder().decode(Document<Primary>.self, from: written)
+        } catch {
+            check(false, "\(Primary.self): the written document does not decode: \(error)\ninput: \(text)\nwritten: \(writtenText)")
+            return
+        }
+        check(again == document, "\(Primary.self): decode(encode(d)) != d\ninput: \(text)\nwritten: \(writtenText)")
+        if let rewritten = try? encoder.encode(again) {
+            check(rewritten == written, "\(Primary.self): writing is not stable\nfirst: \(writtenText)\nthen: \(String(decoding: rewritten, as: UTF8.self))")
+        }
+    }
 }

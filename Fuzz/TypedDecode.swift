@@ -1,19 +1,46 @@
-// Fuzz target: typed decoding into models with to-one, to-many, optional, cyclic and polymorphic relationships
-// never crashes, and fails only with a JSONAPIDecodingError.
+// Fuzz target: typed decoding into models with to-one, to-many, optional, ToOne/ToMany, cyclic and polymorphic
+// relationships. Every input is decoded as each shape; any outcome but a crash, a hang or a leak is fine.
 import Foundation
 import JSONAPIClientCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let data = Data(UnsafeBufferPointer(start: start, count: count))
+public func fuzzTypedDecode(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let data = fuzzInput(bytes, count)
     let decoder = JSONAPIDecoder()
-    _ = try? decoder.decode(Document<[FuzzArticle]>.self, from: data)
-    _ = try? decoder.decode(Document<FuzzArticle?>.self, from: data)
-    _ = try? decoder.decode(Document<[FuzzStrictArticle]>.self, from: data)
-    _ = try? decoder.decode(Document<[FuzzAttachment]>.self, from: data)
-    _ = try? decoder.decode(Document<FuzzPerson>.self, from: data)
-    _ = try? decoder.decode(Document<[ResourceIdentifier]>.self, from: data)
-    _ = try? JSONAPIDecoder(keyStrategy: .snakeCase, dateStrategy: .secondsSince1970, maxRelationshipDepth: 3)
-        .decode(Document<[FuzzArticle]>.self, from: data)
+    let raw = try? decoder.decode(RawDocument.self, from: data)
+
+    let articles = try? decoder.decode(Document<[Article]>.self, from: data)
+    _ = try? decoder.decode(Document<Article?>.self, from: data)
+    _ = try? decoder.decode(Document<Article>.self, from: data)
+    _ = try? decoder.decode(Document<[LinkedArticle]>.self, from: data)
+    _ = try? decoder.decode(Document<LinkedArticle?>.self, from: data)
+    _ = try? decoder.decode(Document<[Writer]>.self, from: data)
+    _ = try? decoder.decode(Document<Writer?>.self, from: data)
+    _ = try? decoder.decode(Document<[Story]>.self, from: data)
+    _ = try? decoder.decode(Document<[CitingArticle]>.self, from: data)
+    _ = try? decoder.decode(Document<[StrictArticle]>.self, from: data)
+    _ = try? decoder.decode(Document<[Note]>.self, from: data)
+    _ = try? decoder.decode(Document<[QuickArticle]>.self, from: data)
+    _ = try? JSONAPIDecoder(keyStrategy: .snakeCase, maxRelationshipDepth: 3)
+        .decode(Document<[QuickArticle]>.self, from: data)
+    _ = try? decoder.decode(Document<[Post]>.self, from: data)
+    _ = try? decoder.decode(Document<[Attachment]>.self, from: data)
+    _ = try? decoder.decode(Document<Owner?>.self, from: data)
+    let identifiers = try? decoder.decode(Document<[ResourceIdentifier]>.self, from: data)
+    _ = try? decoder.decode(Document<ResourceIdentifier?>.self, from: data)
+    _ = try? decoder.decodeResource(Writer.self, from: data)
+    _ = try? decoder.decodeResource(Post.self, from: data)
+
+    // A typed decode reads the same primary data as the schema-less one.
+    if let raw, let data = raw.data {
+        if let models = articles?.data {
+            check(models.count == data.resources.count, "\(models.count) articles from \(data.resources.count) resources")
+        }
+        if let found = identifiers?.data {
+            check(
+                found.map(\.type) == data.identifiers.map(\.type) && found.map(\.id) == data.identifiers.map(\.id),
+                "typed identifiers \(found) differ from the schema-less \(data.identifiers)")
+        }
+    }
     return 0
 }

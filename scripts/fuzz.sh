@@ -1,69 +1,74 @@
 #!/usr/bin/env bash
-# Fuzzes the decoder, the validator and the round trip with libFuzzer + AddressSanitizer:
-#   scripts/fuzz.sh [SECONDS] [TARGET …]
-# Each target runs for SECONDS (default 60), one after the other; the corpus grows in .build-fuzz/corpus/TARGET and
-# is kept between runs. Exits non-zero on any crash, timeout, leak, out-of-memory or broken invariant; what failed
-# is in .build-fuzz/artifacts (replay: .build-fuzz/bin/TARGET ARTIFACT). Not part of the test command: long runs
-# belong here. Every finding becomes a fixture in the normal tests.
+# Fuzzes the library with libFuzzer and AddressSanitizer: builds one fuzzer per target in Fuzz/ and runs each for
+# SECONDS (default 60), one after the other. Exits non-zero when any target finds a crash, a hang, a leak, running
+# out of memory or a failed check (an inequality); the input that did it is saved in .fuzz/artifacts/TARGET/.
 #
-# Why by hand: SwiftPM cannot link a fuzzing executable here (`undefined symbol Fuzz_main`), so the library is
-# compiled with `swiftc` into a static library with fuzzer coverage and AddressSanitizer, and each target
-# (Fuzz/TARGET.swift, with @_cdecl("LLVMFuzzerTestOneInput")) is linked against it.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      e.g. scripts/fuzz.sh 30, scripts/fuzz.sh 600 RoundTrip
+#
+# Not part of CI's test command (.ci/run); the Fuzz/ sources are outside Sources/, so `swift build` never sees them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${1:-60}"
+seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(RawDecode TypedDecode Validator RoundTrip)
-build=.build-fuzz
-flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6)
-mkdir -p "$build/modules" "$build/bin" "$build/artifacts" "$build/seeds"
+[ ${#targets[@]} -gt 0 ] || targets=(RawDecode TypedDecode Validate RoundTrip URLs)
 
-echo "== building the libraries with fuzzer coverage and AddressSanitizer"
-swiftc "${flags[@]}" -emit-library -static -emit-module -module-name JSONAPIClientCore \
-    -emit-module-path "$build/modules/JSONAPIClientCore.swiftmodule" \
-    $(find Sources/JSONAPIClientCore -name '*.swift' | sort) -o "$build/libJSONAPIClientCore.a"
-# -Onone: the optimiser crashes on this module with -sanitize=fuzzer (Swift 6.3.1).
-swiftc "${flags[@]}" -Onone -emit-library -static -emit-module -module-name JSONAPIClient -I "$build/modules" \
-    -emit-module-path "$build/modules/JSONAPIClient.swiftmodule" \
-    $(find Sources/JSONAPIClient -name '*.swift' | sort) -o "$build/libJSONAPIClient.a"
+scratch=.build-fuzz
+work=.fuzz
+
+# The library is built by SwiftPM with coverage and ASan instrumentation. Each fuzzer is then linked by hand with
+# swiftc: SwiftPM cannot link a fuzzing executable here (its link of an executable target built with
+# -sanitize=fuzzer fails with "undefined symbol Fuzz_main", since libFuzzer brings its own `main`), while
+# `swiftc -sanitize=fuzzer,address -parse-as-library` links the target, the library's objects and libFuzzer fine.
+mkdir -p "$work"
+echo "building the library for fuzzing (release, -sanitize=fuzzer,address) in $scratch"
+swift build -c release --scratch-path "$scratch" --target JSONAPIClient -Xswiftc -sanitize=fuzzer,address >"$work/build.log" 2>&1 \
+    || { cat "$work/build.log"; exit 1; }
+build="$scratch/release"
+mkdir -p "$work/bin"
+objects=("$build"/JSONAPIClientCore.build/*.o "$build"/JSONAPIClient.build/*.o)
 
 for target in "${targets[@]}"; do
-    echo "== building $target"
-    swiftc "${flags[@]}" -I "$build/modules" Fuzz/FuzzModels.swift "Fuzz/$target.swift" \
-        -L "$build" -lJSONAPIClient -lJSONAPIClientCore -o "$build/bin/$target"
+    [ -f "Fuzz/$target.swift" ] || { echo "no fuzz target Fuzz/$target.swift" >&2; exit 2; }
+    echo "linking $target"
+    swiftc -O -swift-version 6 -sanitize=fuzzer,address -parse-as-library -use-ld=lld -I "$build/Modules" \
+        Fuzz/Support/*.swift "Fuzz/$target.swift" "${objects[@]}" -o "$work/bin/$target"
 done
 
-# Seeds: the test fixtures, each invalid document on its own, and the seeds kept in Fuzz/seeds.
-cp Tests/CoreTests/Fixtures/*.json "$build/seeds/"
-rm -f "$build/seeds/invalid-documents.json"
-python3 - "$build/seeds" <<'PY'
-import json, sys
-for n, case in enumerate(json.load(open("Tests/CoreTests/Fixtures/invalid-documents.json"))):
-    open(f"{sys.argv[1]}/invalid-{n}.json", "w").write(case["json"])
-PY
-[[ -d Fuzz/seeds ]] && cp Fuzz/seeds/* "$build/seeds/" 2>/dev/null || true
+# libFuzzer options: a hang is an input that takes more than 10 s; leaks are reported (ASan's leak checker).
+options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -dict=Fuzz/json.dict
+    -print_final_stats=1 -detect_leaks=1)
+
+# The Swift runtime's own crash backtracer reads memory that ASan then reports as a second, confusing crash.
+export SWIFT_BACKTRACE=enable=no
 
 failed=()
+summary=()
 for target in "${targets[@]}"; do
-    mkdir -p "$build/corpus/$target"
-    echo "== fuzzing $target for ${seconds}s"
-    log="$build/$target.log"
-    if "$build/bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -dict=Fuzz/json.dict \
-        -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 \
-        "$build/corpus/$target" "$build/seeds" >"$log" 2>&1; then
-        grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^stat::peak_rss_mb' "$log" | tr '\n' ' '
-        echo
-    else
-        echo "$target FAILED (see $log):"
-        grep -E 'ERROR|SUMMARY|invariant|Test unit written' "$log" | head -n 20
+    corpus="$work/corpus/$target"
+    artifacts="$work/artifacts/$target"
+    mkdir -p "$corpus" "$artifacts"
+    # Seeds: the test fixtures (JSON targets) and the committed seeds of the target.
+    seeds=()
+    [ "$target" = URLs ] || seeds+=(Tests/CoreTests/Fixtures)
+    [ -d "Fuzz/Seeds/$target" ] && seeds+=("Fuzz/Seeds/$target")
+    [ -d Fuzz/Seeds/Documents ] && [ "$target" != URLs ] && seeds+=(Fuzz/Seeds/Documents)
+    log="$work/$target.log"
+    echo "fuzzing $target for ${seconds}s (log: $log)"
+    status=0
+    "$work/bin/$target" "${options[@]}" -artifact_prefix="$artifacts/" "$corpus" "${seeds[@]}" >"$log" 2>&1 || status=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [ "$status" -ne 0 ]; then
         failed+=("$target")
+        summary+=("$target: FAILED (exit $status) after ${runs:-?} executions; see $log and $artifacts")
+        grep -E "^==[0-9]+==ERROR|fuzz check failed|ALARM|Test unit written|SUMMARY" "$log" | head -8 || true
+    else
+        summary+=("$target: ${runs:-?} executions, ${speed:-?}/s, clean")
     fi
 done
 
-if [[ ${#failed[@]} -gt 0 ]]; then
-    echo "fuzz: failures in ${failed[*]}"
-    exit 1
-fi
-echo "fuzz: ${#targets[@]} targets clean for ${seconds}s each"
+echo
+printf '%s\n' "${summary[@]}"
+[ ${#failed[@]} -eq 0 ] || { echo "fuzzing failed: ${failed[*]}"; exit 1; }
