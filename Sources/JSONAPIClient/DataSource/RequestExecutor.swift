@@ -60,7 +60,7 @@ struct RequestExecutor: Sendable {
     /// The error for a non-2xx response: 406 and 415 get their own codes; the body's error objects when it is an
     /// error document, the raw body in any case.
     static func failure(for request: HTTPRequest, response: HTTPResponse) -> JSONAPIClientError {
-        let errors = (try? JSONAPIDecoder().decode(RawDocument.self, from: response.body))?.errors ?? []
+        let errors = JSONAPIDecoder().decodeErrorDocument(from: response.body).errors ?? []
         let code: JSONAPIClientError.Code =
             switch response.status.code {
             case 406: .notAcceptable

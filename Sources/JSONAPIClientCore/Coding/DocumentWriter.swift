@@ -11,6 +11,7 @@ enum DocumentWriter {
         if let links = document.links { members["links"] = value(of: links) }
         if let jsonapi = document.jsonapi { members["jsonapi"] = value(of: jsonapi) }
         if let errors = document.errors { members["errors"] = .array(errors.map(value(of:))) }
+        for (name, member) in document.extensionMembers ?? [:] { members[name] = member }
         return .object(members)
     }
 
@@ -116,6 +117,8 @@ enum DocumentWriter {
 /// Member names are written in sorted order by hand; each function lists them in that order.
 extension DocumentWriter {
     static func write(_ document: RawDocument, into writer: inout JSONWriter) {
+        // Extension members have names of any kind to sort among the fixed ones: rare enough to go the long way.
+        guard document.extensionMembers == nil else { return writer.write(value(of: document), sortedKeys: true) }
         var object = ObjectWriter(&writer)
         if let data = document.data { object.member(#""data":"#, &writer) { write(data, into: &$0) } }
         if let errors = document.errors {

@@ -166,7 +166,12 @@ extension DocumentReader {
                 var errors: [ErrorObject] = []
                 try forEachElement(value) { element throws(Failure) in errors.append(try errorObject(element)) }
                 document.errors = errors
-            default: if Self.isExtensionMember(name) { hasExtensionMember = true }
+            default:
+                guard Self.isExtensionMember(name) else { return }
+                hasExtensionMember = true
+                var members = document.extensionMembers ?? [:]
+                members[name] = self.value(value)
+                document.extensionMembers = members
             }
         }
         if let dataIndex, errorsIndex != nil {

@@ -38,7 +38,9 @@ public struct JSONAPIEncoder: Sendable {
     /// Encodes a document. With models as primary data (`Document<[Article]>`), every related model is written
     /// once to `included`; with ``PrimaryData`` the document is written as it is.
     public func encode<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> Data {
-        if !outputFormatting.contains(.prettyPrinted), let data = document.data, let models = Self.models(in: data) {
+        if !outputFormatting.contains(.prettyPrinted), document.extensionMembers == nil, let data = document.data,
+            let models = Self.models(in: data)
+        {
             return try encode(models, of: document)
         }
         let raw = try rawDocument(document)
@@ -52,7 +54,8 @@ public struct JSONAPIEncoder: Sendable {
     public func rawDocument<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> RawDocument {
         if let raw = document as? RawDocument { return raw }
         var raw = RawDocument(
-            meta: document.meta, links: document.links, jsonapi: document.jsonapi, errors: document.errors)
+            meta: document.meta, links: document.links, jsonapi: document.jsonapi, errors: document.errors,
+            extensionMembers: document.extensionMembers)
         guard let data = document.data else { return raw }
         let context = ResourceEncodingContext(options: self, collectsIncluded: true)
         let primary = try primaryData(data, context: context)

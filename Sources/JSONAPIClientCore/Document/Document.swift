@@ -22,13 +22,16 @@ public struct Document<Primary: Sendable>: Sendable {
     public var jsonapi: JSONAPIObject?
     /// Error objects; a document never has both `errors` and `data`.
     public var errors: [ErrorObject]?
+    /// Top-level members of extensions (`"atomic:results"`, `"version:id"`), by their full names: read and
+    /// written as they are, so that nothing a server sent is lost.
+    public var extensionMembers: [String: JSONValue]?
     /// Where the document came from, for navigation; set by the networking layer, not part of the wire format.
     public var origin: DocumentOrigin<Primary>?
 
     /// Creates a document from its members.
     public init(
         data: Primary? = nil, included: [ResourceObject]? = nil, meta: Meta? = nil, links: Links? = nil,
-        jsonapi: JSONAPIObject? = nil, errors: [ErrorObject]? = nil
+        jsonapi: JSONAPIObject? = nil, errors: [ErrorObject]? = nil, extensionMembers: [String: JSONValue]? = nil
     ) {
         self.data = data
         self.included = included
@@ -36,6 +39,7 @@ public struct Document<Primary: Sendable>: Sendable {
         self.links = links
         self.jsonapi = jsonapi
         self.errors = errors
+        self.extensionMembers = extensionMembers
     }
 }
 
@@ -49,7 +53,7 @@ extension Document: Equatable where Primary: Equatable {
     /// Documents are equal when their members are; where they came from does not count.
     public static func == (lhs: Document, rhs: Document) -> Bool {
         lhs.data == rhs.data && lhs.included == rhs.included && lhs.meta == rhs.meta && lhs.links == rhs.links
-            && lhs.jsonapi == rhs.jsonapi && lhs.errors == rhs.errors
+            && lhs.jsonapi == rhs.jsonapi && lhs.errors == rhs.errors && lhs.extensionMembers == rhs.extensionMembers
     }
 }
 
