@@ -159,6 +159,7 @@ struct TypedDecodingTests {
 
     struct Draft: Resource {
         static let resourceType = "articles"
+        var id: String?
         var lid: String?
         var title: String
         var author: NewAuthor?
@@ -166,6 +167,7 @@ struct TypedDecodingTests {
 
     struct NewAuthor: Resource {
         static let resourceType = "people"
+        var id: String?
         var lid: String?
         var name: String
     }
@@ -306,6 +308,7 @@ struct TypedDecodingTests {
         var identifier: String
         var headline: String
         var writer: Person?
+        var id: String { identifier }
 
         enum CodingKeys: String, CodingKey {
             case identifier = "id"

@@ -18,8 +18,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
-                notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                notNavigable
+                notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -50,8 +49,6 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         public static let paginationLoop = Code(.paginationLoop)
         /// Pagination went past the configured maximum number of pages.
         public static let tooManyPages = Code(.tooManyPages)
-        /// A document without an origin (not fetched by a ``DataSource``) cannot navigate.
-        public static let notNavigable = Code(.notNavigable)
 
         /// The code's name.
         public var description: String { value.rawValue }

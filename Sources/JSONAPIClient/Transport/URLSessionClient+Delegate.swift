@@ -60,21 +60,13 @@ extension URLSessionClient {
                     status: HTTPResponse.Status(code: response.statusCode), headerFields: fields, body: transfer.body))
         }
 
-        #if canImport(FoundationNetworking)
+        // The completion-handler form exists on Linux and Apple platforms alike: one code path for both.
         func urlSession(
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
             completionHandler(Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) ? request : nil)
         }
-        #else
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest
-        ) async -> URLRequest? {
-            Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) ? request : nil
-        }
-        #endif
 
         static func allowsRedirect(from source: URL?, to target: URL?) -> Bool {
             guard let source, let target, let from = Origin(source), let to = Origin(target) else { return false }

@@ -34,21 +34,36 @@ public final class URLSessionClient: Client {
     private let session: URLSession
     private let delegate: SessionDelegate
 
-    /// Creates a client with its own ephemeral URLSession (no cookies, no cache).
-    public init(configuration: Configuration = Configuration()) {
+    /// Creates a client with a URLSession of its own.
+    ///
+    /// - Parameters:
+    ///   - configuration: The client's timeout and response size limit.
+    ///   - sessionConfiguration: The URLSession configuration to start from — proxies, TLS versions,
+    ///     `waitsForConnectivity`, `protocolClasses` (URLProtocol stubs), a cookie store, a URL cache, extra
+    ///     headers. It is copied; only its timeouts are set, as a backstop for ``Configuration/timeout``. When
+    ///     `nil`, an ephemeral configuration without cookies and without a URL cache.
+    public init(configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration? = nil) {
         self.configuration = configuration
+        let sessionConfiguration = Self.sessionConfiguration(from: sessionConfiguration)
         // URLSession's own timeouts are a backstop (some implementations count whole seconds); the exact deadline
         // is enforced in send(_:).
         let seconds = max(configuration.timeout.timeInterval.rounded(.up), 1) + 1
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = seconds
         sessionConfiguration.timeoutIntervalForResource = seconds
-        sessionConfiguration.httpCookieAcceptPolicy = .never
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.urlCache = nil
         let delegate = SessionDelegate()
         self.delegate = delegate
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    }
+
+    /// A copy of `given`, or the default: ephemeral, with cookies and the URL cache off (opt in by passing a
+    /// configuration that has them).
+    private static func sessionConfiguration(from given: URLSessionConfiguration?) -> URLSessionConfiguration {
+        if let given, let copy = given.copy() as? URLSessionConfiguration { return copy }
+        let ephemeral = URLSessionConfiguration.ephemeral
+        ephemeral.httpCookieAcceptPolicy = .never
+        ephemeral.httpShouldSetCookies = false
+        ephemeral.urlCache = nil
+        return ephemeral
     }
 
     deinit { session.finishTasksAndInvalidate() }

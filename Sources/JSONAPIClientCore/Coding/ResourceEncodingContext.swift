@@ -273,12 +273,3 @@ extension ToMany: RelationshipEncodable {
         return Relationship(data: hasLinkage ? .toMany(identifiers) : nil, links: links, meta: meta)
     }
 }
-
-extension ResourceIdentifier {
-    /// The identifier of a model: its type and its encoded `id` (or `lid`).
-    public init<Model: Resource>(of model: Model) throws {
-        let context = ResourceEncodingContext(options: JSONAPIEncoder(), collectsIncluded: false)
-        let resource = try context.resourceObject(for: model, type: Model.resourceType)
-        self.init(type: resource.type, id: resource.id, lid: resource.lid)
-    }
-}

@@ -8,6 +8,9 @@ import Foundation
 ///
 /// `data` is `nil` when the member is absent (a meta-only or errors-only document). In a typed document whose
 /// `Primary` is optional, `data` is `.some(nil)` for `"data": null`.
+///
+/// A document is plain data: it holds nothing but its members. Fetching its neighbours is the client's job
+/// (`FetchResponse` in JSONAPIClient).
 public struct Document<Primary: Sendable>: Sendable {
     /// The primary data; `nil` when the document has no `data` member.
     public var data: Primary?
@@ -22,8 +25,6 @@ public struct Document<Primary: Sendable>: Sendable {
     public var jsonapi: JSONAPIObject?
     /// Error objects; a document never has both `errors` and `data`.
     public var errors: [ErrorObject]?
-    /// Where the document came from, for navigation; set by the networking layer, not part of the wire format.
-    public var origin: DocumentOrigin<Primary>?
 
     /// Creates a document from its members.
     public init(
@@ -45,13 +46,9 @@ public typealias RawDocument = Document<PrimaryData>
 /// Non-standard meta-information: a JSON object.
 public typealias Meta = [String: JSONValue]
 
-extension Document: Equatable where Primary: Equatable {
-    /// Documents are equal when their members are; where they came from does not count.
-    public static func == (lhs: Document, rhs: Document) -> Bool {
-        lhs.data == rhs.data && lhs.included == rhs.included && lhs.meta == rhs.meta && lhs.links == rhs.links
-            && lhs.jsonapi == rhs.jsonapi && lhs.errors == rhs.errors
-    }
-}
+extension Document: Equatable where Primary: Equatable {}
+
+extension Document: Hashable where Primary: Hashable {}
 
 /// Primary data of any shape: what `data` holds in a ``RawDocument``.
 public enum PrimaryData: Sendable, Hashable {
