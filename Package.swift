@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["JSONAPIClient", "JSONAPIClientTesting"], path: "Tests/TestSupport"),
         .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "JSONAPIClientTesting", "TestSupport"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
-        .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClient"]),
+        .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,6 +20,7 @@ if [[ -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; t
     exit 0
 fi
 
+echo "setup.sh: installing the test server (djangorestframework-jsonapi, Tests/Server/requirements.txt) into $VENV with pip; about 15 s…" >&2
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 rm -rf "$VENV"

@@ -1,5 +1,6 @@
 import Foundation
 import JSONAPIClient
+import TestSupport
 import Testing
 
 @testable import JSONAPITool
@@ -25,13 +26,7 @@ struct GetCommandTests {
         return (status, captured)
     }
 
-    private func server() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["JSONAPI_TEST_SERVER_URL"], !url.isEmpty else {
-            Issue.record("JSONAPI_TEST_SERVER_URL is not set: run scripts/test.sh")
-            throw CancellationError()
-        }
-        return url
-    }
+    private func server() throws -> String { try TestServer.url().absoluteString }
 
     private func json(_ data: Data) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
