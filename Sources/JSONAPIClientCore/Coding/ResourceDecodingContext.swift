@@ -385,8 +385,8 @@ final class ResourceDecodingContext {
             }
             let scale = if case .millisecondsSince1970 = dateStrategy.kind { 1000.0 } else { 1.0 }
             return Date(timeIntervalSince1970: tape.double(index) / scale)
-        case .custom(let decode, _):
-            return try decode(reader.value(index))
+        case .custom(let transcoder):
+            return try transcoder.decode(reader.value(index))
         }
     }
 
