@@ -22,7 +22,8 @@ extension Array: PageList {
     static func pageIdentity(of element: Element) -> ResourceIdentifier? {
         let identity: ResourceIdentifier? =
             switch element {
-            case let identifier as ResourceIdentifier: ResourceIdentifier(type: identifier.type, id: identifier.id, lid: identifier.lid)
+            case let identifier as ResourceIdentifier:
+                ResourceIdentifier(type: identifier.type, id: identifier.id, lid: identifier.lid)
             case let resource as ResourceObject: resource.identifier
             case let model as any Resource: ResourceIdentifier(of: model)
             default: nil

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A fetch being described: a value you refine with `include`, `fields`, `filter`, `sort`, `page`, `query` and
-/// `header`, then perform with ``result()`` or ``paginate(_:)``, which return a ``FetchResponse``. Nothing is sent until
-/// then, and the same calls always give the same URL.
+/// `header`, then perform with ``result()`` or ``paginate(_:)``, which return a ``FetchResponse``. Nothing is sent
+/// until then, and the same calls always give the same URL.
 ///
 /// ```swift
 /// let page = try await source.fetch()

@@ -86,7 +86,8 @@ extension Session {
                 responseHeaders: response.headerFields, responseBody: response.body)
         }
         let readsResourceMeta = request.pagination?.readsResourceMeta ?? false
-        let (document, outline) = try decode(Primary.self, request: sent, response: response) { decoder, body throws(JSONAPIDecodingError) in
+        let (document, outline) = try decode(Primary.self, request: sent, response: response) {
+            decoder, body throws(JSONAPIDecodingError) in
             try decoder.decodeWithOutline(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
         }
         let page = PageContext(

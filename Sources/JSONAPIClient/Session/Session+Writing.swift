@@ -13,12 +13,12 @@ extension Session {
         }
         guard !response.body.isEmpty, response.status != .noContent else { return result }
         if response.status == .accepted {
-            result.rawDocument = try decode(PrimaryData.self, request: sent, response: response) { decoder, body throws(JSONAPIDecodingError) in
-                try decoder.decode(RawDocument.self, from: body)
+            result.rawDocument = try decode(PrimaryData.self, request: sent, response: response) {
+                decoder, body throws(JSONAPIDecodingError) in try decoder.decode(RawDocument.self, from: body)
             }
         } else {
-            result.document = try decode(Primary.self, request: sent, response: response) { decoder, body throws(JSONAPIDecodingError) in
-                try decoder.decode(Document<Primary>.self, from: body)
+            result.document = try decode(Primary.self, request: sent, response: response) {
+                decoder, body throws(JSONAPIDecodingError) in try decoder.decode(Document<Primary>.self, from: body)
             }
         }
         return result
