@@ -9,8 +9,9 @@ import Foundation
 /// `data` is `nil` when the member is absent (a meta-only or errors-only document). In a typed document whose
 /// `Primary` is optional, `data` is `.some(nil)` for `"data": null`.
 ///
-/// A document is plain data: it holds nothing but its members. Fetching its neighbours is the client's job
-/// (`FetchResponse` in JSONAPIClient).
+/// A document is plain data — `Sendable`, `Equatable` and `Codable` (with any coder, as ``JSONAPIDecoder`` and
+/// ``JSONAPIEncoder`` read and write it) — and holds nothing but its members. Fetching its neighbours is the
+/// client's job (`FetchResponse` in JSONAPIClient).
 public struct Document<Primary: Sendable>: Sendable {
     /// The primary data; `nil` when the document has no `data` member.
     public var data: Primary?
