@@ -82,6 +82,30 @@ struct SessionTests {
     }
 }
 
+extension SessionTests {
+    @Test("URLSessionClient follows a redirect within the origin and refuses one to another origin (one delegate for Linux and Apple)")
+    func redirects() async throws {
+        let target = try KeepAliveServer()
+        defer { target.stop() }
+        let away = try KeepAliveServer(status: "302 Found", headers: ["Location: \(target.url.absoluteString)articles"])
+        defer { away.stop() }
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await Session(baseURL: away.url).source(Article.self, .path("articles/<id>")).fetch().result()
+        }
+        #expect(error?.status?.code == 302)
+        #expect(target.requests == 0)
+
+        let within = try KeepAliveServer(status: "302 Found", headers: ["Location: /elsewhere"])
+        defer { within.stop() }
+        let error2 = await #expect(throws: JSONAPIClientError.self) {
+            try await Session(baseURL: within.url).source(Article.self, .path("articles/<id>")).fetch().result()
+        }
+        // Followed within the origin: the server answers 302 again, so URLSession follows until it gives up.
+        #expect(within.requests > 1)
+        _ = error2
+    }
+}
+
 /// Answers every request with an empty collection and records the URLs it answered.
 final class StubProtocol: URLProtocol {
     private static let log = Log()

@@ -17,7 +17,8 @@ final class KeepAliveServer: @unchecked Sendable {
     private var requestCount = 0
     private let response: [UInt8]
 
-    init(body: String = #"{"data": []}"#) throws {
+    /// A server answering `status` (e.g. `302 Found`) with `headers` (`Name: value` lines) and `body`.
+    init(body: String = #"{"data": []}"#, status: String = "200 OK", headers: [String] = []) throws {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -43,8 +44,8 @@ final class KeepAliveServer: @unchecked Sendable {
         port = UInt16(bigEndian: address.sin_port)
         let bytes = Array(body.utf8)
         response = Array(
-            ("HTTP/1.1 200 OK\r\nContent-Type: application/vnd.api+json\r\nContent-Length: \(bytes.count)\r\n"
-                + "Connection: keep-alive\r\n\r\n").utf8) + bytes
+            ("HTTP/1.1 \(status)\r\nContent-Type: application/vnd.api+json\r\nContent-Length: \(bytes.count)\r\n"
+                + headers.map { $0 + "\r\n" }.joined() + "Connection: keep-alive\r\n\r\n").utf8) + bytes
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
