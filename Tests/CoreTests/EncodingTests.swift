@@ -184,7 +184,9 @@ struct EncodingTests {
         #expect(ISO8601.parse("2024-05-01T14:00:00+02:00") == Date(timeIntervalSince1970: 1_714_564_800))
         #expect(ISO8601.parse("2024-05-01") == nil)
         #expect(ISO8601.parse("2024-13-01T00:00:00Z") == nil)
-        #expect(ISO8601.parse("2024-05-01T12:00:00") == nil)
+        #expect(ISO8601.parse("2024-05-01T12:00:00") == Date(timeIntervalSince1970: 1_714_564_800))
+        #expect(ISO8601.parse("2024-05-01T12:00:00", localTimes: .rejected) == nil)
+        #expect(ISO8601.parse("2024-05-01T12:00:0") == nil)
     }
 
     @Test("A compound document of new resources links them by lid")

@@ -37,6 +37,18 @@ struct InspectCommandTests {
         #expect(valid.status == 0)
     }
 
+    @Test("A collection whose first element is identifier-only: every member of every element is printed")
+    func sparseFirstElement() throws {
+        for arguments in [["inspect", Tool.fixture("sparse-first")], ["inspect", "--strict", Tool.fixture("sparse-first")]] {
+            let run = try Tool.run(arguments)
+            #expect(run.status == 0)
+            #expect(run.standardError.isEmpty)
+            for member in [#""title": "Second""#, #""previous": {"#, #""self": "http://example.com/articles/2""#, #""rank": 2"#, #""hidden": true"#] {
+                #expect(run.standardOutput.contains(member), "\(arguments): \(member)")
+            }
+        }
+    }
+
     @Test("A document that does not decode: the pointer and the reason, exit 1")
     func undecodable() throws {
         let run = try Tool.run(["inspect", "-"], input: Data(#"{"data": {"id": "1", "attributes": {}}}"#.utf8))

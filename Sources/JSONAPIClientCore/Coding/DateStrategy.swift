@@ -3,7 +3,7 @@ import Foundation
 /// How `Date` properties are read from and written to attributes.
 public struct DateStrategy: Sendable {
     enum Kind: Sendable {
-        case iso8601(fractionalSeconds: Bool)
+        case iso8601(fractionalSeconds: Bool, localTimes: LocalTimes)
         case secondsSince1970
         case millisecondsSince1970
         case custom(any DateTranscoder)
@@ -11,11 +11,26 @@ public struct DateStrategy: Sendable {
 
     let kind: Kind
 
-    /// ISO 8601 / RFC 3339 text. Reading accepts fractional seconds or none, `Z` or an offset; writing gives
-    /// whole seconds in UTC, e.g. `2024-05-01T12:00:00Z`.
-    public static let iso8601 = DateStrategy(kind: .iso8601(fractionalSeconds: false))
+    /// ISO 8601 / RFC 3339 text. Reading accepts fractional seconds or none, `Z` or an offset, and reads a time
+    /// without an offset (`2024-05-01T12:00:00`) as UTC; writing gives whole seconds in UTC, e.g.
+    /// `2024-05-01T12:00:00Z`.
+    public static let iso8601 = DateStrategy(kind: .iso8601(fractionalSeconds: false, localTimes: .utc))
     /// ISO 8601 as ``iso8601``, but written with milliseconds, e.g. `2024-05-01T12:00:00.250Z`.
-    public static let iso8601WithFractionalSeconds = DateStrategy(kind: .iso8601(fractionalSeconds: true))
+    public static let iso8601WithFractionalSeconds = DateStrategy(kind: .iso8601(fractionalSeconds: true, localTimes: .utc))
+    /// ISO 8601 as ``iso8601``, with a choice of what a time without a UTC offset means.
+    ///
+    /// ```swift
+    /// let decoder = JSONAPIDecoder(dateStrategy: .iso8601(localTimes: .in(TimeZone(identifier: "Europe/Paris")!)))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fractionalSeconds: Whether dates are written with milliseconds.
+    ///   - localTimes: How `2024-05-01T12:00:00` (no `Z`, no offset) is read: ``LocalTimes/utc``,
+    ///     ``LocalTimes/in(_:)`` a time zone, or ``LocalTimes/rejected``.
+    /// - Returns: The strategy.
+    public static func iso8601(fractionalSeconds: Bool = false, localTimes: LocalTimes) -> DateStrategy {
+        DateStrategy(kind: .iso8601(fractionalSeconds: fractionalSeconds, localTimes: localTimes))
+    }
     /// A number of seconds since 1970-01-01T00:00:00Z.
     public static let secondsSince1970 = DateStrategy(kind: .secondsSince1970)
     /// A number of milliseconds since 1970-01-01T00:00:00Z.
@@ -25,10 +40,26 @@ public struct DateStrategy: Sendable {
         DateStrategy(kind: .custom(transcoder))
     }
 
+    /// What an ISO 8601 date-time without a UTC offset means (`2024-01-01T01:00:00`, as several Python server
+    /// frameworks write times stored without a zone).
+    public struct LocalTimes: Sendable {
+        /// The zone such a time is read in; `nil` for UTC.
+        let zone: TimeZone?
+        /// Whether such a time is a decoding error.
+        let isRejected: Bool
+
+        /// Read as UTC (the default).
+        public static let utc = LocalTimes(zone: nil, isRejected: false)
+        /// Read as a wall-clock time in `timeZone` (daylight saving time included).
+        public static func `in`(_ timeZone: TimeZone) -> LocalTimes { LocalTimes(zone: timeZone, isRejected: false) }
+        /// Not read: such a value is a decoding error.
+        public static let rejected = LocalTimes(zone: nil, isRejected: true)
+    }
+
     /// The JSON value for a date.
     func encode(_ date: Date) throws -> JSONValue {
         switch kind {
-        case .iso8601(let fractional): .string(ISO8601.format(date, fractionalSeconds: fractional))
+        case .iso8601(let fractional, _): .string(ISO8601.format(date, fractionalSeconds: fractional))
         case .secondsSince1970: .double(date.timeIntervalSince1970)
         case .millisecondsSince1970: .double((date.timeIntervalSince1970 * 1000).rounded())
         case .custom(let transcoder): try transcoder.encode(date)
@@ -55,12 +86,13 @@ public protocol DateTranscoder: Sendable {
 /// A fast, strict RFC 3339 reader and writer (no Foundation formatter on the hot path).
 enum ISO8601 {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; also accepts a lower-case `t`/`z` or a space separator.
-    static func parse(_ text: String) -> Date? {
+    /// A time without `Z` or an offset is read in `localTimes`' zone, or not at all.
+    static func parse(_ text: String, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
         var text = text
-        return text.withUTF8 { parse($0) }
+        return text.withUTF8 { parse($0, localTimes: localTimes) }
     }
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int? {
             guard index + count <= bytes.count else { return nil }
@@ -101,9 +133,12 @@ enum ISO8601 {
             }
             guard index > start else { return nil }
         }
-        guard index < bytes.count else { return nil }
         var offsetSeconds = 0
-        switch bytes[index] {
+        var zone: TimeZone?
+        switch index < bytes.count ? bytes[index] : 0 {
+        case 0:
+            guard !localTimes.isRejected else { return nil }
+            zone = localTimes.zone
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
             index += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
@@ -120,7 +155,12 @@ enum ISO8601 {
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        let date = Date(timeIntervalSince1970: Double(seconds) + fraction)
+        guard let zone else { return date }
+        // The zone's offset at that wall-clock time: its offset at the time read as UTC, then at the result (the two
+        // differ only within hours of a daylight-saving change).
+        let first = zone.secondsFromGMT(for: date)
+        return date.addingTimeInterval(-Double(zone.secondsFromGMT(for: date.addingTimeInterval(-Double(first)))))
     }
 
     static func format(_ date: Date, fractionalSeconds: Bool) -> String {

@@ -1,7 +1,9 @@
 /// Builds the schema-less document model straight from a parsed tape.
 ///
-/// Lenient where the meaning is plain (a numeric `id` is read as its string; unknown members, extension members and
-/// `@`-members are ignored), strict where it is not (a resource without `type`, `data` together with `errors`,
+/// Lenient where the meaning is plain (a numeric `id` is read as its string; `null` for a member that the
+/// specification makes an optional object — `meta`, `links`, `jsonapi`, `attributes`, `relationships`, `included`,
+/// an error's `source` — is read as the member being absent; unknown members, extension members and `@`-members are
+/// ignored), strict where it is not (a resource without `type`, `data` together with `errors`,
 /// `included` without `data`, the same `(type, id)` twice, a resource that is not an object).
 struct DocumentReader {
     let tape: JSONTape
@@ -68,28 +70,7 @@ struct DocumentReader {
 
     // MARK: Values
 
-    func value(_ index: Int) -> JSONValue {
-        switch tape.kind(index) {
-        case .null: return .null
-        case .true: return .bool(true)
-        case .false: return .bool(false)
-        case .string: return .string(tape.string(index))
-        case .number:
-            if let integer = tape.int64(index) { return .int(integer) }
-            return .double(tape.double(index))
-        case .array:
-            var elements: [JSONValue] = []
-            elements.reserveCapacity(tape.count(index))
-            var child = index + 1
-            for _ in 0..<tape.count(index) {
-                elements.append(value(child))
-                child = tape.skip(child)
-            }
-            return .array(elements)
-        case .object:
-            return .object(object(index))
-        }
-    }
+    func value(_ index: Int) -> JSONValue { JSONValue(tape: tape, index: index) }
 
     /// The members of the object at `index` as JSON values (the last of duplicate keys wins).
     func object(_ index: Int) -> [String: JSONValue] {
@@ -98,7 +79,7 @@ struct DocumentReader {
         var members = [String: JSONValue](minimumCapacity: tape.count(index))
         var child = index + 1
         for _ in 0..<tape.count(index) {
-            members[tape.string(child)] = value(child + 1)
+            members[tape.string(child)] = JSONValue(tape: tape, index: child + 1)
             child = tape.skip(child + 1)
         }
         return members
@@ -107,6 +88,16 @@ struct DocumentReader {
     func meta(_ index: Int) throws(Failure) -> Meta {
         try expectObject(index)
         return object(index)
+    }
+
+    /// A `meta` member: `null` means it is absent.
+    func optionalMeta(_ index: Int) throws(Failure) -> Meta? {
+        tape.kind(index) == .null ? nil : try meta(index)
+    }
+
+    /// A `links` member: `null` means it is absent.
+    func optionalLinks(_ index: Int) throws(Failure) -> Links? {
+        tape.kind(index) == .null ? nil : try links(index)
     }
 
     // MARK: Document
@@ -160,6 +151,10 @@ struct DocumentReader {
     }
 
     /// Primary data: `null`, a resource, an identifier, or an array of either.
+    ///
+    /// An array is ``PrimaryData/identifiers(_:)`` only when every element is identifier-only; when any element is
+    /// a resource object (it has `attributes`, `relationships` or `links`), every element is read as a resource,
+    /// the identifier-only ones with just their `type`, `id`, `lid` and `meta`: nothing any element holds is lost.
     func primaryData(_ index: Int) throws(Failure) -> PrimaryData {
         switch tape.kind(index) {
         case .null: return .null
@@ -167,7 +162,7 @@ struct DocumentReader {
             return isIdentifierOnly(index) ? .identifier(try identifier(index)) : .resource(try resource(index))
         case .array:
             let count = tape.count(index)
-            if count > 0, isIdentifierOnly(index + 1) {
+            if count > 0, allIdentifierOnly(index) {
                 var identifiers: [ResourceIdentifier] = []
                 identifiers.reserveCapacity(count)
                 try forEachElement(index) { element throws(Failure) in identifiers.append(try identifier(element)) }
@@ -180,6 +175,16 @@ struct DocumentReader {
         default:
             throw mismatch(index, expected: "an object, an array or null")
         }
+    }
+
+    /// Whether every element of the array at `index` is identifier-only.
+    private func allIdentifierOnly(_ index: Int) -> Bool {
+        var element = index + 1
+        for _ in 0..<tape.count(index) {
+            if !isIdentifierOnly(element) { return false }
+            element = tape.skip(element)
+        }
+        return true
     }
 
     /// An object with no `attributes`, `relationships` or `links` and with `type`: a resource identifier.
@@ -211,9 +216,11 @@ struct DocumentReader {
             } else if tape.key(key, is: "id") {
                 resource.id = try identifierString(value)
             } else if tape.key(key, is: "attributes") {
+                guard tape.kind(value) != .null else { return }
                 try expectObject(value)
                 resource.attributes = object(value)
             } else if tape.key(key, is: "relationships") {
+                guard tape.kind(value) != .null else { return }
                 try expectObject(value)
                 var relationships = [String: Relationship](minimumCapacity: tape.count(value))
                 try forEachMember(value) { name, relationshipIndex throws(Failure) in
@@ -223,9 +230,9 @@ struct DocumentReader {
             } else if tape.key(key, is: "lid") {
                 resource.lid = try string(value)
             } else if tape.key(key, is: "links") {
-                resource.links = try links(value)
+                resource.links = try optionalLinks(value)
             } else if tape.key(key, is: "meta") {
-                resource.meta = try meta(value)
+                resource.meta = try optionalMeta(value)
             }
         }
         guard let type else { throw missing("type", in: index) }
@@ -245,7 +252,7 @@ struct DocumentReader {
             } else if tape.key(key, is: "lid") {
                 identifier.lid = try string(value)
             } else if tape.key(key, is: "meta") {
-                identifier.meta = try meta(value)
+                identifier.meta = try optionalMeta(value)
             }
         }
         guard let type else { throw missing("type", in: index) }
@@ -261,9 +268,9 @@ struct DocumentReader {
             if tape.key(key, is: "data") {
                 relationship.data = try linkage(value)
             } else if tape.key(key, is: "links") {
-                relationship.links = try links(value)
+                relationship.links = try optionalLinks(value)
             } else if tape.key(key, is: "meta") {
-                relationship.meta = try meta(value)
+                relationship.meta = try optionalMeta(value)
             }
         }
         return relationship
@@ -316,7 +323,7 @@ struct DocumentReader {
                         link.hreflang = languages
                     default: throw mismatch(value, expected: "a string or an array of strings")
                     }
-                case "meta": link.meta = try meta(value)
+                case "meta": link.meta = try optionalMeta(value)
                 default: break
                 }
             }
@@ -334,13 +341,14 @@ struct DocumentReader {
         try forEachMember(index) { key, value throws(Failure) in
             switch tape.string(key) {
             case "id": error.id = tape.kind(value) == .null ? nil : try identifierString(value)
-            case "links": error.links = try links(value)
+            case "links": error.links = try optionalLinks(value)
             // Some servers send the status as a number; its meaning is plain.
             case "status": error.status = tape.kind(value) == .null ? nil : try identifierString(value)
             case "code": error.code = tape.kind(value) == .null ? nil : try identifierString(value)
             case "title": error.title = try optionalString(value)
             case "detail": error.detail = try optionalString(value)
             case "source":
+                guard tape.kind(value) != .null else { return }
                 try expectObject(value)
                 var source = ErrorObject.Source()
                 try forEachMember(value) { sourceKey, sourceValue throws(Failure) in
@@ -352,7 +360,7 @@ struct DocumentReader {
                     }
                 }
                 error.source = source
-            case "meta": error.meta = try meta(value)
+            case "meta": error.meta = try optionalMeta(value)
             default: break
             }
         }
@@ -367,7 +375,7 @@ struct DocumentReader {
             case "version": object.version = try optionalString(value)
             case "ext": object.ext = try stringArray(value)
             case "profile": object.profile = try stringArray(value)
-            case "meta": object.meta = try meta(value)
+            case "meta": object.meta = try optionalMeta(value)
             default: break
             }
         }

@@ -117,27 +117,35 @@ extension JSONAPIDecodingError {
 extension DocumentReader {
     /// Reads every top-level member but `data` and `included` (which a typed decode resolves itself), and checks the
     /// document's shape rules.
+    ///
+    /// `null` for `meta`, `links`, `jsonapi` or `included` means the member is absent. A member of an applied
+    /// extension (`ns:member`, such as `atomic:results`) stands in for `data`, `errors` and `meta`: JSON:API 1.1
+    /// allows a document whose only top-level member is an extension's. The decoder cannot always see the media type
+    /// that names the applied extensions, so any `ns:member` name counts.
     func readTopLevel<Primary>(into document: inout Document<Primary>) throws(Failure) -> (
         data: Int?, included: Int?
     ) {
         try expectObject(0)
         var dataIndex: Int?, errorsIndex: Int?, includedIndex: Int?
+        var hasExtensionMember = false
         try forEachMember(0) { key, value throws(Failure) in
-            switch tape.string(key) {
+            let name = tape.string(key)
+            switch name {
             case "data": dataIndex = value
             case "included":
+                guard tape.kind(value) != .null else { return }
                 includedIndex = value
                 guard tape.kind(value) == .array else { throw mismatch(value, expected: "an array") }
-            case "meta": document.meta = try meta(value)
-            case "links": document.links = try links(value)
-            case "jsonapi": document.jsonapi = try jsonapiObject(value)
+            case "meta": document.meta = try optionalMeta(value)
+            case "links": document.links = try optionalLinks(value)
+            case "jsonapi": document.jsonapi = tape.kind(value) == .null ? nil : try jsonapiObject(value)
             case "errors":
                 errorsIndex = value
                 guard tape.kind(value) == .array else { throw mismatch(value, expected: "an array") }
                 var errors: [ErrorObject] = []
                 try forEachElement(value) { element throws(Failure) in errors.append(try errorObject(element)) }
                 document.errors = errors
-            default: break
+            default: if Self.isExtensionMember(name) { hasExtensionMember = true }
             }
         }
         if let dataIndex, errorsIndex != nil {
@@ -146,9 +154,17 @@ extension DocumentReader {
         if let includedIndex, dataIndex == nil {
             throw invalid(includedIndex, "\"included\" is only allowed together with \"data\"")
         }
-        if dataIndex == nil, errorsIndex == nil, document.meta == nil {
-            throw Failure(code: .invalidDocument, pointer: "", detail: "a document needs \"data\", \"errors\" or \"meta\"")
+        if dataIndex == nil, errorsIndex == nil, document.meta == nil, !hasExtensionMember {
+            throw Failure(
+                code: .invalidDocument, pointer: "",
+                detail: "a document needs \"data\", \"errors\", \"meta\" or a member of an extension (\"ns:member\")")
         }
         return (dataIndex, includedIndex)
+    }
+
+    /// Whether `name` is an extension member's: a namespace and a member name joined by a colon, both non-empty.
+    static func isExtensionMember(_ name: String) -> Bool {
+        guard let colon = name.firstIndex(of: ":") else { return false }
+        return colon != name.startIndex && name.index(after: colon) != name.endIndex
     }
 }

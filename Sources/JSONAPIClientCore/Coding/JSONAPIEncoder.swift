@@ -71,9 +71,14 @@ public struct JSONAPIEncoder: Sendable {
 
     /// The body of a create request (`POST` to a collection): the model with its attributes and relationships,
     /// and its `id` only when the model sets one (a client-generated id); an empty `id` is left out.
+    ///
+    /// A relationship without linkage (a ``ToOne`` or ``ToMany`` decoded from a relationship that had only links or
+    /// meta) is left out: a request must give each relationship it sends a `data` member.
     public func encodeCreateBody<Model: Encodable>(for model: Model) throws -> Data {
         var resource = try resourceObject(for: model)
         if resource.id?.isEmpty == true { resource.id = nil }
+        resource.relationships = resource.relationships?.filter { $0.value.data != nil }
+        if resource.relationships?.isEmpty == true { resource.relationships = nil }
         return try encode(RawDocument(data: .resource(resource)))
     }
 

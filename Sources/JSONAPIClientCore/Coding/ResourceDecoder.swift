@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `Decoder` your models see: a resource appears flattened (`id`, `type`, attributes and relationships side by
 /// side), relationships resolve through the document, and everything else reads like plain JSON.
 struct ResourceDecoder: Decoder {
@@ -61,26 +63,28 @@ extension ResourceDecodingContext {
     }
 
     /// An integer; `lenientText` also accepts one written as a string (ids are strings on the wire).
+    ///
+    /// A number written with a fraction or exponent is read when its value is a whole number `T` holds (`1.0`,
+    /// `1e2`); `1.5`, `1e-400` and `1e30` (for `Int`) are errors, never rounded or truncated.
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, lenientText: Bool = false) throws -> T {
         switch tape.kind(index) {
         case .number:
             if let value = tape.int64(index), let exact = T(exactly: value) { return exact }
-            if let value = UInt64(tape.numberText(index)), let exact = T(exactly: value) { return exact }
-            let number = tape.double(index)
-            if number.isFinite, number.rounded() == number, let exact = T(exactly: number) { return exact }
+            let text = tape.numberText(index)
+            if let exact = DecimalText.reading(text, { $0?.integer(as: T.self) }) { return exact }
             throw DecodingError.dataCorrupted(
-                failure(
-                    at: index, code: .invalidValue, expected: "an integer that fits \(T.self)",
-                    found: tape.numberText(index)))
+                failure(at: index, code: .invalidValue, expected: "an integer that fits \(T.self)", found: text))
         case .string where lenientText:
             if let value = T(tape.string(index)) { return value }
             throw DecodingError.dataCorrupted(
                 failure(at: index, code: .invalidValue, expected: "an integer id", found: "\"\(tape.string(index))\""))
         default:
-            throw DecodingError.typeMismatch(T.self, failure(at: index, expected: "a number"))
+            throw DecodingError.typeMismatch(T.self, failure(at: index, expected: "an integer"))
         }
     }
 
+    /// A floating-point number: the nearest `T` (a magnitude too small for `T` gives zero); a number beyond `T`'s
+    /// range is an error, never infinity.
     func decodeFloatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, at index: Int) throws
         -> T
     {
@@ -88,7 +92,26 @@ extension ResourceDecodingContext {
             throw DecodingError.typeMismatch(T.self, failure(at: index, expected: "a number"))
         }
         if let integer = tape.int64(index), integer.magnitude < (1 << 53) { return T(integer) }
-        return T(tape.numberText(index)) ?? T(tape.double(index))
+        let text = tape.numberText(index)
+        guard let value = T(text), value.isFinite else {
+            throw DecodingError.dataCorrupted(
+                failure(at: index, code: .invalidValue, expected: "a number within the range of \(T.self)", found: text))
+        }
+        return value
+    }
+
+    /// A `Decimal`, read from the number's digits (never through `Double`); a number that no `Decimal` holds exactly
+    /// (more than 38 significant digits, or an exponent beyond its range) is an error, never rounded.
+    func decodeDecimal(at index: Int) throws -> Decimal {
+        guard tape.kind(index) == .number else {
+            throw DecodingError.typeMismatch(Decimal.self, failure(at: index, expected: "a number"))
+        }
+        let text = tape.numberText(index)
+        guard let decimal = JSONNumber(validated: text).exactDecimal else {
+            throw DecodingError.dataCorrupted(
+                failure(at: index, code: .invalidValue, expected: "a number that Decimal holds exactly", found: text))
+        }
+        return decimal
     }
 }
 

@@ -353,11 +353,7 @@ final class ResourceDecodingContext {
                 throw DecodingError.typeMismatch(URL.self, failure(at: index, code: .invalidValue, expected: "a URL"))
             }
             return try reinterpret(url, as: T.self)
-        case .decimal:
-            guard tape.kind(index) == .number, let decimal = Decimal(string: tape.numberText(index)) else {
-                throw DecodingError.typeMismatch(Decimal.self, failure(at: index, expected: "a number"))
-            }
-            return try reinterpret(decimal, as: T.self)
+        case .decimal: return try reinterpret(decodeDecimal(at: index), as: T.self)
         case .meta: return try reinterpret(reader.meta(index), as: T.self)
         case .links: return try reinterpret(reader.links(index), as: T.self)
         case .link: return try reinterpret(reader.link(index), as: T.self)
@@ -370,13 +366,15 @@ final class ResourceDecodingContext {
 
     func decodeDate(at index: Int) throws -> Date {
         switch dateStrategy.kind {
-        case .iso8601:
+        case .iso8601(_, let localTimes):
             guard tape.kind(index) == .string else {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "an ISO 8601 date string"))
             }
-            guard let date = tape.withStringBytes(index, ISO8601.parse) else {
+            guard let date = tape.withStringBytes(index, { ISO8601.parse($0, localTimes: localTimes) }) else {
+                let expected =
+                    localTimes.isRejected ? "an ISO 8601 date with Z or a UTC offset" : "an ISO 8601 date"
                 throw DecodingError.dataCorrupted(
-                    failure(at: index, code: .invalidValue, expected: "an ISO 8601 date", found: "\"\(tape.string(index))\""))
+                    failure(at: index, code: .invalidValue, expected: expected, found: "\"\(tape.string(index))\""))
             }
             return date
         case .secondsSince1970, .millisecondsSince1970:
@@ -384,7 +382,7 @@ final class ResourceDecodingContext {
                 throw DecodingError.typeMismatch(Date.self, failure(at: index, expected: "a number of seconds"))
             }
             let scale = if case .millisecondsSince1970 = dateStrategy.kind { 1000.0 } else { 1.0 }
-            return Date(timeIntervalSince1970: tape.double(index) / scale)
+            return Date(timeIntervalSince1970: try decodeFloatingPoint(Double.self, at: index) / scale)
         case .custom(let transcoder):
             return try transcoder.decode(reader.value(index))
         }
@@ -451,6 +449,9 @@ final class ResourceDecodingContext {
 }
 
 /// The members of a resource object (or identifier) that have fixed meanings, found in one pass.
+///
+/// `attributes`, `relationships`, `links` and `meta` given as `null` are absent (the specification makes each an
+/// optional object; `null` can only mean "none"), so a model reads its optional members as `nil`.
 struct ResourceMembers {
     var type: Int?
     var id: Int?
@@ -495,6 +496,10 @@ struct ResourceMembers {
             }
             child = tape.skip(value)
         }
+        if let attributes, tape.kind(attributes) == .null { self.attributes = nil }
+        if let relationships, tape.kind(relationships) == .null { self.relationships = nil }
+        if let links, tape.kind(links) == .null { self.links = nil }
+        if let meta, tape.kind(meta) == .null { self.meta = nil }
     }
 
     /// Where the member for the property `name` is: `id`, `type` or `lid`, then an attribute, then a relationship,

@@ -113,7 +113,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         if key.stringValue == "id" {
             identity { $0.id = String(value) }
         } else {
-            attribute(key, Int64(exactly: value).map(JSONValue.int) ?? .double(Double(value)))
+            attribute(key, unsignedValue(value))
         }
     }
 
@@ -127,6 +127,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
                 switch json {
                 case .string(let string): string
                 case .int(let integer): String(integer)
+                case .number(let number): number.text
                 default: nil
                 }
             guard let text else {

@@ -121,7 +121,7 @@ final class ResourceEncodingContext {
         case .jsonValue: return try reinterpret(value, as: JSONValue.self)
         case .date: return try dateStrategy.encode(reinterpret(value, as: Date.self))
         case .url: return .string(try reinterpret(value, as: URL.self).absoluteString)
-        case .decimal: return Self.value(of: try reinterpret(value, as: Decimal.self))
+        case .decimal: return try Self.value(of: reinterpret(value, as: Decimal.self))
         case .links: return DocumentWriter.value(of: try reinterpret(value, as: Links.self))
         case .link: return DocumentWriter.value(of: try reinterpret(value, as: Link.self))
         case .identifier: return DocumentWriter.value(of: try reinterpret(value, as: ResourceIdentifier.self))
@@ -129,10 +129,13 @@ final class ResourceEncodingContext {
         }
     }
 
-    private static func value(of decimal: Decimal) -> JSONValue {
-        let text = "\(decimal)"
-        if let integer = Int64(text) { return .int(integer) }
-        return .double(Double(text) ?? 0)
+    /// A `Decimal` from its own digits (never through `Double`), in the case that holds it exactly.
+    private static func value(of decimal: Decimal) throws -> JSONValue {
+        guard let number = JSONNumber(decimal: decimal) else {
+            throw EncodingError.invalidValue(
+                decimal, EncodingError.Context(codingPath: [], debugDescription: "a Decimal NaN has no JSON form"))
+        }
+        return JSONValue(number)
     }
 
     /// The special JSON value of a value whose type is only known by casting (classes, optionals).
@@ -141,7 +144,7 @@ final class ResourceEncodingContext {
         case let value as JSONValue: return value
         case let date as Date: return try dateStrategy.encode(date)
         case let url as URL: return .string(url.absoluteString)
-        case let decimal as Decimal: return Self.value(of: decimal)
+        case let decimal as Decimal: return try Self.value(of: decimal)
         case let links as Links: return DocumentWriter.value(of: links)
         case let link as Link: return DocumentWriter.value(of: link)
         case let identifier as ResourceIdentifier: return DocumentWriter.value(of: identifier)

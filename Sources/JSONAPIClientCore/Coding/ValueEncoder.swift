@@ -141,7 +141,12 @@ struct ValueKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-func unsignedValue(_ value: UInt64) -> JSONValue { Int64(exactly: value).map(JSONValue.int) ?? .double(Double(value)) }
+/// An unsigned integer: ``JSONValue/int(_:)`` when `Int64` holds it, else its digits (never a rounded `Double`).
+func unsignedValue(_ value: UInt64) -> JSONValue {
+    if let integer = Int64(exactly: value) { return .int(integer) }
+    let text = String(value)
+    return .number(JSONNumber(validated: text))
+}
 
 struct ValueUnkeyedContainer: UnkeyedEncodingContainer {
     let context: ResourceEncodingContext

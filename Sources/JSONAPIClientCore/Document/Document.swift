@@ -57,11 +57,14 @@ public enum PrimaryData: Sendable, Hashable {
     case null
     /// One resource object.
     case resource(ResourceObject)
-    /// An array of resource objects (a collection; `[]` when empty).
+    /// An array of resource objects (a collection; `[]` when empty). When some elements are resource objects and
+    /// others identifier-only (a sparse fieldset, meta-only resources), all are here: the identifier-only ones as
+    /// resources with just `type`, `id`, `lid` and `meta`.
     case resources([ResourceObject])
     /// One resource identifier (a to-one relationship endpoint).
     case identifier(ResourceIdentifier)
-    /// Resource identifiers (a to-many relationship endpoint).
+    /// Resource identifiers (a to-many relationship endpoint): an array whose elements are all identifier-only
+    /// (none has `attributes`, `relationships` or `links`).
     case identifiers([ResourceIdentifier])
 
     /// The resource objects: one, all, or none. Identifiers (primary data without attributes, relationships or

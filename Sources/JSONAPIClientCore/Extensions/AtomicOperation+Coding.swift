@@ -26,7 +26,9 @@ extension JSONAPIDecoder {
                 if let data = ResourceMembers.member("data", of: element, in: tape) {
                     result.data = try reader.primaryData(data)
                 }
-                if let meta = ResourceMembers.member("meta", of: element, in: tape) { result.meta = try reader.meta(meta) }
+                if let meta = ResourceMembers.member("meta", of: element, in: tape) {
+                    result.meta = try reader.optionalMeta(meta)
+                }
                 decoded.append(result)
                 element = tape.skip(element)
             }

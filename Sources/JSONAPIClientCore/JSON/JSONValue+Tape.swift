@@ -1,6 +1,6 @@
 extension JSONValue {
-    /// Parses `bytes` (strict, see ``JSONTape/init(parsing:maxDepth:)``) into a value. Integers that fit in `Int64`
-    /// become ``int(_:)``, other numbers ``double(_:)``; of duplicate keys the last one wins.
+    /// Parses `bytes` (strict, see ``JSONTape/init(parsing:maxDepth:)``) into a value. Numbers become the case that
+    /// holds them exactly (see ``init(_:)-(JSONNumber)``); of duplicate keys the last one wins.
     init(parsing bytes: [UInt8]) throws(JSONParseError) {
         let tape = try JSONTape(parsing: bytes)
         self.init(tape: tape, index: 0)
@@ -12,8 +12,7 @@ extension JSONValue {
         case .null: self = .null
         case .true: self = .bool(true)
         case .false: self = .bool(false)
-        case .number:
-            if let integer = tape.int64(index) { self = .int(integer) } else { self = .double(tape.double(index)) }
+        case .number: self = Self.number(at: index, in: tape)
         case .string: self = .string(tape.string(index))
         case .array:
             var elements: [JSONValue] = []
@@ -33,5 +32,11 @@ extension JSONValue {
             }
             self = .object(members)
         }
+    }
+
+    /// The number at `index` of `tape`, in the case that holds it exactly.
+    static func number(at index: Int, in tape: JSONTape) -> JSONValue {
+        if let integer = tape.int64(index) { return .int(integer) }
+        return JSONValue(numberText: tape.numberText(index))
     }
 }

@@ -2,8 +2,13 @@ import Foundation
 
 /// Any JSON value: what `attributes`, `meta` and unknown members hold in the schema-less layer.
 ///
-/// Numbers keep the form they were written in: `1` is ``int(_:)`` and `1.0` is ``double(_:)``, so a value read and
-/// written again means the same to the server.
+/// Numbers keep their value and the form they were written in: `1` is ``int(_:)``, `1.0` is ``double(_:)``, and a
+/// number that neither `Int64` nor `Double` holds exactly (`1e400`, `123456789012345678901234567890`,
+/// `12345678901234567.89`) is ``number(_:)``, its text kept as written. A value read and written again means the same
+/// to the server.
+///
+/// The cases compare as written: `.int(1)` is not `.double(1.0)`. The decoder and encoder always choose the first
+/// case that holds a number exactly (``int(_:)``, then ``double(_:)``, then ``number(_:)``), as ``init(_:)`` does.
 public enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
@@ -11,8 +16,11 @@ public enum JSONValue: Sendable, Hashable {
     case bool(Bool)
     /// An integer that fits in 64 bits.
     case int(Int64)
-    /// A number with a fraction or exponent, or an integer too large for `Int64`.
+    /// A number with a fraction or exponent, or an integer beyond `Int64`, that a `Double` holds exactly: reading the
+    /// text and writing the double's shortest form gives the same value (`0.1`, `1.5e3`, `1e308`).
     case double(Double)
+    /// A number that neither ``int(_:)`` nor ``double(_:)`` holds exactly, kept as its text and written back verbatim.
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
@@ -24,19 +32,23 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue {
     /// The string, when this is a string.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-    /// The integer, when this is an integer, or a floating-point number with an exact integer value.
+    /// The integer, when this is a number with an exact integer value that `Int` holds (`2.0` and `1e2` count,
+    /// `1.5` and `1e30` do not).
     public var intValue: Int? {
         switch self {
         case .int(let value): Int(exactly: value)
         case .double(let value): Int(exactly: value)
+        case .number(let number): number.intValue
         default: nil
         }
     }
-    /// The number as a `Double`, when this is a number.
+    /// The number as a `Double`, when this is a number: the nearest one, `nil` for a ``number(_:)`` beyond `Double`'s
+    /// range.
     public var doubleValue: Double? {
         switch self {
         case .int(let value): Double(value)
         case .double(let value): value
+        case .number(let number): number.doubleValue
         default: nil
         }
     }
@@ -67,7 +79,8 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     /// An integer literal is an ``int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
-    /// A floating-point literal is a ``double(_:)``, even when its value is whole.
+    /// A floating-point literal is a ``double(_:)``, even when its value is whole. (Swift reads a literal as a
+    /// `Double` first: write a number with more digits than that keeps as `JSONValue(JSONNumber("…")!)`.)
     public init(floatLiteral value: Double) { self = .double(value) }
     /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
@@ -76,5 +89,25 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     /// An object; of repeated keys the last wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension JSONValue {
+    /// The number `number` denotes, in the case that holds it exactly: ``int(_:)`` when it is written as an integer
+    /// that `Int64` holds, else ``double(_:)`` when a `Double` holds it exactly, else ``number(_:)``.
+    ///
+    /// `-0` is `.int(0)` (an integer has no negative zero); `-0.0` is `.double(-0.0)`.
+    public init(_ number: JSONNumber) { self.init(numberText: number.text) }
+
+    /// The value of the number `text`, which is in JSON's grammar.
+    init(numberText text: String) {
+        let isInteger = !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+        if isInteger, let integer = Int64(text) {
+            self = .int(integer)
+        } else if let double = DecimalText.exactDouble(text) {
+            self = .double(double)
+        } else {
+            self = .number(JSONNumber(validated: text))
+        }
     }
 }

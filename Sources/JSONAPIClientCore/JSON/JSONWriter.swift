@@ -110,6 +110,12 @@ struct JSONWriter {
         }
     }
 
+    /// Writes a number's text verbatim (it is valid JSON: ``JSONNumber`` checks it).
+    mutating func writeNumber(_ number: JSONNumber) {
+        var text = number.text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
     mutating func writeBool(_ value: Bool) {
         if value { writeRaw("true") } else { writeRaw("false") }
     }
@@ -136,6 +142,7 @@ struct JSONWriter {
         case .bool(let flag): writeBool(flag)
         case .int(let integer): writeInt(integer)
         case .double(let number): writeDouble(number)
+        case .number(let number): writeNumber(number)
         case .string(let text): writeString(text)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))

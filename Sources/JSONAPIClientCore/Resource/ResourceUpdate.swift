@@ -70,7 +70,9 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     }
 
     /// The update that turns `old` into `new`: every attribute or relationship that differs, `null` for one
-    /// `new` no longer has (a to-many becomes `[]`).
+    /// `new` no longer has (a to-many becomes `[]`). A relationship `new` has without linkage (a ``ToOne`` or
+    /// ``ToMany`` decoded from a relationship that had only links or meta) says nothing about its value and is not
+    /// sent.
     public init(from old: Model, to new: Model, encoder: JSONAPIEncoder = JSONAPIEncoder()) throws {
         let before = try encoder.resourceObject(for: old)
         let after = try encoder.resourceObject(for: new)
@@ -85,6 +87,7 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
         }
         let oldRelationships = before.relationships ?? [:], newRelationships = after.relationships ?? [:]
         for name in Set(oldRelationships.keys).union(newRelationships.keys) {
+            if let relationship = newRelationships[name], relationship.data == nil { continue }
             let oldData = oldRelationships[name]?.data, newData = newRelationships[name]?.data
             guard oldData != newData else { continue }
             if let newData {

@@ -8,6 +8,7 @@ enum Fixture {
     static let valid = [
         "spec-compound", "single-resource", "null-data", "empty-collection", "meta-only", "errors", "identifiers",
         "to-one-identifier", "cycles", "polymorphic", "missing-includes", "lid", "lenient", "paginated-linkage",
+        "sparse-first",
     ]
 
     static func data(_ name: String) throws -> Data {
@@ -38,10 +39,11 @@ func decode<Primary: Decodable & Sendable>(_ type: Primary.Type, _ text: String,
 
 /// The error decoding `text` as `Primary` throws; records an issue when it does not throw.
 func decodingError<Primary: Decodable & Sendable>(
-    _ type: Primary.Type, _ text: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ type: Primary.Type, _ text: String, decoder: JSONAPIDecoder = JSONAPIDecoder(),
+    sourceLocation: SourceLocation = #_sourceLocation
 ) -> JSONAPIDecodingError? {
     do {
-        _ = try JSONAPIDecoder().decode(Document<Primary>.self, from: Data(text.utf8))
+        _ = try decoder.decode(Document<Primary>.self, from: Data(text.utf8))
         Issue.record("decoding succeeded; expected an error", sourceLocation: sourceLocation)
         return nil
     } catch {
