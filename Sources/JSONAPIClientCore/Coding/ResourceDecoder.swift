@@ -59,7 +59,7 @@ extension ResourceDecodingContext {
         guard tape.kind(index) == .string else {
             throw DecodingError.typeMismatch(String.self, failure(at: index, expected: "a string"))
         }
-        return sharesStrings ? sharedString(at: index) : tape.string(index)
+        return tape.string(index)
     }
 
     /// An integer; `lenientText` also accepts one written as a string (ids are strings on the wire).

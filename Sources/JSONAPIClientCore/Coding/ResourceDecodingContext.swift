@@ -30,6 +30,14 @@ struct TapeLocation: Error {
     var detail: String?
 }
 
+/// A model decoded from a resource: the resource's tape index, the model's type, and whether it was decoded at the
+/// top (as primary data) or through a relationship.
+struct DecodedKey: Hashable {
+    var index: Int
+    var type: ObjectIdentifier
+    var atTop: Bool
+}
+
 /// Identifies a resource in a document.
 struct ResourceKey: Hashable {
     var type: String
@@ -55,12 +63,11 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
-    /// One bit per tape node: resource objects decoded so far.
-    @exclusivity(unchecked) private var decodedResources: [UInt64] = []
-    /// Whether the resource being decoded was decoded before (its strings are then shared).
-    @exclusivity(unchecked) private(set) var sharesStrings = false
-    /// Strings of resources decoded again, by tape index.
-    @exclusivity(unchecked) private var sharedStrings: [UInt32: String] = [:]
+    /// Every model decoded so far, or the error its decoding threw, by resource and model type: a resource is
+    /// decoded at most once per type however many relationships name it, so that the work is linear in the document
+    /// whatever the shape of its graph (a mesh of resources that all name each other would otherwise be decoded
+    /// once per path through it).
+    @exclusivity(unchecked) private var decoded: [DecodedKey: Result<Any, any Error>] = [:]
     @exclusivity(unchecked) private var wireNames: WireNames
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
@@ -220,40 +227,32 @@ final class ResourceDecodingContext {
         try reinterpret(R(relationshipAt: index, context: self), as: T.self)
     }
 
-    /// Decodes a model from the resource (or unresolved identifier) at `index`, marking it as being decoded.
+    /// Decodes a model from the resource (or unresolved identifier) at `index`, or returns the model decoded from it
+    /// before. While it is being decoded, a relationship that leads back to it (a cycle) gives its identifier alone.
+    ///
+    /// A resource of the primary data is decoded once more at the top (with no ancestors) even when a relationship
+    /// reached it first, so that what a cycle cuts from the primary data never depends on the order of the array:
+    /// each resource is decoded at most twice per type.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        ancestors.append(index)
-        let outer = sharesStrings
-        sharesStrings = markDecoded(index)
-        defer {
-            ancestors.removeLast()
-            sharesStrings = outer
+        let atTop = ancestors.isEmpty
+        let key = DecodedKey(index: index, type: ObjectIdentifier(T.self), atTop: atTop)
+        let topKey = DecodedKey(index: index, type: key.type, atTop: true)
+        // A relationship to a resource of the primary data gets the model the primary data has, once it is decoded.
+        if let earlier = decoded[topKey] ?? decoded[key] {
+            // What was stored under `T`'s identifier is a `T`; the cast cannot fail, but fails as an error if it did.
+            guard let model = try earlier.get() as? T else { throw TypeIdentityError(description: "internal: \(T.self)") }
+            return model
         }
-        return try T(from: ResourceDecoder(context: self, position: .resource(index)))
-    }
-
-    // MARK: Strings of resources decoded again
-
-    /// Marks the resource object at `index` as decoded; returns whether it already was.
-    private func markDecoded(_ index: Int) -> Bool {
-        if decodedResources.isEmpty { decodedResources = Array(repeating: 0, count: (tape.nodes.count + 63) / 64) }
-        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
-        guard decodedResources.indices.contains(word) else { return false }
-        let seen = decodedResources[word] & bit != 0
-        decodedResources[word] |= bit
-        return seen
-    }
-
-    /// The string at `index` of a resource decoded again (a person who wrote many comments): the text decoded the
-    /// time before, whose storage the new `String` shares. Strings are values, so sharing is invisible but for
-    /// the memory and time it saves. Short strings are stored inline and not worth it.
-    func sharedString(at index: Int) -> String {
-        guard tape.nodes[index].length > 15 else { return tape.string(index) }
-        let key = UInt32(truncatingIfNeeded: index)
-        if let text = sharedStrings[key] { return text }
-        let text = tape.string(index)
-        sharedStrings[key] = text
-        return text
+        ancestors.append(index)
+        defer { ancestors.removeLast() }
+        do {
+            let model = try T(from: ResourceDecoder(context: self, position: .resource(index)))
+            decoded[key] = .success(model)
+            return model
+        } catch {
+            decoded[key] = .failure(error)
+            throw error
+        }
     }
 
     /// Decodes a to-one relationship's target for an optional property: `nil` when the target is not in the
