@@ -18,7 +18,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
-                notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages
+                notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
+                redirectRefused
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -45,6 +46,10 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         public static let decodingFailed = Code(.decodingFailed)
         /// A link was not followed: its scheme is not `http`/`https`, or its origin is not allowed.
         public static let linkRefused = Code(.linkRefused)
+        /// The server redirected to another origin (scheme, host, port), which the transport does not follow so
+        /// that credentials never leave the request's origin; ``detail`` names that origin, ``status`` and
+        /// ``responseHeaders`` are the redirect's.
+        public static let redirectRefused = Code(.redirectRefused)
         /// Pagination came back to a page it had already visited (a repeated or cyclic `next` link).
         public static let paginationLoop = Code(.paginationLoop)
         /// Pagination went past the configured maximum number of pages.
