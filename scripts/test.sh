@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # Runs every test: builds, starts the local JSON:API test server (Tests/Server), runs `swift test` against it,
-# and stops the server, whatever happens. Extra arguments go to `swift test` (e.g. --filter CoreTests).
+# and stops the server, whatever happens. Extra arguments go to `swift test`, and those that are build options
+# (`--sanitize=thread`, `-c release`, `-Xswiftc …`) to `swift build --build-tests` as well, so the tests run the
+# binaries built with them: `scripts/test.sh --sanitize=address --filter TransportTests`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build --build-tests
+# The options only `swift test` knows (SwiftPM 6): they select or report tests and do not change the build.
+build_arguments=()
+skip_value=false
+for argument in "$@"; do
+    if $skip_value; then skip_value=false; continue; fi
+    case "$argument" in
+        --filter | --skip | --num-workers | --xunit-output | --attachments-path | --specifier) skip_value=true ;;
+        --filter=* | --skip=* | --num-workers=* | --xunit-output=* | --attachments-path=* | --specifier=*) ;;
+        --skip-build | --list-tests | --parallel | --no-parallel | --enable-testable-imports \
+            | --disable-testable-imports | --show-codecov-path | --show-code-coverage-path | --show-coverage-path) ;;
+        *) build_arguments+=("$argument") ;;
+    esac
+done
+
+swift build --build-tests ${build_arguments[@]+"${build_arguments[@]}"}
 
 url=$(Tests/Server/start.sh)
 trap 'Tests/Server/stop.sh' EXIT
 echo "test server: $url"
 export JSONAPI_TEST_SERVER_URL="$url"
+# Only read under --sanitize=address: leaks of libcurl and XCTest are not ours.
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 swift test --skip-build "$@"

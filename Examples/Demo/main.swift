@@ -20,7 +20,7 @@ struct Comment: Resource {
 
 struct Article: Resource {
     static let resourceType = "articles"
-    var id: String
+    var id: String?                  // nil for an article the server has not created yet
     var title: String
     var body: String
     var created: Date
@@ -29,7 +29,10 @@ struct Article: Resource {
 }
 
 func quickStart(baseURL: URL) async throws {
-    let articles = DataSource<Article>(baseURL: baseURL, strategy: .path("articles/<id>"))
+    // One session per server (one connection pool, one configuration); a data source per resource type.
+    let api = Session(baseURL: baseURL)
+    let articles = api.source(Article.self, .path("articles/<id>"))
+    let people = api.source(Person.self, .path("people/<id>"))
 
     // A page of articles with their authors.
     let page = try await articles.fetch().include(["author"]).paginate(.pageBased(1, 10))
@@ -46,6 +49,10 @@ func quickStart(baseURL: URL) async throws {
     var count = 0
     for try await _ in articles.fetch().page(.pageBased(1, 50)).resources() { count += 1 }
     print(count, "articles in all")
+
+    // Another type, on the same connection.
+    let person = try await people.fetch(id: "1").result()
+    print("person 1 is", person.data?.name ?? "?")
 }
 // README: quick start end
 
@@ -58,7 +65,8 @@ func tour(baseURL: URL) async throws {
     section("Quick start: a page with includes, the next page, a stream of every article")
     try await quickStart(baseURL: baseURL)
 
-    let articles = DataSource<Article>(baseURL: baseURL, strategy: .path("articles/<id>"))
+    let api = Session(baseURL: baseURL)
+    let articles = api.source(Article.self, .path("articles/<id>"))
 
     section("One article with its author and the comments' authors; filter and sort")
     let one = try await articles.fetch(id: "7").include(["author", "comments.author"]).result()
@@ -77,16 +85,16 @@ func tour(baseURL: URL) async throws {
     print("request URL:", try articles.fetch().filter("author.in", ["1", "2"]).sort("-created").page(.pageBased(2, 5)).prepare().url)
 
     section("Paging: offset, cursor profile, appendNext")
-    let offsetSource = DataSource<Article>(baseURL: baseURL, strategy: .path("offset/articles/<id>"))
+    let offsetSource = api.source(Article.self, .path("offset/articles/<id>"))
     let offsetPage = try await offsetSource.fetch().paginate(.offsetBased(190, 10))
-    print("offset 190:", (offsetPage.data ?? []).map(\.id), "next:", offsetPage.links?.next?.href ?? "none")
-    let cursorSource = DataSource<Article>(baseURL: baseURL, strategy: .path("cursor-profile/articles/<id>"))
+    print("offset 190:", (offsetPage.data ?? []).compactMap(\.id), "next:", offsetPage.links?.next?.href ?? "none")
+    let cursorSource = api.source(Article.self, .path("cursor-profile/articles/<id>"))
     var merged = try await cursorSource.fetch().paginate(.cursorBased(size: 40))
     while try await merged.appendNext().hasMore {}
     print("cursor profile, appendNext to the end:", merged.data?.count ?? 0, "articles in one document")
 
     section("Create, update, relationships, delete")
-    let draft = Article(id: "", title: "Hello from JSONAPIClient", body: "Written by the demo.", created: Date())
+    let draft = Article(title: "Hello from JSONAPIClient", body: "Written by the demo.", created: Date())
     let created = try await articles.create(draft)
     guard let id = created.data?.id else {
         print("the server created nothing")
@@ -112,7 +120,7 @@ func tour(baseURL: URL) async throws {
         print(error)
     }
     do {
-        _ = try await articles.create(Article(id: "", title: String(repeating: "x", count: 300), body: "", created: Date()))
+        _ = try await articles.create(Article(title: String(repeating: "x", count: 300), body: "", created: Date()))
     } catch let error as JSONAPIClientError {
         print("status \(error.status?.code ?? 0):", error.errors.map { "\($0.detail ?? "") at \($0.source?.pointer ?? "?")" })
     }

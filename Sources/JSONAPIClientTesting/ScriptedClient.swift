@@ -7,7 +7,7 @@ import JSONAPIClient
 /// let client = ScriptedClient { request in
 ///     .document(#"{"data": [{"type": "articles", "id": "1", "attributes": {"title": "Hi"}}]}"#)
 /// }
-/// let source = DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"), client: client)
+/// let source = Session(baseURL: url, client: client).source(Article.self, .path("articles/<id>"))
 /// let page = try await source.fetch().result()
 /// #expect(client.requests.first?.url.absoluteString == "https://api.example.com/articles")
 /// ```

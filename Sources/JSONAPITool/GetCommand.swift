@@ -181,14 +181,11 @@ enum GetCommand {
 
     // MARK: Fetching
 
-    /// Any resource: the command reads documents schema-less.
-    private struct AnyResource: Resource {
-        static let resourceType = ""
-    }
-
+    /// Fetches the document schema-less through a session on the URL's server; with `--all`, appends every next
+    /// page to it.
     static func fetch(_ options: Options, client: any Client, progress: (String) -> Void) async throws -> RawDocument {
-        let source = DataSource<AnyResource>(baseURL: options.url, strategy: .path(""), client: client)
-        var request = source.fetch(link: Link(href: options.url.absoluteString), as: PrimaryData.self)
+        let session = Session(baseURL: options.url, client: client)
+        var request = session.fetch(options.url)
         if !options.include.isEmpty { request = request.include(options.include) }
         if !options.fields.isEmpty { request = request.fields(options.fields) }
         if !options.sort.isEmpty { request = request.sort(options.sort) }
@@ -200,23 +197,23 @@ enum GetCommand {
         case (nil, nil): break
         }
         for header in options.headers { request = request.header(HTTPField.Name(header.name), header.value) }
-        var document = try await request.result()
-        guard options.all else { return document }
+        var response = try await request.result()
+        guard options.all else { return response.document }
         var pages = 1
         func report() {
-            let count = document.data?.resources.count ?? 0
-            let total = PageContextTotal.total(in: document.meta).map { " of \($0)" } ?? ""
+            let count = response.data?.resources.count ?? 0
+            let total = PageContext(count: count, meta: response.meta).totalResources.map { " of \($0)" } ?? ""
             progress("jsonapi get: \(pages) page\(pages == 1 ? "" : "s"), \(count)\(total) resources")
         }
         report()
-        while document.hasNext {
-            let result = try await document.appendNext()
+        while response.hasNext {
+            let result = try await response.appendNext()
             guard result.fetchedPage else { break }
             pages += 1
             report()
             if !result.hasMore { break }
         }
-        return document
+        return response.document
     }
 
     // MARK: Errors
@@ -239,9 +236,4 @@ enum GetCommand {
         }
         return lines.joined(separator: "\n")
     }
-}
-
-/// Reads a collection's total from meta, as the pagination strategies do.
-enum PageContextTotal {
-    static func total(in meta: Meta?) -> Int? { PageContext(count: 0, meta: meta).totalResources }
 }

@@ -22,7 +22,7 @@ struct AtomicOperationsTests {
         let client = ScriptedClient { _ in
             .document(#"{"atomic:results": [{"data": {"type": "people", "id": "7", "lid": "p1", "attributes": {"name": "Ann"}}}, {"data": {"type": "articles", "id": "8", "attributes": {"title": "Hello"}}}]}"#)
         }
-        let results = try await source(client).atomic(Self.operations)
+        let results = try await source(client).session.atomic(Self.operations)
         #expect(results.map { $0.data?.resources.first?.id } == ["7", "8"])
         let request = try #require(client.requests.first)
         #expect(request.method == .post)
@@ -36,11 +36,11 @@ struct AtomicOperationsTests {
 
     @Test("204 gives no results; a failed batch points at the failing operation")
     func noContentAndFailure() async throws {
-        #expect(try await source(ScriptedClient(status: 204, body: "")).atomic(Self.operations).isEmpty)
+        #expect(try await source(ScriptedClient(status: 204, body: "")).session.atomic(Self.operations).isEmpty)
         let failing = ScriptedClient(
             status: 422,
             body: #"{"errors": [{"status": "422", "title": "Invalid", "source": {"pointer": "/atomic:operations/1/data/attributes/title"}}]}"#)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(failing).atomic(Self.operations) }
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source(failing).session.atomic(Self.operations) }
         #expect(error?.status?.code == 422)
         #expect(error?.errors.first?.source?.pointer == "/atomic:operations/1/data/attributes/title")
     }
@@ -49,7 +49,7 @@ struct AtomicOperationsTests {
     func resultCount() async throws {
         let result = #"{"data": {"type": "people", "id": "7"}}"#
         func answer(_ body: String, status: Int = 200) async throws -> [AtomicResult] {
-            try await source(ScriptedClient(status: status, body: body)).atomic(Self.operations)
+            try await source(ScriptedClient(status: status, body: body)).session.atomic(Self.operations)
         }
         let missing = await #expect(throws: JSONAPIClientError.self) { try await answer(#"{"meta": {"ok": true}}"#) }
         #expect(missing?.code == .decodingFailed)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSONAPIClient
 import JSONAPIClientTesting
 
@@ -14,7 +17,7 @@ enum ReadmeSnippets {
 
     struct Article: Resource {
         static let resourceType = "articles"
-        var id: String
+        var id: String?
         var title: String
         var body: String
         var created: Date
@@ -35,7 +38,11 @@ enum ReadmeSnippets {
     }
 
     static func fetching(baseURL: URL) async throws {
-        let articles = DataSource<Article>(baseURL: baseURL, strategy: .path("articles/<id>"))
+        let api = Session(baseURL: baseURL, configuration: .init(middlewares: [RetryMiddleware()]))
+        let articles = api.source(Article.self, .path("articles/<id>"))
+        let people = api.source(Person.self, .path("people/<id>"))
+        let raw = try await api.fetch(baseURL.appendingPathComponent("tags")).result()     // schema-less, navigates too
+        handle((people, raw))
 
         let page = try await articles.fetch()
             .include(["author", "comments.author"])      // include=author,comments.author
@@ -44,18 +51,18 @@ enum ReadmeSnippets {
             .sort("-created")                            // sort=-created
             .paginate(.pageBased(1, 10))                 // page[number]=1&page[size]=10, and sends it
 
-        let article = try await articles.fetch(id: "1").include(["author"]).result()   // Document<Article>
-        let me = try await DataSource<Person>(baseURL: baseURL, strategy: .path("me")).fetch(as: Person.self).result()
+        let article = try await articles.fetch(id: "1").include(["author"]).result()   // FetchResponse<Article>
+        let me = try await api.source(Person.self, .path("me")).fetch(as: Person.self).result()   // a singleton
 
         // Sparse fieldsets: fields[articles]=title,author — with a model whose other members are optional.
-        let titles = try await DataSource<ArticleTitle>(baseURL: baseURL, strategy: .path("articles/<id>"))
+        let titles = try await api.source(ArticleTitle.self, .path("articles/<id>"))
             .fetch().fields(["articles": ["title", "author"]]).result()
         handle((page, article, me, titles))
     }
 
     static func paging(articles: DataSource<Article>) async throws {
         // Page by page, following the server's links exactly (query and all).
-        var page: Document<[Article]>? = try await articles.fetch().paginate(.pageBased(1, 50))
+        var page: FetchResponse<[Article]>? = try await articles.fetch().paginate(.pageBased(1, 50))
         while let current = page {
             handle(current.data ?? [])
             page = try await current.next()            // nil after the last page; prev(), first(), last(), reload() too
@@ -72,7 +79,7 @@ enum ReadmeSnippets {
     }
 
     static func writing(articles: DataSource<Article>, article: Article) async throws {
-        let created = try await articles.create(Article(id: "", title: "Hello", body: "…", created: .now))
+        let created = try await articles.create(Article(title: "Hello", body: "…", created: .now))   // no id: the server assigns it
         print(created.status, created.location ?? "")       // 201 and Location; 202 and 204 are handled too
 
         var change = ResourceUpdate<Article>(id: "7")       // PATCH only what you set:
@@ -88,20 +95,26 @@ enum ReadmeSnippets {
     }
 
     static func middleware(baseURL: URL, tokenStore: TokenStore) {
-        let source = DataSource<Article>(
-            baseURL: baseURL, strategy: .path("articles/<id>"),
+        let api = Session(
+            baseURL: baseURL,
             configuration: .init(middlewares: [
                 BearerTokenMiddleware { try await tokenStore.currentToken() },   // Authorization: Bearer …, own origin only
                 LoggingMiddleware { entry in print(entry.method, entry.url, entry.status ?? 0, entry.duration) },
                 RetryMiddleware(),                                                // 429/503 with Retry-After
             ]))
-        handle(source)
+        handle(api)
+
+        // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs, cookies, a URL cache.
+        let settings = URLSessionConfiguration.default
+        settings.httpMaximumConnectionsPerHost = 4
+        let tuned = Session(baseURL: baseURL, client: URLSessionClient(sessionConfiguration: settings))
+        handle(tuned)
     }
 
     static func testing(baseURL: URL) async throws {
         // In a test target that depends on the JSONAPIClientTesting product:
         let client = ScriptedClient { _ in .document(#"{"data": []}"#) }
-        let tested = DataSource<Article>(baseURL: baseURL, strategy: .path("articles/<id>"), client: client)
+        let tested = Session(baseURL: baseURL, client: client).source(Article.self, .path("articles/<id>"))
         _ = try await tested.fetch().include(["author"]).result()
         print(client.requests.map(\.url))                    // exactly what your code sent
     }

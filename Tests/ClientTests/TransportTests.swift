@@ -95,3 +95,52 @@ struct TransportTests {
         #expect(error?.url?.absoluteString == "http://127.0.0.1:\(port)/gone/articles/1")
     }
 }
+
+extension TransportTests {
+    @Test("A redirect to another origin is refused with redirectRefused, naming that origin and not the Location")
+    func crossOriginRedirect() async throws {
+        let target = try KeepAliveServer()
+        defer { target.stop() }
+        // Another port of 127.0.0.1 is another origin.
+        let away = try KeepAliveServer(
+            status: "302 Found", headers: ["Location: \(target.url.absoluteString)articles?token=secret"])
+        defer { away.stop() }
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await URLSessionClient().send(HTTPRequest(method: .get, url: away.url))
+        }
+        #expect(error?.code == .redirectRefused)
+        #expect(error?.detail.contains("a redirect to http://127.0.0.1:\(target.port) was refused") == true, "\(String(describing: error))")
+        #expect(error?.detail.contains("secret") == false)
+        #expect(error?.status?.code == 302)
+        #expect(error?.method == .get)
+        #expect(error?.url == away.url)
+        #expect(target.requests == 0)
+    }
+}
+
+extension TransportTests {
+    @Test("A timeout of zero times out at once, even against a server that would answer")
+    func zeroTimeout() async throws {
+        let server = try KeepAliveServer()
+        defer { server.stop() }
+        let client = URLSessionClient(configuration: .init(timeout: .zero))
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await client.send(HTTPRequest(method: .get, url: server.url))
+        }
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+    }
+
+    @Test("A timeout too long to represent (Int64.max seconds) means no deadline: requests go through", arguments: [
+        Duration.seconds(Int64.max), .seconds(10_000_000_000),
+    ])
+    func unrepresentableTimeout(_ timeout: Duration) async throws {
+        let server = try KeepAliveServer()
+        defer { server.stop() }
+        let client = URLSessionClient(configuration: .init(timeout: timeout))
+        for _ in 0..<3 {
+            let response = try await client.send(HTTPRequest(method: .get, url: server.url))
+            #expect(response.status == .ok)
+        }
+        #expect(server.requests == 3)
+    }
+}

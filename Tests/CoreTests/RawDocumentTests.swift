@@ -169,5 +169,10 @@ struct RawDocumentTests {
         #expect(try JSONDecoder().decode(ResourceObject.self, from: data) == resource)
         let links = try #require(try Fixture.raw("single-resource").data?.resources.first?.links)
         #expect(try JSONDecoder().decode(Links.self, from: JSONEncoder().encode(links)) == links)
+        // Whole documents too, schema-less and typed (related models back in place from `included`).
+        let raw = try Fixture.raw("spec-compound")
+        #expect(try JSONDecoder().decode(RawDocument.self, from: JSONEncoder().encode(raw)) == raw)
+        let typed = try JSONAPIDecoder().decode(Document<[Article]>.self, from: Fixture.data("spec-compound"))
+        #expect(try JSONDecoder().decode(Document<[Article]>.self, from: JSONEncoder().encode(typed)) == typed)
     }
 }

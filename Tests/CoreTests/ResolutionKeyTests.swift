@@ -130,6 +130,12 @@ struct ResolutionKeyTests {
         }
         #expect(try raw(#""5""#, #""05""#).included?.count == 2)
         #expect(try raw(#""5""#, #""5.0""#).included?.count == 2)
+        // One rule, one place: the reader and the typed decode report a duplicate identically.
+        let document = Data(#"{"data":[],"included":[\#(person(#""5""#, "a")),\#(person("5", "b"))]}"#.utf8)
+        let rawError = #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(RawDocument.self, from: document) }
+        let typedError = #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(Document<[Post]>.self, from: document) }
+        #expect(rawError?.description == typedError?.description)
+        #expect(rawError?.pointer == "/included/1")
     }
 
     @Test("Many ids spread wide stay correct when the direct array runs out of room")

@@ -160,6 +160,7 @@ struct TypedDecodingTests {
 
     struct Draft: Resource {
         static let resourceType = "articles"
+        var id: String?
         var lid: String?
         var title: String
         var author: NewAuthor?
@@ -167,6 +168,7 @@ struct TypedDecodingTests {
 
     struct NewAuthor: Resource {
         static let resourceType = "people"
+        var id: String?
         var lid: String?
         var name: String
     }
@@ -223,9 +225,13 @@ struct TypedDecodingTests {
         var publishedAt: Date
     }
 
+    struct Uppercased: KeyMapping {
+        func wireName(for propertyName: String) -> String { propertyName.uppercased() }
+    }
+
     @Test("Key strategies map property names to member names", arguments: [
         (KeyStrategy.kebabCase, "view-count", "published-at"), (.snakeCase, "view_count", "published_at"),
-        (.custom { $0.uppercased() }, "VIEWCOUNT", "PUBLISHEDAT"),
+        (.custom(Uppercased()), "VIEWCOUNT", "PUBLISHEDAT"),
     ])
     func keyStrategies(strategy: KeyStrategy, viewCount: String, publishedAt: String) throws {
         let text = """
@@ -256,6 +262,18 @@ struct TypedDecodingTests {
         let error = decodingError(Event.self, #"{"data": {"type": "events", "id": "1", "attributes": {"at": "2024-02-30T00:00:00Z"}}}"#)
         #expect(error?.pointer == "/data/attributes/at")
         #expect(error?.code == .invalidValue)
+        let days = try decode(
+            Event.self, #"{"data": {"type": "events", "id": "1", "attributes": {"at": 2}}}"#,
+            decoder: JSONAPIDecoder(dateStrategy: .custom(DayNumber())))
+        #expect(days.data?.at == Date(timeIntervalSince1970: 172_800))
+        let written = try JSONAPIEncoder(dateStrategy: .custom(DayNumber())).resourceObject(for: Event(id: "1", at: Date(timeIntervalSince1970: 259_200)))
+        #expect(written.attributes?["at"] == 3)
+    }
+
+    /// A custom date strategy: days since 1970 as an integer.
+    struct DayNumber: DateTranscoder {
+        func decode(_ value: JSONValue) throws -> Date { Date(timeIntervalSince1970: Double(value.intValue ?? 0) * 86_400) }
+        func encode(_ date: Date) throws -> JSONValue { .int(Int64(date.timeIntervalSince1970 / 86_400)) }
     }
 
     @Test("Identifiers, null and meta-only documents as typed primary data")
@@ -307,6 +325,7 @@ struct TypedDecodingTests {
         var identifier: String
         var headline: String
         var writer: Person?
+        var id: String { identifier }
 
         enum CodingKeys: String, CodingKey {
             case identifier = "id"

@@ -11,8 +11,8 @@ struct IntegrationWalkTests {
     }
 
     /// Follows `step` from `start` until it gives nil; returns every page.
-    private func walk(from start: Document<[Article]>, _ step: (Document<[Article]>) async throws -> Document<[Article]>?)
-        async throws -> [Document<[Article]>]
+    private func walk(from start: FetchResponse<[Article]>, _ step: (FetchResponse<[Article]>) async throws -> FetchResponse<[Article]>?)
+        async throws -> [FetchResponse<[Article]>]
     {
         var pages = [start]
         while let next = try await step(pages[pages.count - 1]) {
@@ -22,7 +22,7 @@ struct IntegrationWalkTests {
         return pages
     }
 
-    private func ids(_ pages: [Document<[Article]>]) -> [String] { pages.flatMap { $0.data?.map(\.id) ?? [] } }
+    private func ids(_ pages: [FetchResponse<[Article]>]) -> [String] { pages.flatMap { $0.data?.map(\.id) ?? [] } }
 
     @Test("Page number: forwards, backwards, first, last, reload")
     func pageNumber() async throws {
@@ -43,7 +43,7 @@ struct IntegrationWalkTests {
 
         let reloaded = try await forward[3].reload()
         #expect(reloaded.data == forward[3].data)
-        #expect(reloaded.origin?.url == forward[3].origin?.url)
+        #expect(reloaded.url == forward[3].url)
     }
 
     @Test("Page number with include, sparse fieldsets and sort kept on every page")
@@ -55,7 +55,7 @@ struct IntegrationWalkTests {
         #expect(pages.count == 5)
         #expect(ids(pages) == allSeededIDs.reversed())
         for page in pages {
-            let url = try #require(page.origin?.url.absoluteString)
+            let url = page.url.absoluteString
             #expect(url.contains("include=author"))
             #expect(url.contains("fields%5Barticles%5D=title%2Cauthor"))
             #expect(url.contains("fields%5Bpeople%5D=name"))
@@ -73,7 +73,7 @@ struct IntegrationWalkTests {
         case pageNumber = "paged/articles", offset = "offset/articles", cursor = "cursor/articles"
         case cursorProfile = "cursor-profile/articles"
 
-        func first(_ request: FetchRequest<[Article]>) async throws -> Document<[Article]> {
+        func first(_ request: FetchRequest<[Article]>) async throws -> FetchResponse<[Article]> {
             switch self {
             case .pageNumber: try await request.paginate(.pageBased(1, 45))
             case .offset: try await request.paginate(.offsetBased(0, 45))
@@ -94,7 +94,7 @@ struct IntegrationWalkTests {
         let backward = try await walk(from: end) { try await $0.prev() }
         #expect(ids(backward.reversed()) == allSeededIDs.reversed())
         for page in forward + backward {
-            let url = try #require(page.origin?.url)
+            let url = page.url
             #expect(url.queryValue("include") == "author")
             #expect(url.queryValue("fields[articles]") == "title,author")
             #expect(url.queryValue("fields[people]") == "name")
@@ -117,7 +117,7 @@ struct IntegrationWalkTests {
         // DRF's last link points at offset 200: an empty page, since 200 is a multiple of 25.
         let last = try #require(try await first.last())
         #expect(last.data?.isEmpty == true)
-        #expect(last.origin?.url.queryValue("page[offset]") == "200")
+        #expect(last.url.queryValue("page[offset]") == "200")
         let backward = try await walk(from: last) { try await $0.prev() }
         #expect(ids(backward.reversed()) == allSeededIDs)
         #expect(try await last.first()?.data?.first?.id == "1")
@@ -149,10 +149,10 @@ struct IntegrationWalkTests {
         let forward = try await walk(from: first) { try await $0.next() }
         #expect(ids(forward) == allSeededIDs)
         #expect(forward.last?.links?.isNull("next") == true)
-        #expect(forward[1].origin?.url.queryValue("page[after]") != nil)
+        #expect(forward[1].url.queryValue("page[after]") != nil)
         let backward = try await walk(from: try #require(forward.last)) { try await $0.prev() }
         #expect(ids(backward.reversed()) == allSeededIDs)
-        #expect(backward[1].origin?.url.queryValue("page[before]") != nil)
+        #expect(backward[1].url.queryValue("page[before]") != nil)
         #expect(try await forward[3].first()?.data?.first?.id == "1")
     }
 

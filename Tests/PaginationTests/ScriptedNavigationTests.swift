@@ -5,7 +5,7 @@ import TestSupport
 
 @Suite("Navigation with a scripted transport")
 struct ScriptedNavigationTests {
-    private func ids(_ document: Document<[Article]>?) -> [String] { document?.data?.map(\.id) ?? [] }
+    private func ids(_ document: FetchResponse<[Article]>?) -> [String] { document?.data?.map(\.id) ?? [] }
 
     @Test("Without links, next/prev/first/last come from the strategy and meta.pagination, keeping the options")
     func fallbackWithTotals() async throws {
@@ -31,7 +31,7 @@ struct ScriptedNavigationTests {
     func fallbackWithoutTotals() async throws {
         let client = Pages.linklessServer(count: 7) { _, _ in nil }
         let source = Pages.source(client)
-        var pages: [Document<[Article]>] = []
+        var pages: [FetchResponse<[Article]>] = []
         for try await page in source.fetch().page(.pageBased(1, 3)).pages() { pages.append(page) }
         #expect(pages.map { $0.data?.count ?? 0 } == [3, 3, 1])
         #expect(try await pages[0].last() == nil)
@@ -48,7 +48,7 @@ struct ScriptedNavigationTests {
         let first = try await Pages.source(client).fetch().paginate(.offsetBased(0, 4))
         let last = try #require(try await first.last())
         #expect(ids(last) == ["9", "10"])
-        #expect(last.origin?.url.queryValue("page[offset]") == "8")
+        #expect(last.url.queryValue("page[offset]") == "8")
         #expect(try await last.next() == nil)
         #expect(ids(try await last.prev()) == ["5", "6", "7", "8"])
     }
@@ -61,7 +61,7 @@ struct ScriptedNavigationTests {
         let reloaded = try await page.reload()
         #expect(client.requests.count == 2)
         #expect(client.requests[1].url.absoluteString == selfLink)
-        #expect(reloaded.origin?.url.absoluteString == selfLink)
+        #expect(reloaded.url.absoluteString == selfLink)
 
         let plain = ScriptedClient { _ in .document(Pages.body([1])) }
         let original = try await Pages.source(plain).fetch().include("author").paginate(.pageBased(1, 1))
@@ -256,8 +256,8 @@ struct ScriptedNavigationTests {
         }
         let source = DataSource<Tagged>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
         let article = try #require(try await source.fetch(id: "1").result().data)
-        #expect(source.fetchLinkage("prev", of: article.tags) == nil)
-        let more = try #require(source.fetchLinkage("next", of: article.tags))
+        #expect(source.fetchLinkage(.prev, of: article.tags) == nil)
+        let more = try #require(source.fetchLinkage(.next, of: article.tags))
         var ids = article.tags.identifiers.compactMap(\.id)
         for try await identifier in more.resources() { ids.append(identifier.id ?? "") }
         #expect(ids == ["1", "2", "2"])
@@ -288,12 +288,14 @@ struct ScriptedNavigationTests {
         #expect(typed.data?.last?.author?.name == "Person 1")
     }
 
-    @Test("A document that was not fetched cannot navigate")
-    func notNavigable() async throws {
-        let document = Document<[Article]>(data: [])
-        let error = await #expect(throws: JSONAPIClientError.self) { try await document.next() }
-        #expect(error?.code == .notNavigable)
-        #expect(!document.hasNext)
+    @Test("A response's document is plain data: equal to the same bytes decoded without a session")
+    func documentIsPlainData() async throws {
+        let body = Pages.body([1, 2], links: [("next", "https://api.example.com/v1/articles?page=2")])
+        let page = try await Pages.source(ScriptedClient(body: body)).fetch().result()
+        let decoded = try JSONAPIDecoder().decode(Document<[Article]>.self, from: Data(body.utf8))
+        #expect(page.document == decoded)
+        #expect(page.hasNext)
+        #expect(page.url.absoluteString == "https://api.example.com/v1/articles")
     }
 
     @Test("Cancelling a stream stops requests at once")

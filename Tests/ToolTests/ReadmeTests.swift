@@ -13,7 +13,7 @@ struct ReadmeTests {
         let begin = try #require(demo.range(of: "// README: quick start begin\n"))
         let end = try #require(demo.range(of: "// README: quick start end"))
         let quickStart = String(demo[begin.upperBound..<end.lowerBound])
-        #expect(quickStart.contains("DataSource<Article>"))
+        #expect(quickStart.contains("Session(baseURL: baseURL)"))
         #expect(readme.contains("import JSONAPIClient\n\n" + quickStart + "```"))
     }
 

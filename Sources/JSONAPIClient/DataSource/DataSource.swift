@@ -1,40 +1,47 @@
 import Foundation
 
-/// The entry point: reads and writes one resource type on a JSON:API server.
+/// Reads and writes one resource type: a typed view of a ``Session`` with a ``URLStrategy`` (where each endpoint
+/// is).
 ///
-/// A data source pairs a base URL and a ``URLStrategy`` (where each endpoint is) with a ``Client`` (how
-/// requests travel; ``URLSessionClient`` by default) and a ``Configuration`` (middleware, headers, media type,
-/// coders, link safety).
+/// Take data sources from one session per server, so they share its transport (one URLSession) and configuration:
 ///
 /// ```swift
-/// let source = DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"))
+/// let api = Session(baseURL: url)
+/// let source = api.source(Article.self, .path("articles/<id>"))
 ///
-/// let page = try await source.fetch().include(["author"]).paginate(.pageBased(1, 10))  // Document<[Article]>
-/// let next = try await page.next()                                                    // Document<[Article]>?
-/// let one = try await source.fetch(id: "1").include(["author"]).result()              // Document<Article>
+/// let page = try await source.fetch().include(["author"]).paginate(.pageBased(1, 10))  // FetchResponse<[Article]>
+/// let next = try await page.next()                                                    // FetchResponse<[Article]>?
+/// let one = try await source.fetch(id: "1").include(["author"]).result()              // FetchResponse<Article>
 /// for try await article in source.fetch().page(.pageBased(1, 50)).resources() { print(article.title) }
 ///
-/// let created = try await source.create(Article(id: "", title: "Hello", body: "…"))   // 201 + Location
+/// let created = try await source.create(Article(title: "Hello", body: "…"))            // 201 + Location
 /// var change = ResourceUpdate<Article>(id: "7"); change.set("title", to: "Hi")
 /// try await source.update(change)                                                   // PATCH, only title
 /// try await source.delete(id: "7")
 /// ```
 ///
-/// Fetches are builders (``FetchRequest``): values that send nothing until `result()` or `paginate(_:)`.
-/// Failures are ``JSONAPIClientError``s; a cancelled task gets `CancellationError`.
+/// For a single type, `DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"))` makes its own session.
+///
+/// A data source is an actor: one per resource type, safe to share between tasks. What several types share — the
+/// transport, the configuration — lives in its session, so a data source is cheap to make. Its builders are
+/// `nonisolated` (a fetch chain needs one `await`, at the end); the writes run on the actor. Fetches are builders
+/// (``FetchRequest``): values that send nothing until `result()` or `paginate(_:)`. Failures are
+/// ``JSONAPIClientError``s; a cancelled task gets `CancellationError`.
 public actor DataSource<Model: Resource> {
-    /// How a data source talks to its server; see ``DataSourceConfiguration``.
-    public typealias Configuration = DataSourceConfiguration
+    /// How a data source talks to its server: its session's ``SessionConfiguration``.
+    public typealias Configuration = SessionConfiguration
 
-    /// The base URL: paths resolve against it, and its origin is the one links may lead to by default.
-    public nonisolated let baseURL: URL
+    /// The session that sends this data source's requests.
+    public nonisolated let session: Session
     /// Where each endpoint is.
     public nonisolated let strategy: URLStrategy
-    /// The configuration.
-    public nonisolated let configuration: Configuration
-    nonisolated let executor: RequestExecutor
 
-    /// Creates a data source.
+    /// The session's base URL: paths resolve against it.
+    public nonisolated var baseURL: URL { session.baseURL }
+    /// The session's configuration.
+    public nonisolated var configuration: Configuration { session.configuration }
+
+    /// Creates a data source with a session of its own.
     ///
     /// - Parameters:
     ///   - baseURL: The server's base URL, e.g. `https://api.example.com/v1`.
@@ -45,83 +52,71 @@ public actor DataSource<Model: Resource> {
         baseURL: URL, strategy: URLStrategy, client: any Client = URLSessionClient(),
         configuration: Configuration = Configuration()
     ) {
-        self.baseURL = baseURL
+        self.init(session: Session(baseURL: baseURL, client: client, configuration: configuration), strategy: strategy)
+    }
+
+    /// A data source on `session`; the same as `session.source(Model.self, strategy)`.
+    public init(session: Session, strategy: URLStrategy) {
+        self.session = session
         self.strategy = strategy
-        self.configuration = configuration
-        self.executor = RequestExecutor(baseURL: baseURL, client: client, configuration: configuration)
     }
 
     // MARK: Reading
 
     /// A fetch of the collection (`GET /articles`); perform it with `result()` or `paginate(_:)`.
-    public nonisolated func fetch() -> FetchRequest<[Model]> { FetchRequest(executor: executor, target: collectionURL()) }
+    public nonisolated func fetch() -> FetchRequest<[Model]> { fetchRequest(collectionURL()) }
 
     /// A fetch of the collection address decoded as `type`: `fetch(as: Person.self)` reads a singleton such as
     /// `/me`, `fetch(as: PrimaryData.self)` the schema-less document.
     public nonisolated func fetch<Primary: Decodable & Sendable>(as type: Primary.Type) -> FetchRequest<Primary> {
-        FetchRequest(executor: executor, target: collectionURL())
+        fetchRequest(collectionURL())
     }
 
     /// A fetch of one resource (`GET /articles/1`); the id is percent-encoded as a path segment.
     public nonisolated func fetch(id: String) -> FetchRequest<Model> {
-        FetchRequest(executor: executor, target: routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) })
+        fetchRequest(routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) })
     }
 
-    /// A fetch of a URL or link, decoded as `type`: a related resource's `links.related`, a URL from elsewhere.
-    /// Its query parameters are kept (options add to them). A relative `href` resolves against `base` — pass the
-    /// URL of the document the link came from (`document.origin?.url`) — or, by default, under the base URL as a
-    /// folder (`articles/1/author` with base `https://api.example.com/v1` is `…/v1/articles/1/author`, as path
-    /// templates are). Only `http`/`https` URLs of the data source's origin or an allowed one are fetched.
+    /// A fetch of a URL or link, decoded as `type`; see ``Session/fetch(link:relativeTo:as:)``.
+    ///
+    /// - Parameters:
+    ///   - link: The link to follow (`links.related`, a URL from elsewhere).
+    ///   - base: The URL relative links resolve against (the ``FetchResponse/url`` the link came from); the base
+    ///     URL as a folder when `nil`.
+    ///   - type: The primary data to decode.
     public nonisolated func fetch<Primary: Decodable & Sendable>(
         link: Link, relativeTo base: URL? = nil, as type: Primary.Type
     ) -> FetchRequest<Primary> {
-        let executor = self.executor
-        let target: Result<URL, JSONAPIClientError> = Result { () throws(JSONAPIClientError) -> URL in
-            try executor.resolveLink(link.href, relativeTo: base ?? Self.folder(executor.baseURL))
-        }
-        return FetchRequest(executor: executor, target: target)
-    }
-
-    /// `url` with a trailing slash, so that relative references resolve beneath it.
-    static func folder(_ url: URL) -> URL {
-        guard !url.path.hasSuffix("/"), var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return url
-        }
-        components.path += "/"
-        return components.url ?? url
+        session.fetch(link: link, relativeTo: base, as: type)
     }
 
     /// A fetch of a related-resource endpoint (`GET /articles/1/author`), decoded as `type`.
     public nonisolated func fetchRelated<Primary: Decodable & Sendable>(
         _ relationship: String, of id: String, as type: Primary.Type
     ) -> FetchRequest<Primary> {
-        FetchRequest(
-            executor: executor,
-            target: routed {
-                try $0.relatedURL(type: Model.resourceType, id: id, relationship: relationship, baseURL: $1)
-            })
+        fetchRequest(routed { try $0.relatedURL(type: Model.resourceType, id: id, relationship: relationship, baseURL: $1) })
     }
 
-    /// A fetch of one page of a to-many relationship's linkage, by the relationship object's pagination link
-    /// (`"next"`, `"prev"`, `"first"` or `"last"`); `nil` when it has no such link. The result pages on like a
-    /// collection (`next()`, `appendNext()`, `resources()`).
+    /// A fetch of one page of a to-many relationship's linkage, by the relationship object's pagination link;
+    /// `nil` when it has no such link. The result pages on like a collection (`next()`, `appendNext()`,
+    /// `resources()`).
     ///
     /// ```swift
-    /// if let more = source.fetchLinkage("next", of: article.tags) {
+    /// if let more = source.fetchLinkage(.next, of: article.tags) {
     ///     for try await tag in more.resources() { print(tag.id ?? "") }
     /// }
     /// ```
-    public nonisolated func fetchLinkage<Target>(_ relation: String, of relationship: ToMany<Target>)
+    public nonisolated func fetchLinkage<Target>(_ relation: PageRelation, of relationship: ToMany<Target>)
         -> FetchRequest<[ResourceIdentifier]>?
     {
-        guard let link = relationship.links?[relation] else { return nil }
+        guard let link = relationship.links?[relation.rawValue] else { return nil }
         return fetch(link: link, as: [ResourceIdentifier].self)
     }
 
     /// The relationship endpoint `relationship` of resource `id` (`/articles/1/relationships/tags`).
     public nonisolated func relationship(_ relationship: String, of id: String) -> RelationshipEndpoint {
         RelationshipEndpoint(
-            executor: executor,
+            session: session,
             target: routed {
                 try $0.relationshipURL(type: Model.resourceType, id: id, relationship: relationship, baseURL: $1)
             })
@@ -130,14 +125,14 @@ public actor DataSource<Model: Resource> {
     // MARK: Writing
 
     /// Creates a resource (`POST` to the collection) with the model's attributes and relationships, and its `id`
-    /// only when set (client-generated ids). 201 returns the created resource and `Location`; 202 and 204 are
-    /// successes too (see ``WriteResponse``).
+    /// only when it has one (client-generated ids; a model with `var id: String?` set to `nil` sends none). 201
+    /// returns the created resource and `Location`; 202 and 204 are successes too (see ``WriteResponse``).
     @discardableResult
     public func create(_ model: Model, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
         let url = try collectionURL().get()
-        let body = try encode(.post, url) { try $0.encodeCreateBody(for: model) }
-        return try await executor.write(
-            PreparedRequest(method: .post, endpoint: url, headerFields: headerFields, body: body), as: Model.self)
+        let body = try session.encode(.post, url) { try $0.encodeCreateBody(for: model) }
+        return try await session.write(
+            JSONAPIRequest(method: .post, target: .success(url), headerFields: headerFields, body: body), as: Model.self)
     }
 
     /// Updates a resource (`PATCH`) with only the members `update` sets: absent members stay unchanged, `null`
@@ -147,9 +142,9 @@ public actor DataSource<Model: Resource> {
         -> WriteResponse<Model>
     {
         let url = try routed { try $0.resourceURL(type: Model.resourceType, id: update.id, baseURL: $1) }.get()
-        let body = try encode(.patch, url) { try $0.encodeUpdateBody(for: update) }
-        return try await executor.write(
-            PreparedRequest(method: .patch, endpoint: url, headerFields: headerFields, body: body), as: Model.self)
+        let body = try session.encode(.patch, url) { try $0.encodeUpdateBody(for: update) }
+        return try await session.write(
+            JSONAPIRequest(method: .patch, target: .success(url), headerFields: headerFields, body: body), as: Model.self)
     }
 
     /// Updates a resource by editing a copy of its model: exactly the members the edit changes are sent (a
@@ -170,11 +165,15 @@ public actor DataSource<Model: Resource> {
     @discardableResult
     public func delete(id: String, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
         let url = try routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) }.get()
-        return try await executor.write(
-            PreparedRequest(method: .delete, endpoint: url, headerFields: headerFields), as: Model.self)
+        return try await session.write(
+            JSONAPIRequest(method: .delete, target: .success(url), headerFields: headerFields), as: Model.self)
     }
 
     // MARK: URLs
+
+    private nonisolated func fetchRequest<Primary>(_ target: Result<URL, JSONAPIClientError>) -> FetchRequest<Primary> {
+        FetchRequest(session: session, request: JSONAPIRequest(method: .get, target: target))
+    }
 
     private nonisolated func collectionURL() -> Result<URL, JSONAPIClientError> {
         routed { try $0.collectionURL(type: Model.resourceType, baseURL: $1) }
@@ -188,18 +187,6 @@ public actor DataSource<Model: Resource> {
         } catch {
             return .failure(
                 JSONAPIClientError(code: .invalidRequest, detail: "the router failed: \(error)", underlyingError: error))
-        }
-    }
-
-    nonisolated func encode(_ method: HTTPMethod, _ url: URL, _ body: (JSONAPIEncoder) throws -> Data) throws(
-        JSONAPIClientError
-    ) -> Data {
-        do {
-            return try body(configuration.encoder)
-        } catch {
-            throw JSONAPIClientError(
-                code: .encodingFailed, detail: "the request body could not be encoded: \(error)", method: method,
-                url: url, underlyingError: error)
         }
     }
 }

@@ -19,7 +19,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
                 notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                notNavigable
+                redirectRefused
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -46,12 +46,14 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         public static let decodingFailed = Code(.decodingFailed)
         /// A link was not followed: its scheme is not `http`/`https`, or its origin is not allowed.
         public static let linkRefused = Code(.linkRefused)
+        /// The server redirected to another origin (scheme, host, port), which the transport does not follow so
+        /// that credentials never leave the request's origin; ``detail`` names that origin, ``status`` and
+        /// ``responseHeaders`` are the redirect's.
+        public static let redirectRefused = Code(.redirectRefused)
         /// Pagination came back to a page it had already visited (a repeated or cyclic `next` link).
         public static let paginationLoop = Code(.paginationLoop)
         /// Pagination went past the configured maximum number of pages.
         public static let tooManyPages = Code(.tooManyPages)
-        /// A document without an origin (not fetched by a ``DataSource``) cannot navigate.
-        public static let notNavigable = Code(.notNavigable)
 
         /// The code's name.
         public var description: String { value.rawValue }

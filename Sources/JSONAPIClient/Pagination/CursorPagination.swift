@@ -54,6 +54,12 @@ public struct CursorPagination: PaginationStrategy, Hashable {
         self.names = names
     }
 
+    /// The profile form reads the resources' `meta.page.cursor`; the token form cannot use it.
+    public var readsResourceMeta: Bool {
+        if case .range = position { return true }
+        return false
+    }
+
     /// `page[size]` and the cursor parameters that are set.
     public var queryItems: [QueryItem] {
         var items: [QueryItem] = []

@@ -32,6 +32,9 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
         self.names = names
     }
 
+    /// `false`: neighbours come from the numbers and the totals in `meta`.
+    public var readsResourceMeta: Bool { false }
+
     /// `page[offset]` and `page[limit]` (or the configured names).
     public var queryItems: [QueryItem] {
         [QueryItem(names.offset, String(offset)), QueryItem(names.limit, String(limit))]

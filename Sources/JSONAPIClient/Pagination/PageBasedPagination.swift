@@ -37,6 +37,9 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
         self.names = names
     }
 
+    /// `false`: neighbours come from the numbers and the totals in `meta`.
+    public var readsResourceMeta: Bool { false }
+
     /// `page[number]` and `page[size]` (or the configured names).
     public var queryItems: [QueryItem] {
         [QueryItem(names.number, String(number)), QueryItem(names.size, String(size))]

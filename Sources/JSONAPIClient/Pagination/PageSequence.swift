@@ -27,43 +27,42 @@ public struct PaginationProgress: Sendable, Hashable {
 ///     print(page.data?.count ?? 0)
 /// }
 /// ```
-public struct PageSequence<Primary: PageablePrimary & Decodable & Sendable>: AsyncSequence, Sendable {
+public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendable {
     /// A page.
-    public typealias Element = Document<Primary>
+    public typealias Element = FetchResponse<Primary>
 
-    let start: @Sendable () async throws -> Document<Primary>
+    let request: FetchRequest<Primary>
     let progress: (@Sendable (PaginationProgress) -> Void)?
 
     /// Creates an iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(start: start, progress: progress) }
+    public func makeAsyncIterator() -> Iterator { Iterator(request: request, progress: progress) }
 
     /// Fetches the pages one by one.
     public struct Iterator: AsyncIteratorProtocol {
         private enum State {
-            case initial
-            case page(Document<Primary>)
+            case initial(FetchRequest<Primary>)
+            case page(FetchResponse<Primary>)
             case finished
         }
 
-        private let start: @Sendable () async throws -> Document<Primary>
         private let progress: (@Sendable (PaginationProgress) -> Void)?
-        private var state = State.initial
+        private var state: State
         private var pages = 0
         private var resources = 0
 
-        init(start: @escaping @Sendable () async throws -> Document<Primary>, progress: (@Sendable (PaginationProgress) -> Void)?) {
-            self.start = start
+        init(request: FetchRequest<Primary>, progress: (@Sendable (PaginationProgress) -> Void)?) {
+            self.state = .initial(request)
             self.progress = progress
         }
 
         /// The next page; `nil` after the last.
-        public mutating func next() async throws -> Document<Primary>? {
-            let page: Document<Primary>?
+        public mutating func next() async throws -> FetchResponse<Primary>? {
+            let page: FetchResponse<Primary>?
             do {
                 try Task.checkCancellation()
                 switch state {
                 case .finished: return nil
-                case .initial: page = try await start()
+                case .initial(let request): page = try await request.result()
                 case .page(let current): page = try await current.next()
                 }
             } catch {
@@ -76,7 +75,7 @@ public struct PageSequence<Primary: PageablePrimary & Decodable & Sendable>: Asy
             }
             state = .page(page)
             pages += 1
-            resources += page.data?.pageElementCount ?? 0
+            resources += page.navigation.page.count
             progress?(
                 PaginationProgress(
                     pagesFetched: pages, resourcesFetched: resources,
@@ -94,28 +93,25 @@ public struct PageSequence<Primary: PageablePrimary & Decodable & Sendable>: Asy
 ///     print(article.title)
 /// }
 /// ```
-public struct ResourceSequence<Primary: PageablePrimary & Decodable & Sendable>: AsyncSequence, Sendable {
-    /// A resource.
-    public typealias Element = Primary.Element
-
-    let pages: PageSequence<Primary>
+public struct ResourceSequence<Element: Decodable & Sendable>: AsyncSequence, Sendable {
+    let pages: PageSequence<[Element]>
 
     /// Creates an iterator.
     public func makeAsyncIterator() -> Iterator { Iterator(pages: pages.makeAsyncIterator()) }
 
     /// Walks the resources of each page, fetching the next page when one is used up.
     public struct Iterator: AsyncIteratorProtocol {
-        private var pages: PageSequence<Primary>.Iterator
-        private var buffer: [Primary.Element] = []
+        private var pages: PageSequence<[Element]>.Iterator
+        private var buffer: [Element] = []
         private var index = 0
 
-        init(pages: PageSequence<Primary>.Iterator) { self.pages = pages }
+        init(pages: PageSequence<[Element]>.Iterator) { self.pages = pages }
 
         /// The next resource; `nil` after the last page's last.
-        public mutating func next() async throws -> Primary.Element? {
+        public mutating func next() async throws -> Element? {
             while index >= buffer.count {
                 guard let page = try await pages.next() else { return nil }
-                buffer = page.data?.pageElements ?? []
+                buffer = page.data ?? []
                 index = 0
             }
             defer { index += 1 }

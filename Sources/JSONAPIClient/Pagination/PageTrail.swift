@@ -37,7 +37,7 @@ struct PageTrail: Sendable, Hashable {
         }
         guard trail.pages < maxPages else {
             throw JSONAPIClientError(
-                code: .tooManyPages, detail: "more than \(maxPages) pages (DataSource.Configuration.maxPages)",
+                code: .tooManyPages, detail: "more than \(maxPages) pages (Session.Configuration.maxPages)",
                 method: .get, url: url)
         }
         trail.visited.insert(url.absoluteString)

@@ -19,9 +19,15 @@
 /// Navigation uses the server's links whenever a document has any pagination link; the strategy's
 /// ``next(after:)``, ``previous(before:)``, ``first(of:)`` and ``last(of:)`` are the fallback for servers that
 /// give none. They must return `nil` rather than guess a page the ``PageContext`` does not justify.
+///
+/// A strategy that never reads ``PageContext/firstResourceMeta`` or ``PageContext/lastResourceMeta`` says so with
+/// ``readsResourceMeta`` (`false`), and the client does not collect them.
 public protocol PaginationStrategy: Sendable {
     /// The query parameters that select this page.
     var queryItems: [QueryItem] { get }
+    /// Whether the neighbours are computed from the meta of the page's first and last resources; `true` unless
+    /// the strategy says otherwise.
+    var readsResourceMeta: Bool { get }
     /// The page after `page`, or `nil` when there is none or it cannot be known.
     func next(after page: PageContext) -> Self?
     /// The page before `page`, or `nil`.
@@ -33,6 +39,8 @@ public protocol PaginationStrategy: Sendable {
 }
 
 extension PaginationStrategy {
+    /// `true`: a strategy may read the resources' meta unless it says it does not.
+    public var readsResourceMeta: Bool { true }
     /// No previous page unless the strategy says how.
     public func previous(before page: PageContext) -> Self? { nil }
     /// No first page unless the strategy says how.
@@ -41,15 +49,28 @@ extension PaginationStrategy {
     public func last(of page: PageContext) -> Self? { nil }
 }
 
+/// A page's relation to the current one: the pagination links of a document (`first`, `prev`, `next`, `last`).
+public enum PageRelation: String, Sendable, Hashable, CaseIterable {
+    /// The first page.
+    case first
+    /// The page before.
+    case prev
+    /// The page after.
+    case next
+    /// The last page.
+    case last
+}
+
 /// What a fetched page says about its collection, for a ``PaginationStrategy`` to compute its neighbours from.
 public struct PageContext: Sendable, Hashable {
     /// The number of resources on the page.
     public var count: Int
     /// The document's top-level meta.
     public var meta: Meta?
-    /// The meta of the page's first resource (the cursor profile's `meta.page.cursor` lives there).
+    /// The meta of the page's first resource (the cursor profile's `meta.page.cursor` lives there); collected only
+    /// for a strategy whose ``PaginationStrategy/readsResourceMeta`` is `true`.
     public var firstResourceMeta: Meta?
-    /// The meta of the page's last resource.
+    /// The meta of the page's last resource; collected as ``firstResourceMeta`` is.
     public var lastResourceMeta: Meta?
 
     /// Creates a context.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A fetch being described: a value you refine with `include`, `fields`, `filter`, `sort`, `page`, `query` and
-/// `header`, then perform with ``result()`` or ``paginate(_:)``. Nothing is sent until then, and the same calls
-/// always give the same URL.
+/// `header`, then perform with ``result()`` or ``paginate(_:)``, which return a ``FetchResponse``. Nothing is sent
+/// until then, and the same calls always give the same URL.
 ///
 /// ```swift
 /// let page = try await source.fetch()
@@ -19,26 +19,13 @@ import Foundation
 /// - The URL's query: parameters sorted by name; `[`/`]` encoded as `%5B`/`%5D`; values form-encoded; parameters
 ///   already in the endpoint's URL are kept unless an option sets the same name.
 public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
-    let executor: RequestExecutor
-    let target: Result<URL, JSONAPIClientError>
-    private var parameters: QueryParameters
-    private var headerFields = HTTPFields()
-    private var pagination: (any PaginationStrategy)?
-    private var mediaType: JSONAPIMediaType?
-    private var givenURL: URL?
+    /// The session that sends it.
+    public let session: Session
+    var request: JSONAPIRequest
 
-    init(executor: RequestExecutor, target: Result<URL, JSONAPIClientError>) {
-        self.executor = executor
-        var parameters = QueryParameters()
-        if case .success(let url) = target {
-            givenURL = url
-            let (endpoint, items) = PreparedRequest.split(url)
-            parameters.inherited = items
-            self.target = .success(endpoint)
-        } else {
-            self.target = target
-        }
-        self.parameters = parameters
+    init(session: Session, request: JSONAPIRequest) {
+        self.session = session
+        self.request = request
     }
 
     // MARK: Options
@@ -46,7 +33,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// Adds relationship paths to `include` (dot paths such as `comments.author`).
     public func include(_ paths: [String]) -> Self {
         var copy = self
-        QueryParameters.appendingUnique(paths, to: &copy.parameters.include)
+        QueryParameters.appendingUnique(paths, to: &copy.request.options.include)
         return copy
     }
 
@@ -59,7 +46,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         for (type, names) in fieldsets {
             var unique: [String] = []
             QueryParameters.appendingUnique(names, to: &unique)
-            copy.parameters.fields[type] = unique
+            copy.request.options.fields[type] = unique
         }
         return copy
     }
@@ -67,7 +54,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// Sets `filter[name]=value`; `name` may carry an operator (`title.icontains`).
     public func filter(_ name: String, _ value: String) -> Self {
         var copy = self
-        copy.parameters.filters[name] = value
+        copy.request.options.filters[name] = value
         return copy
     }
 
@@ -77,7 +64,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// Adds sort fields (`-created` for descending), after any already given.
     public func sort(_ fields: [String]) -> Self {
         var copy = self
-        QueryParameters.appendingUnique(fields, to: &copy.parameters.sort)
+        QueryParameters.appendingUnique(fields, to: &copy.request.options.sort)
         return copy
     }
 
@@ -88,21 +75,21 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// pagination strategy.
     public func query(_ name: String, _ value: String) -> Self {
         var copy = self
-        copy.parameters.other[name] = value
+        copy.request.options.other[name] = value
         return copy
     }
 
-    /// Sets a header field for this request (replacing the data source's field of that name).
+    /// Sets a header field for this request (replacing the session's field of that name).
     public func header(_ name: HTTPField.Name, _ value: String) -> Self {
         var copy = self
-        copy.headerFields[name] = value
+        copy.request.headerFields[name] = value
         return copy
     }
 
-    /// Sets the media type parameters (`ext`, `profile`) for this request instead of the data source's.
+    /// Sets the media type parameters (`ext`, `profile`) for this request instead of the session's.
     public func mediaType(_ mediaType: JSONAPIMediaType) -> Self {
         var copy = self
-        copy.mediaType = mediaType
+        copy.request.mediaType = mediaType
         return copy
     }
 
@@ -110,58 +97,54 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// ``resources(progress:)``, or a later ``result()``.
     public func page(_ strategy: some PaginationStrategy) -> Self {
         var copy = self
-        copy.pagination = strategy
+        copy.request.pagination = strategy
         return copy
     }
 
     // MARK: Performing
 
-    /// The request as it will be sent (before the data source's headers and middleware); throws when it cannot
-    /// be built (an empty id, an invalid URL).
-    public func prepare() throws(JSONAPIClientError) -> PreparedRequest {
-        let endpoint = try target.get()
-        var prepared = PreparedRequest(
-            method: .get, endpoint: endpoint, parameters: parameters, headerFields: headerFields,
-            pagination: pagination, mediaType: mediaType)
-        prepared.givenURL = givenURL
-        _ = try prepared.url
-        return prepared
+    /// The HTTP request exactly as it will reach the middlewares: the URL, `Accept`, the session's header fields
+    /// (to its own origin only) and this request's own.
+    ///
+    /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/invalidRequest`` (an empty id, an
+    ///   invalid URL) or ``JSONAPIClientError/Code/linkRefused`` (a link the session does not follow).
+    public func prepare() throws(JSONAPIClientError) -> HTTPRequest {
+        session.httpRequest(for: request, url: try request.url())
     }
 
     /// The URL the request will be sent to.
-    public var url: URL { get throws(JSONAPIClientError) { try prepare().url } }
+    public var url: URL { get throws(JSONAPIClientError) { try request.url() } }
 
-    /// Performs the request and returns the document, which can navigate (`next()`, `reload()`, …).
-    public func result() async throws -> Document<Primary> {
-        try await executor.document(try prepare(), as: Primary.self)
+    /// Performs the request.
+    ///
+    /// - Returns: The response: its document's members read directly (`response.data`), and it fetches its
+    ///   neighbours (`next()`, `reload()`, …).
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure); `CancellationError`
+    ///   when the task is cancelled.
+    public func result() async throws -> FetchResponse<Primary> {
+        try await session.response(to: request, as: Primary.self)
     }
 
-    /// Performs the request for the page `strategy` selects and returns it.
-    public func paginate(_ strategy: some PaginationStrategy) async throws -> Document<Primary> {
+    /// Performs the request for the page `strategy` selects and returns it; see ``result()``.
+    public func paginate(_ strategy: some PaginationStrategy) async throws -> FetchResponse<Primary> {
         try await page(strategy).result()
     }
 
     /// The same request, decoding its document as `type` (for example ``PrimaryData`` for the schema-less form).
     public func decoding<Other: Decodable & Sendable>(as type: Other.Type) -> FetchRequest<Other> {
-        var other = FetchRequest<Other>(executor: executor, target: givenURL.map { .success($0) } ?? target)
-        other.parameters = parameters
-        other.headerFields = headerFields
-        other.pagination = pagination
-        other.mediaType = mediaType
-        return other
+        FetchRequest<Other>(session: session, request: request)
     }
-}
 
-extension FetchRequest where Primary: PageablePrimary {
     /// The pages, from this request's page on, fetched as you iterate; see ``PageSequence``.
     public func pages(progress: (@Sendable (PaginationProgress) -> Void)? = nil) -> PageSequence<Primary> {
-        let request = self
-        return PageSequence(start: { try await request.result() }, progress: progress)
+        PageSequence(request: self, progress: progress)
     }
 
     /// The resources of every page, from this request's page on, fetched page by page as you iterate; see
     /// ``ResourceSequence``.
-    public func resources(progress: (@Sendable (PaginationProgress) -> Void)? = nil) -> ResourceSequence<Primary> {
+    public func resources<Element>(progress: (@Sendable (PaginationProgress) -> Void)? = nil)
+        -> ResourceSequence<Element> where Primary == [Element]
+    {
         ResourceSequence(pages: pages(progress: progress))
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// try await source.relationship("author", of: "1").replace(with: nil)   // empties a to-one
 /// ```
 public struct RelationshipEndpoint: Sendable {
-    let executor: RequestExecutor
+    let session: Session
     /// The endpoint's URL, or why it could not be built.
     let target: Result<URL, JSONAPIClientError>
 
@@ -18,10 +18,14 @@ public struct RelationshipEndpoint: Sendable {
     public var url: URL { get throws(JSONAPIClientError) { try target.get() } }
 
     /// A fetch of a to-many linkage; pagination links on it page through the linkage like a collection.
-    public func fetchToMany() -> FetchRequest<[ResourceIdentifier]> { FetchRequest(executor: executor, target: target) }
+    public func fetchToMany() -> FetchRequest<[ResourceIdentifier]> {
+        FetchRequest(session: session, request: JSONAPIRequest(method: .get, target: target))
+    }
 
     /// A fetch of a to-one linkage (`data` is `nil` for an empty relationship).
-    public func fetchToOne() -> FetchRequest<ResourceIdentifier?> { FetchRequest(executor: executor, target: target) }
+    public func fetchToOne() -> FetchRequest<ResourceIdentifier?> {
+        FetchRequest(session: session, request: JSONAPIRequest(method: .get, target: target))
+    }
 
     /// Replaces a to-one relationship (`PATCH`); `nil` empties it.
     @discardableResult
@@ -51,14 +55,8 @@ public struct RelationshipEndpoint: Sendable {
         -> WriteResponse<PrimaryData>
     {
         let url = try target.get()
-        let data: Data
-        do {
-            data = try body(executor.configuration.encoder)
-        } catch {
-            throw JSONAPIClientError(
-                code: .encodingFailed, detail: "the relationship body could not be encoded: \(error)", method: method,
-                url: url, underlyingError: error)
-        }
-        return try await executor.write(PreparedRequest(method: method, endpoint: url, body: data), as: PrimaryData.self)
+        let data = try session.encode(method, url, body)
+        return try await session.write(
+            JSONAPIRequest(method: method, target: .success(url), body: data), as: PrimaryData.self)
     }
 }

@@ -1,8 +1,8 @@
-/// Adds `Authorization: Bearer <token>` to requests for the data source's own origin, with the token from an
+/// Adds `Authorization: Bearer <token>` to requests for the session's own origin, with the token from an
 /// async provider (a keychain read, a refresh when expired).
 ///
 /// ```swift
-/// let auth = BearerTokenMiddleware { try await session.accessToken() }
+/// let auth = BearerTokenMiddleware { try await auth.accessToken() }
 /// let source = DataSource<Person>(baseURL: url, strategy: .path("me"), configuration: .init(middlewares: [auth]))
 /// ```
 ///

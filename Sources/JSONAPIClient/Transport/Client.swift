@@ -11,10 +11,10 @@
 /// ```
 ///
 /// To add headers (authentication) or observe traffic (logging), prefer a ``Middleware`` in
-/// ``DataSource/Configuration/middlewares``; wrapping another `Client` works too.
+/// ``SessionConfiguration/middlewares``; wrapping another `Client` works too.
 ///
 /// A client returns every response it receives, whatever its status: mapping statuses to errors is the
-/// ``DataSource``'s job. It throws for transport failures only, and `CancellationError` when the calling task is
+/// ``Session``'s job. It throws for transport failures only, and `CancellationError` when the calling task is
 /// cancelled.
 public protocol Client: Sendable {
     /// Sends `request` and returns the response.

@@ -25,7 +25,7 @@ import Foundation
 /// `[A, B]`, A sees the request first, then B, then the transport; B sees the response first, then A. Put logging
 /// last to see the request as it is sent, first to time everything including the other middlewares.
 ///
-/// **Credentials.** The ``MiddlewareContext`` says whether the request goes to the data source's own origin.
+/// **Credentials.** The ``MiddlewareContext`` says whether the request goes to the session's own origin.
 /// Middleware that adds credentials must add them only then (``BearerTokenMiddleware`` does), so that following a
 /// link to another allowed origin never leaks them.
 public protocol Middleware: Sendable {
@@ -38,7 +38,7 @@ public protocol Middleware: Sendable {
 
 /// What a ``Middleware`` knows about the request besides the request itself.
 public struct MiddlewareContext: Sendable, Hashable {
-    /// The base URL of the data source that sends the request.
+    /// The base URL of the session that sends the request.
     public var baseURL: URL
     /// Whether the request's URL has the same origin (scheme, host, port) as ``baseURL``.
     public var isSameOrigin: Bool
@@ -49,7 +49,7 @@ public struct MiddlewareContext: Sendable, Hashable {
         self.isSameOrigin = isSameOrigin
     }
 
-    /// A context for `request` sent by a data source at `baseURL`.
+    /// A context for `request` sent by a session at `baseURL`.
     init(baseURL: URL, request: HTTPRequest) {
         let base = Origin(baseURL)
         self.init(baseURL: baseURL, isSameOrigin: base != nil && base == Origin(request.url))

@@ -12,6 +12,8 @@ extension URLSessionClient {
             var continuation: CheckedContinuation<HTTPResponse, any Error>
             var limit: Int
             var body = Data()
+            /// Where the server redirected to, when the redirect was refused (another origin).
+            var refusedRedirect: URL?
         }
 
         private let transfers = LockedValue<[Int: Transfer]>([:])
@@ -55,26 +57,42 @@ extension URLSessionClient {
                 guard let name = name as? String, let value = value as? String else { continue }
                 fields.append(HTTPField.Name(name), value)
             }
-            transfer.continuation.resume(
-                returning: HTTPResponse(
-                    status: HTTPResponse.Status(code: response.statusCode), headerFields: fields, body: transfer.body))
+            let status = HTTPResponse.Status(code: response.statusCode)
+            if let target = transfer.refusedRedirect {
+                transfer.continuation.resume(
+                    throwing: Self.redirectRefused(
+                        from: task.originalRequest?.url, to: target, status: status, headers: fields, body: transfer.body))
+                return
+            }
+            transfer.continuation.resume(returning: HTTPResponse(status: status, headerFields: fields, body: transfer.body))
         }
 
-        #if canImport(FoundationNetworking)
+        /// The error for a redirect not followed: it names the origin the server sent the client to (never the
+        /// whole `Location`, which may carry a token) and keeps the redirect response.
+        static func redirectRefused(
+            from source: URL?, to target: URL, status: HTTPResponse.Status, headers: HTTPFields, body: Data
+        ) -> JSONAPIClientError {
+            let destination = Origin(target)?.description ?? "a \(target.scheme ?? "relative") URL"
+            let own = source.flatMap(Origin.init).map { " (\($0))" } ?? ""
+            return JSONAPIClientError(
+                code: .redirectRefused,
+                detail: "a redirect to \(destination) was refused: redirects are followed only within the request's origin\(own)",
+                status: status, responseHeaders: headers, responseBody: body)
+        }
+
+        // The completion-handler form exists on Linux and Apple platforms alike: one code path for both.
         func urlSession(
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            completionHandler(Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) ? request : nil)
+            if Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) {
+                completionHandler(request)
+                return
+            }
+            let target = request.url ?? response.url ?? URL(fileURLWithPath: "/")
+            transfers.withLock { $0[task.taskIdentifier]?.refusedRedirect = target }
+            completionHandler(nil)
         }
-        #else
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest
-        ) async -> URLRequest? {
-            Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) ? request : nil
-        }
-        #endif
 
         static func allowsRedirect(from source: URL?, to target: URL?) -> Bool {
             guard let source, let target, let from = Origin(source), let to = Origin(target) else { return false }

@@ -6,7 +6,7 @@ public struct DateStrategy: Sendable {
         case iso8601(fractionalSeconds: Bool, localTimes: LocalTimes)
         case secondsSince1970
         case millisecondsSince1970
-        case custom(decode: @Sendable (JSONValue) throws -> Date, encode: @Sendable (Date) throws -> JSONValue)
+        case custom(any DateTranscoder)
     }
 
     let kind: Kind
@@ -35,11 +35,9 @@ public struct DateStrategy: Sendable {
     public static let secondsSince1970 = DateStrategy(kind: .secondsSince1970)
     /// A number of milliseconds since 1970-01-01T00:00:00Z.
     public static let millisecondsSince1970 = DateStrategy(kind: .millisecondsSince1970)
-    /// Your own conversion.
-    public static func custom(
-        decode: @escaping @Sendable (JSONValue) throws -> Date, encode: @escaping @Sendable (Date) throws -> JSONValue
-    ) -> DateStrategy {
-        DateStrategy(kind: .custom(decode: decode, encode: encode))
+    /// Your own conversion, by a ``DateTranscoder``.
+    public static func custom(_ transcoder: some DateTranscoder) -> DateStrategy {
+        DateStrategy(kind: .custom(transcoder))
     }
 
     /// What an ISO 8601 date-time without a UTC offset means (`2024-01-01T01:00:00`, as several Python server
@@ -64,9 +62,25 @@ public struct DateStrategy: Sendable {
         case .iso8601(let fractional, _): .string(ISO8601.format(date, fractionalSeconds: fractional))
         case .secondsSince1970: .double(date.timeIntervalSince1970)
         case .millisecondsSince1970: .double((date.timeIntervalSince1970 * 1000).rounded())
-        case .custom(_, let encode): try encode(date)
+        case .custom(let transcoder): try transcoder.encode(date)
         }
     }
+}
+
+/// A conversion between `Date` and its JSON value, for ``DateStrategy/custom(_:)``:
+///
+/// ```swift
+/// struct DayNumber: DateTranscoder {
+///     func decode(_ value: JSONValue) throws -> Date { Date(timeIntervalSince1970: Double(value.intValue ?? 0) * 86_400) }
+///     func encode(_ date: Date) throws -> JSONValue { .int(Int64(date.timeIntervalSince1970 / 86_400)) }
+/// }
+/// let decoder = JSONAPIDecoder(dateStrategy: .custom(DayNumber()))
+/// ```
+public protocol DateTranscoder: Sendable {
+    /// The date a JSON value stands for; throw when it is not one.
+    func decode(_ value: JSONValue) throws -> Date
+    /// The JSON value for a date.
+    func encode(_ date: Date) throws -> JSONValue
 }
 
 /// A fast, strict RFC 3339 reader and writer (no Foundation formatter on the hot path).

@@ -116,38 +116,19 @@ struct DocumentReader {
         return document
     }
 
-    /// `(type, id)` names one resource per document.
+    /// `(type, id)` names one resource per document: the resources of the primary data and `included`, checked by
+    /// ``ResourceIndex/register(_:reader:)`` as the typed decode checks them.
     private func checkUnique(_ document: RawDocument, dataIndex: Int?, includedIndex: Int?) throws(Failure) {
-        // Keyed by the bytes of the members the resources were read from (equal exactly when the strings are).
         let dataCount = dataIndex.map { tape.kind($0) == .array ? tape.count($0) : 1 } ?? 0
-        var seen = ResourceIndex(capacity: dataCount + (includedIndex.map(tape.count) ?? 0))
-        func check(_ resource: ResourceObject, at index: Int) throws(Failure) {
-            guard let id = resource.id else { return }
-            let members = ResourceMembers(tape: tape, object: index)
-            guard let typeIndex = members.type, let idIndex = members.id else { return }
-            if seen.insert(type: typeIndex, key: idIndex, local: false, target: index, in: tape) != nil {
-                throw invalid(index, "resource \(resource.type)/\(id) appears more than once in the document")
-            }
-        }
+        var index = ResourceIndex(capacity: dataCount + (includedIndex.map(tape.count) ?? 0))
         if let dataIndex {
             switch document.data {
-            case .resource(let resource): try check(resource, at: dataIndex)
-            case .resources(let resources):
-                var element = dataIndex + 1
-                for resource in resources {
-                    try check(resource, at: element)
-                    element = tape.skip(element)
-                }
+            case .resource: try index.register(dataIndex, reader: self)
+            case .resources: try index.registerElements(of: dataIndex, reader: self)
             default: break
             }
         }
-        if let includedIndex, let included = document.included {
-            var element = includedIndex + 1
-            for resource in included {
-                try check(resource, at: element)
-                element = tape.skip(element)
-            }
-        }
+        if let includedIndex { try index.registerElements(of: includedIndex, reader: self) }
     }
 
     /// Primary data: `null`, a resource, an identifier, or an array of either.

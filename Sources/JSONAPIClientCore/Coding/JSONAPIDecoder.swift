@@ -54,7 +54,7 @@ public struct JSONAPIDecoder: Sendable {
         }
     }
 
-    private func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, tape: JSONTape) throws(
+    func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, tape: JSONTape) throws(
         JSONAPIDecodingError
     ) -> Document<Primary> {
         let reader = DocumentReader(tape: tape)

@@ -3,21 +3,39 @@
 /// The mapping runs from model to wire, for reading and writing alike: `.kebabCase` reads `viewCount` from
 /// `view-count` and writes it there.
 public struct KeyStrategy: Sendable {
-    let transform: (@Sendable (String) -> String)?
+    let transform: (any KeyMapping)?
 
     /// Names are used as they are.
     public static let useDefaultKeys = KeyStrategy(transform: nil)
     /// `viewCount` ↔ `view_count`.
-    public static let snakeCase = KeyStrategy(transform: { separated($0, by: "_") })
+    public static let snakeCase = KeyStrategy(transform: SeparatedWords(separator: "_"))
     /// `viewCount` ↔ `view-count` (the "dasherized" form many JSON:API servers use).
-    public static let kebabCase = KeyStrategy(transform: { separated($0, by: "-") })
+    public static let kebabCase = KeyStrategy(transform: SeparatedWords(separator: "-"))
     /// Your own mapping from a property name to a member name.
-    public static func custom(_ transform: @escaping @Sendable (String) -> String) -> KeyStrategy {
-        KeyStrategy(transform: transform)
-    }
+    public static func custom(_ mapping: some KeyMapping) -> KeyStrategy { KeyStrategy(transform: mapping) }
 
     /// The member name for a property name.
-    public func wireName(for key: String) -> String { transform?(key) ?? key }
+    public func wireName(for key: String) -> String { transform?.wireName(for: key) ?? key }
+}
+
+/// A mapping from property names to member names, for ``KeyStrategy/custom(_:)``:
+///
+/// ```swift
+/// struct Uppercased: KeyMapping {
+///     func wireName(for propertyName: String) -> String { propertyName.uppercased() }
+/// }
+/// let decoder = JSONAPIDecoder(keyStrategy: .custom(Uppercased()))
+/// ```
+public protocol KeyMapping: Sendable {
+    /// The member name for `propertyName`.
+    func wireName(for propertyName: String) -> String
+}
+
+/// `.snakeCase` and `.kebabCase`: camel case split at each upper-case letter.
+struct SeparatedWords: KeyMapping {
+    let separator: Character
+
+    func wireName(for propertyName: String) -> String { Self.separated(propertyName, by: separator) }
 
     /// Splits camel case at each upper-case letter: `viewCountURL` → `view_count_url`.
     static func separated(_ key: String, by separator: Character) -> String {

@@ -133,45 +133,12 @@ final class ResourceDecodingContext {
         let dataCount = tape.kind(dataIndex) == .array ? tape.count(dataIndex) : 1
         var index = ResourceIndex(capacity: includedArrays.reduce(dataCount) { $0 + tape.count($1) })
         switch tape.kind(dataIndex) {
-        case .object: try register(dataIndex, into: &index, tape: tape, reader: reader)
-        case .array: try registerElements(of: dataIndex, into: &index, tape: tape, reader: reader)
+        case .object: try index.register(dataIndex, reader: reader)
+        case .array: try index.registerElements(of: dataIndex, reader: reader)
         default: break
         }
-        for included in includedArrays { try registerElements(of: included, into: &index, tape: tape, reader: reader) }
+        for included in includedArrays { try index.registerElements(of: included, reader: reader) }
         return index
-    }
-
-    private static func registerElements(
-        of array: Int, into index: inout ResourceIndex, tape: JSONTape, reader: DocumentReader
-    ) throws(JSONAPIDecodingError) {
-        var element = array + 1
-        for _ in 0..<tape.count(array) {
-            try register(element, into: &index, tape: tape, reader: reader)
-            element = tape.skip(element)
-        }
-    }
-
-    private static func register(_ object: Int, into index: inout ResourceIndex, tape: JSONTape, reader: DocumentReader)
-        throws(JSONAPIDecodingError)
-    {
-        guard tape.kind(object) == .object else {
-            throw reader.mismatch(object, expected: "a resource object")
-        }
-        let members = ResourceMembers(tape: tape, object: object)
-        guard let typeIndex = members.type else { throw reader.missing("type", in: object) }
-        guard tape.kind(typeIndex) == .string else { throw reader.mismatch(typeIndex, expected: "a string") }
-        if let idIndex = members.id {
-            guard tape.kind(idIndex) == .string || tape.kind(idIndex) == .number else {
-                throw reader.mismatch(idIndex, expected: "a string")
-            }
-            if index.insert(type: typeIndex, key: idIndex, local: false, target: object, in: tape) != nil {
-                let type = tape.string(typeIndex), id = try reader.identifierString(idIndex)
-                throw reader.invalid(object, "resource \(type)/\(id) appears more than once in the document")
-            }
-        } else if let lidIndex = members.lid {
-            guard tape.kind(lidIndex) == .string else { throw reader.mismatch(lidIndex, expected: "a string") }
-            _ = index.insert(type: typeIndex, key: lidIndex, local: true, target: object, in: tape)
-        }
     }
 
     /// The resource object an identifier (or resource) at `index` names, or `nil` when the document does not hold
@@ -465,8 +432,8 @@ final class ResourceDecodingContext {
             }
             let scale = if case .millisecondsSince1970 = dateStrategy.kind { 1000.0 } else { 1.0 }
             return Date(timeIntervalSince1970: try decodeFloatingPoint(Double.self, at: index) / scale)
-        case .custom(let decode, _):
-            return try decode(reader.value(index))
+        case .custom(let transcoder):
+            return try transcoder.decode(reader.value(index))
         }
     }
 
@@ -476,7 +443,7 @@ final class ResourceDecodingContext {
     func wireName(_ key: String) -> String {
         guard transformsKeys, let transform = keyStrategy.transform else { return key }
         if let name = wireNames.cached(key) { return name }
-        let name = transform(key)
+        let name = transform.wireName(for: key)
         wireNames.remember(name, for: key)
         return name
     }

@@ -43,7 +43,7 @@ final class ResourceEncodingContext {
     func wireName(_ key: String) -> String {
         guard let transform = keyStrategy.transform else { return key }
         if let name = wireNames.cached(key) { return name }
-        let name = transform(key)
+        let name = transform.wireName(for: key)
         wireNames.remember(name, for: key)
         return name
     }
@@ -294,14 +294,5 @@ extension ToMany: RelationshipEncodable {
             identifiers = try models.map { try context.link($0.resource) }
         }
         return Relationship(data: hasLinkage ? .toMany(identifiers) : nil, links: links, meta: meta)
-    }
-}
-
-extension ResourceIdentifier {
-    /// The identifier of a model: its type and its encoded `id` (or `lid`).
-    public init<Model: Resource>(of model: Model) throws {
-        let context = ResourceEncodingContext(options: JSONAPIEncoder(), collectsIncluded: false)
-        let resource = try context.resourceObject(for: model, type: Model.resourceType)
-        self.init(type: resource.type, id: resource.id, lid: resource.lid)
     }
 }

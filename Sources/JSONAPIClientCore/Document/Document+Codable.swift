@@ -82,3 +82,26 @@ extension JSONAPIObject: WireCodable {
     }
     var wireValue: JSONValue { DocumentWriter.value(of: self) }
 }
+
+extension Document: Encodable where Primary: Encodable {
+    /// Writes the document to any encoder as ``JSONAPIEncoder`` (default options) writes it: models' related
+    /// resources collected into `included`.
+    public func encode(to encoder: any Encoder) throws {
+        try DocumentWriter.value(of: JSONAPIEncoder().rawDocument(self)).encode(to: encoder)
+    }
+}
+
+extension Document: Decodable where Primary: Decodable {
+    /// Reads a document from any decoder as ``JSONAPIDecoder`` (default options) reads it, through ``JSONValue``.
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        var writer = JSONWriter()
+        writer.write(value, sortedKeys: false)
+        do {
+            self = try JSONAPIDecoder().decode(Document.self, from: writer.bytes)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
+        }
+    }
+}

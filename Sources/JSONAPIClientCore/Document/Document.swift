@@ -8,6 +8,10 @@ import Foundation
 ///
 /// `data` is `nil` when the member is absent (a meta-only or errors-only document). In a typed document whose
 /// `Primary` is optional, `data` is `.some(nil)` for `"data": null`.
+///
+/// A document is plain data — `Sendable`, `Equatable` and `Codable` (with any coder, as ``JSONAPIDecoder`` and
+/// ``JSONAPIEncoder`` read and write it) — and holds nothing but its members. Fetching its neighbours is the
+/// client's job (`FetchResponse` in JSONAPIClient).
 public struct Document<Primary: Sendable>: Sendable {
     /// The primary data; `nil` when the document has no `data` member.
     public var data: Primary?
@@ -25,8 +29,6 @@ public struct Document<Primary: Sendable>: Sendable {
     /// Top-level members of extensions (`"atomic:results"`, `"version:id"`), by their full names: read and
     /// written as they are, so that nothing a server sent is lost.
     public var extensionMembers: [String: JSONValue]?
-    /// Where the document came from, for navigation; set by the networking layer, not part of the wire format.
-    public var origin: DocumentOrigin<Primary>?
 
     /// Creates a document from its members.
     public init(
@@ -49,13 +51,9 @@ public typealias RawDocument = Document<PrimaryData>
 /// Non-standard meta-information: a JSON object.
 public typealias Meta = [String: JSONValue]
 
-extension Document: Equatable where Primary: Equatable {
-    /// Documents are equal when their members are; where they came from does not count.
-    public static func == (lhs: Document, rhs: Document) -> Bool {
-        lhs.data == rhs.data && lhs.included == rhs.included && lhs.meta == rhs.meta && lhs.links == rhs.links
-            && lhs.jsonapi == rhs.jsonapi && lhs.errors == rhs.errors && lhs.extensionMembers == rhs.extensionMembers
-    }
-}
+extension Document: Equatable where Primary: Equatable {}
+
+extension Document: Hashable where Primary: Hashable {}
 
 /// Primary data of any shape: what `data` holds in a ``RawDocument``.
 public enum PrimaryData: Sendable, Hashable {

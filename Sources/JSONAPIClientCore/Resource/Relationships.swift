@@ -35,8 +35,8 @@ public struct ToOne<Target: Sendable>: Sendable {
 
 extension ToOne where Target: Resource {
     /// A relationship to `resource` (or an empty one).
-    public init(_ resource: Target?) throws {
-        self.init(identifier: try resource.map { try ResourceIdentifier(of: $0) }, resource: resource)
+    public init(_ resource: Target?) {
+        self.init(identifier: resource.map(ResourceIdentifier.init(of:)), resource: resource)
     }
 }
 
@@ -69,8 +69,8 @@ public struct ToMany<Target: Sendable>: Sendable {
 
 extension ToMany where Target: Resource {
     /// A relationship to `resources`.
-    public init(_ resources: [Target]) throws {
-        self.init(identifiers: try resources.map { try ResourceIdentifier(of: $0) }, resources: resources)
+    public init(_ resources: [Target]) {
+        self.init(identifiers: resources.map(ResourceIdentifier.init(of:)), resources: resources)
     }
 }
 

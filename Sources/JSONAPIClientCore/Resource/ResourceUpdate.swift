@@ -46,8 +46,8 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     }
 
     /// Replaces a to-one relationship with a model (or empties it with `nil`).
-    public mutating func setRelationship<Related: Resource>(_ name: String, to model: Related?) throws {
-        relationships[name] = Relationship(data: .toOne(try model.map { try ResourceIdentifier(of: $0) }))
+    public mutating func setRelationship<Related: Resource>(_ name: String, to model: Related?) {
+        relationships[name] = Relationship(data: .toOne(model.map(ResourceIdentifier.init(of:))))
     }
 
     /// Replaces a to-many relationship (`[]` empties it).

@@ -26,7 +26,7 @@ enum Pages {
     }
 
     static func source(
-        _ client: ScriptedClient, path: String = "articles", configuration: DataSourceConfiguration = .init()
+        _ client: ScriptedClient, path: String = "articles", configuration: SessionConfiguration = .init()
     ) -> DataSource<Article> {
         DataSource<Article>(baseURL: exampleBase, strategy: .path(path), client: client, configuration: configuration)
     }

@@ -1,13 +1,13 @@
 import Foundation
 
-extension DataSource {
+extension Session {
     /// Sends operations of the Atomic Operations extension (`https://jsonapi.org/ext/atomic`) in one request, which
     /// the server applies all together or not at all, and returns their results in request order (`[]` when the
     /// server answers 204). Any other success must carry `atomic:results` with one result per operation: a response
     /// without them, or with more or fewer, is a ``JSONAPIClientError/Code/decodingFailed`` error that says which.
     ///
     /// ```swift
-    /// let results = try await articles.atomic([
+    /// let results = try await session.atomic([
     ///     .add(ResourceObject(type: "people", lid: "p1", attributes: ["name": "Ann"])),
     ///     .add(ResourceObject(type: "articles", attributes: ["title": "Hello"],
     ///                         relationships: ["author": Relationship(data: .toOne(ResourceIdentifier(type: "people", lid: "p1")))])),
@@ -17,9 +17,14 @@ extension DataSource {
     /// The request carries `ext="https://jsonapi.org/ext/atomic"` in `Content-Type` and `Accept`. A failed batch is
     /// a ``JSONAPIClientError`` whose error objects point at the failing operation (`/atomic:operations/1`).
     ///
-    /// - Parameter path: The operations endpoint, under the base URL (`operations` by default).
+    /// - Parameters:
+    ///   - operations: The operations, applied in order.
+    ///   - path: The operations endpoint, under the base URL (`operations` by default).
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The result of each operation, in order; `[]` for a 204.
+    /// - Throws: ``JSONAPIClientError``: the server's error objects point at the failing operation.
     @discardableResult
-    public nonisolated func atomic(
+    public func atomic(
         _ operations: [AtomicOperation], path: String = "operations", headerFields: HTTPFields = HTTPFields()
     ) async throws -> [AtomicResult] {
         guard let url = URL(string: path, relativeTo: Self.folder(baseURL))?.absoluteURL else {
@@ -28,9 +33,9 @@ extension DataSource {
         let body = try encode(.post, url) { try $0.encodeAtomicOperations(operations) }
         var mediaType = configuration.mediaType
         if !mediaType.ext.contains(AtomicOperation.extensionURI) { mediaType.ext.append(AtomicOperation.extensionURI) }
-        let prepared = PreparedRequest(
-            method: .post, endpoint: url, headerFields: headerFields, body: body, mediaType: mediaType)
-        let (request, response) = try await executor.send(prepared)
+        let atomic = JSONAPIRequest(
+            method: .post, target: .success(url), headerFields: headerFields, body: body, mediaType: mediaType)
+        let (request, response) = try await send(atomic, to: url)
         if response.status == .noContent { return [] }
         func failure(_ detail: String, _ error: JSONAPIDecodingError? = nil) -> JSONAPIClientError {
             JSONAPIClientError(

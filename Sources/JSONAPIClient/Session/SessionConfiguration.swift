@@ -1,15 +1,15 @@
 import Foundation
 
-/// How a ``DataSource`` talks to its server; every parameter has a default. Also spelled
-/// `DataSource<Model>.Configuration`.
+/// How a ``Session`` (and every ``DataSource`` it hands out) talks to its server; every parameter has a default.
+/// Also spelled `Session.Configuration` and `DataSource<Model>.Configuration`.
 ///
 /// ```swift
-/// let configuration = DataSource<Article>.Configuration(
+/// let configuration = Session.Configuration(
 ///     middlewares: [BearerTokenMiddleware { try await auth.token() }, LoggingMiddleware { print($0) }],
 ///     mediaType: JSONAPIMediaType(profile: ["https://example.com/profiles/flexible"]),
 ///     allowedLinkOrigins: [Origin(scheme: "https", host: "cdn.example.com", port: 443)])
 /// ```
-public struct DataSourceConfiguration: Sendable {
+public struct SessionConfiguration: Sendable {
     /// Middleware around the transport, in order: requests pass them first to last, responses last to first.
     public var middlewares: [any Middleware]
     /// Header fields added to every request (after `Accept`/`Content-Type`; a request's own replace them).
@@ -21,7 +21,7 @@ public struct DataSourceConfiguration: Sendable {
     public var decoder: JSONAPIDecoder
     /// Encodes request bodies.
     public var encoder: JSONAPIEncoder
-    /// Origins besides the data source's own whose links may be followed. Credentials are not sent there.
+    /// Origins besides the session's own (its base URL's) whose links may be followed. Credentials are not sent there.
     public var allowedLinkOrigins: Set<Origin>
     /// The most pages one iteration (a page stream, `appendNext()` or `next()` chain) fetches before it stops
     /// with ``JSONAPIClientError/Code/tooManyPages``.

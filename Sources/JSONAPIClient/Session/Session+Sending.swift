@@ -1,0 +1,117 @@
+import Foundation
+
+/// How a session sends a request: adds content negotiation and the configured headers, runs the middleware chain and
+/// the transport, maps failures to ``JSONAPIClientError``, and decodes the response once into a ``FetchResponse``.
+/// Every request of every data source passes here.
+extension Session {
+    // MARK: Sending
+
+    /// The HTTP request for `request` at `url`: `Accept`, `Content-Type` with a body, the configuration's headers,
+    /// then the request's own (replacing those of the same name). To another (allowed) origin, the configuration's
+    /// headers — meant for the session's own server, and where API keys live — are not sent, and credentials are
+    /// removed from the request's own.
+    func httpRequest(for request: JSONAPIRequest, url: URL) -> HTTPRequest {
+        let sameOrigin = isSameOrigin(url)
+        let mediaType = (request.mediaType ?? configuration.mediaType).headerValue
+        var fields: HTTPFields = [.accept: mediaType]
+        if request.body != nil { fields[.contentType] = mediaType }
+        for layer in sameOrigin ? [configuration.headerFields, request.headerFields] : [request.headerFields] {
+            for name in Set(layer.map(\.name)) { fields.remove(name) }
+            for field in layer { fields.append(field) }
+        }
+        if !sameOrigin {
+            for name in [HTTPField.Name.authorization, .proxyAuthorization, .cookie] { fields.remove(name) }
+        }
+        return HTTPRequest(method: request.method, url: url, headerFields: fields, body: request.body)
+    }
+
+    /// Sends `description` to `url` (its URL, built by the caller once); returns the request as sent and a
+    /// successful (2xx) response, or throws.
+    func send(_ description: JSONAPIRequest, to url: URL) async throws -> (HTTPRequest, HTTPResponse) {
+        let request = httpRequest(for: description, url: url)
+        try Task.checkCancellation()
+        let response: HTTPResponse
+        do {
+            response = try await chain.send(request, context: MiddlewareContext(baseURL: baseURL, request: request))
+        } catch let error as CancellationError {
+            throw error
+        } catch let error as JSONAPIClientError {
+            throw error.adding(request: request)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw JSONAPIClientError(
+                code: .transportFailed, detail: "the transport failed: \(error)", method: request.method,
+                url: request.url, underlyingError: error)
+        }
+        guard response.status.kind == .successful else { throw Self.failure(for: request, response: response) }
+        return (request, response)
+    }
+
+    /// The error for a non-2xx response: 406 and 415 get their own codes; the body's error objects when it is an
+    /// error document, the raw body in any case.
+    static func failure(for request: HTTPRequest, response: HTTPResponse) -> JSONAPIClientError {
+        let errors = JSONAPIDecoder().decodeErrorDocument(from: response.body).errors ?? []
+        let code: JSONAPIClientError.Code =
+            switch response.status.code {
+            case 406: .notAcceptable
+            case 415: .unsupportedMediaType
+            default: .errorResponse
+            }
+        var detail = "HTTP \(response.status.code)"
+        switch response.status.code {
+        case 406: detail += ": the server cannot answer in the requested JSON:API media type (Not Acceptable)"
+        case 415: detail += ": the server does not accept the request's media type (Unsupported Media Type)"
+        default: break
+        }
+        if let first = errors.first { detail += " — \(first)" }
+        return JSONAPIClientError(
+            code: code, detail: detail, method: request.method, url: request.url, status: response.status,
+            responseHeaders: response.headerFields, responseBody: response.body, errors: errors)
+    }
+
+    // MARK: Decoding
+
+    /// Sends `request` and decodes the response once: the document, and what navigation needs to know about the page
+    /// (its size, and the meta of its first and last resources only when the strategy reads them).
+    ///
+    /// - Parameter trail: The pages this iteration has visited; a new trail when `nil`.
+    func response<Primary: Decodable & Sendable>(
+        to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil
+    ) async throws -> FetchResponse<Primary> {
+        let (sent, response) = try await send(request, to: try url ?? request.url())
+        guard !response.body.isEmpty else {
+            throw JSONAPIClientError(
+                code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",
+                method: sent.method, url: sent.url, status: response.status,
+                responseHeaders: response.headerFields, responseBody: response.body)
+        }
+        let readsResourceMeta = request.pagination?.readsResourceMeta ?? false
+        let (document, outline) = try decode(Primary.self, request: sent, response: response) {
+            decoder, body throws(JSONAPIDecodingError) in
+            try decoder.decodeWithOutline(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
+        }
+        let page = PageContext(
+            count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
+            lastResourceMeta: outline.lastResourceMeta)
+        return FetchResponse(
+            document: document, status: response.status, headerFields: response.headerFields,
+            navigation: Navigation(
+                session: self, request: request, url: sent.url, page: page,
+                trail: trail ?? PageTrail(start: sent.url)))
+    }
+
+    /// Decodes the body of a successful response with `body`, mapping a failure to ``JSONAPIClientError``.
+    func decode<Primary, Result>(
+        _ type: Primary.Type, request: HTTPRequest, response: HTTPResponse,
+        _ body: (JSONAPIDecoder, Data) throws(JSONAPIDecodingError) -> Result
+    ) throws(JSONAPIClientError) -> Result {
+        do {
+            return try body(configuration.decoder, response.body)
+        } catch {
+            throw JSONAPIClientError(
+                code: .decodingFailed, detail: "the response is not the expected document: \(error)",
+                method: request.method, url: request.url, status: response.status,
+                responseHeaders: response.headerFields, responseBody: response.body, decodingError: error)
+        }
+    }
+}

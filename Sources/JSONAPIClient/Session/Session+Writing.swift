@@ -1,0 +1,39 @@
+import Foundation
+
+extension Session {
+    /// Sends a write and reads its response: a typed document for 200/201 with a body, a raw one for 202, none
+    /// for 204 (or any empty body).
+    func write<Primary: Decodable & Sendable>(_ request: JSONAPIRequest, as type: Primary.Type) async throws
+        -> WriteResponse<Primary>
+    {
+        let (sent, response) = try await send(request, to: try request.url())
+        var result = WriteResponse<Primary>(status: response.status, headerFields: response.headerFields)
+        if let location = response.headerFields[.location] {
+            result.location = URL(string: location, relativeTo: sent.url)?.absoluteURL
+        }
+        guard !response.body.isEmpty, response.status != .noContent else { return result }
+        if response.status == .accepted {
+            result.rawDocument = try decode(PrimaryData.self, request: sent, response: response) {
+                decoder, body throws(JSONAPIDecodingError) in try decoder.decode(RawDocument.self, from: body)
+            }
+        } else {
+            result.document = try decode(Primary.self, request: sent, response: response) {
+                decoder, body throws(JSONAPIDecodingError) in try decoder.decode(Document<Primary>.self, from: body)
+            }
+        }
+        return result
+    }
+
+    /// Encodes a request body with the session's encoder, mapping a failure to ``JSONAPIClientError``.
+    func encode(_ method: HTTPMethod, _ url: URL, _ body: (JSONAPIEncoder) throws -> Data) throws(JSONAPIClientError)
+        -> Data
+    {
+        do {
+            return try body(configuration.encoder)
+        } catch {
+            throw JSONAPIClientError(
+                code: .encodingFailed, detail: "the request body could not be encoded: \(error)", method: method,
+                url: url, underlyingError: error)
+        }
+    }
+}

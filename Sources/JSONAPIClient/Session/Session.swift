@@ -1,0 +1,91 @@
+import Foundation
+
+/// One connection to a JSON:API server: the transport (one URLSession by default, so connections are reused across
+/// resource types), the base URL and the configuration — middleware, headers, media type, coders, link policy —
+/// shared by every request it sends.
+///
+/// Make one session per server and take typed data sources from it; they all share its transport:
+///
+/// ```swift
+/// let api = Session(baseURL: url, configuration: .init(middlewares: [BearerTokenMiddleware { try await auth.token() }]))
+/// let articles = api.source(Article.self, .path("articles/<id>"))
+/// let people = api.source(Person.self, .path("people/<id>"))
+/// let page = try await articles.fetch().include(["author"]).paginate(.pageBased(1, 10))
+/// ```
+///
+/// The session also fetches any URL without a model, as schema-less documents that navigate like typed ones:
+///
+/// ```swift
+/// var document = try await api.fetch(URL(string: "https://api.example.com/v1/articles")!).result()
+/// while try await document.appendNext().hasMore {}
+/// ```
+///
+/// A session is immutable and `Sendable`; hold it for as long as you talk to the server.
+public final class Session: Sendable {
+    /// How a session talks to its server; see ``SessionConfiguration``.
+    public typealias Configuration = SessionConfiguration
+
+    /// The base URL: paths resolve against it, and its origin is the one links may lead to by default and the only
+    /// one the configured headers and credentials are sent to.
+    public let baseURL: URL
+    /// The transport every request of this session goes through.
+    public let client: any Client
+    /// The configuration.
+    public let configuration: Configuration
+    let chain: MiddlewareChain
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The server's base URL, e.g. `https://api.example.com/v1`.
+    ///   - client: The transport; a new ``URLSessionClient`` (with its own URLSession) by default.
+    ///   - configuration: Middleware, headers, media type, coders, link safety and the page limit.
+    public init(baseURL: URL, client: any Client = URLSessionClient(), configuration: Configuration = Configuration()) {
+        self.baseURL = baseURL
+        self.client = client
+        self.configuration = configuration
+        self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)
+    }
+
+    /// A data source for `type` on this session's transport and configuration.
+    ///
+    /// - Parameters:
+    ///   - type: The model type, e.g. `Article.self`.
+    ///   - strategy: Where its endpoints are: `.path("articles/<id>")` or `.router(yourRouter)`.
+    /// - Returns: A data source; making one is cheap, and any number share the session.
+    public func source<Model: Resource>(_ type: Model.Type, _ strategy: URLStrategy) -> DataSource<Model> {
+        DataSource(session: self, strategy: strategy)
+    }
+
+    /// A fetch of `url`, schema-less: its document's primary data is ``PrimaryData``.
+    ///
+    /// A relative URL resolves under the base URL as a folder; query parameters in `url` are kept (options add to
+    /// them). Only `http`/`https` URLs of the session's origin or an allowed one are fetched, as for links.
+    public func fetch(_ url: URL) -> FetchRequest<PrimaryData> { fetch(url, as: PrimaryData.self) }
+
+    /// A fetch of `url`, decoded as `type`; see ``fetch(_:)``.
+    public func fetch<Primary: Decodable & Sendable>(_ url: URL, as type: Primary.Type) -> FetchRequest<Primary> {
+        fetch(link: Link(href: url.absoluteString), as: type)
+    }
+
+    /// A fetch of a link (a related resource's `links.related`, a URL from elsewhere), decoded as `type`.
+    ///
+    /// Its query parameters are kept (options add to them). A relative `href` resolves against `base` — pass the
+    /// URL of the response the link came from (``FetchResponse/url``) — or, by default, under the base URL as a
+    /// folder (`articles/1/author` with base `https://api.example.com/v1` is `…/v1/articles/1/author`, as path
+    /// templates are). Only `http`/`https` URLs of the session's origin or an allowed one are fetched.
+    ///
+    /// - Parameters:
+    ///   - link: The link to follow.
+    ///   - base: The URL relative links resolve against; the base URL as a folder when `nil`.
+    ///   - type: The primary data to decode: a model, `[Model]`, ``ResourceIdentifier``(s) or ``PrimaryData``.
+    /// - Returns: A request that sends nothing until performed; an unresolvable or refused link fails then.
+    public func fetch<Primary: Decodable & Sendable>(
+        link: Link, relativeTo base: URL? = nil, as type: Primary.Type
+    ) -> FetchRequest<Primary> {
+        let target = Result { () throws(JSONAPIClientError) -> URL in
+            try resolveLink(link.href, relativeTo: base ?? Self.folder(baseURL))
+        }
+        return FetchRequest(session: self, request: JSONAPIRequest(method: .get, target: target))
+    }
+}

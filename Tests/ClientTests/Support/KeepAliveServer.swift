@@ -1,0 +1,97 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on 127.0.0.1 that answers every request with the same JSON:API document and keeps each
+/// connection open, counting the connections it accepts: how a test sees whether requests share a URLSession (one
+/// URLSession reuses its idle connection; two open two).
+final class KeepAliveServer: @unchecked Sendable {
+    let port: UInt16
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var accepted = 0
+    private var requestCount = 0
+    private let response: [UInt8]
+
+    /// A server answering `status` (e.g. `302 Found`) with `headers` (`Name: value` lines) and `body`.
+    init(body: String = #"{"data": []}"#, status: String = "200 OK", headers: [String] = []) throws {
+        #if os(Linux)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard bound == 0, listen(fd, 16) == 0, named == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        descriptor = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let bytes = Array(body.utf8)
+        response = Array(
+            ("HTTP/1.1 \(status)\r\nContent-Type: application/vnd.api+json\r\nContent-Length: \(bytes.count)\r\n"
+                + headers.map { $0 + "\r\n" }.joined() + "Connection: keep-alive\r\n\r\n").utf8) + bytes
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
+
+    /// The connections accepted so far.
+    var connections: Int { lock.withLock { accepted } }
+
+    /// The requests answered so far.
+    var requests: Int { lock.withLock { requestCount } }
+
+    /// Stops accepting (connections already open stay until the client closes them). The shutdown wakes the
+    /// accept loop, which closes the socket itself: closed here, its number could be reused by another test's socket
+    /// while the loop still accepts on it.
+    func stop() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(descriptor, nil, nil)
+            guard client >= 0 else {
+                close(descriptor)
+                return
+            }
+            lock.withLock { accepted += 1 }
+            Thread.detachNewThread { [self] in serve(client) }
+        }
+    }
+
+    /// Answers each request (a head ending in an empty line; the tests send no bodies) until the client closes.
+    private func serve(_ client: Int32) {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let end: [UInt8] = Array("\r\n\r\n".utf8)
+        while true {
+            let count = recv(client, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            pending += chunk[0..<count]
+            while let range = pending.firstRange(of: end) {
+                pending.removeSubrange(..<range.upperBound)
+                lock.withLock { requestCount += 1 }
+                let sent = response.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+                guard sent == response.count else { break }
+            }
+        }
+        close(client)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Checks of the module map (Docs/Architecture.md) that the compiler does not make: read from the sources.
+@Suite("Architecture")
+struct ArchitectureTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The Swift files under `folder`, as (path, lines of code without comments).
+    static func sources(_ folder: String) throws -> [(path: String, code: [String])] {
+        let directory = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        var files: [(String, [String])] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let code = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                return trimmed.hasPrefix("//") ? "" : trimmed
+            }
+            files.append((String(url.path.dropFirst(root.path.count + 1)), code))
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+
+    static func matches(_ pattern: String, in folder: String) throws -> [String] {
+        let regex = try NSRegularExpression(pattern: pattern)
+        return try sources(folder).flatMap { file in
+            file.code.enumerated().compactMap { number, line in
+                let range = NSRange(line.startIndex..., in: line)
+                return regex.firstMatch(in: line, range: range) == nil ? nil : "\(file.path):\(number + 1): \(line)"
+            }
+        }
+    }
+
+    @Test("No type in JSONAPIClientCore stores a closure: no property, enum case or type alias of a function type")
+    func coreStoresNoClosure() throws {
+        #expect(try Self.sources("Sources/JSONAPIClientCore").count > 20)
+        let stored = try Self.matches(#"^(?:[@\w()]+\s+)*(?:let|var)\s+\w+\s*:[^={]*(?:->|@Sendable|@escaping)"#, in: "Sources/JSONAPIClientCore")
+        let cases = try Self.matches(#"^(?:indirect\s+)?case\s+\w+\(.*(?:->|@Sendable|@escaping)"#, in: "Sources/JSONAPIClientCore")
+        let aliases = try Self.matches(#"typealias\s+\w+\s*=.*->"#, in: "Sources/JSONAPIClientCore")
+        #expect(stored == [])
+        #expect(cases == [])
+        #expect(aliases == [])
+    }
+
+    @Test("JSONAPIClientCore knows nothing of transport: no URLSession, HTTP types, async work or client module")
+    func coreHasNoTransport() throws {
+        let found = try Self.matches(
+            #"\b(?:URLSession\w*|URLRequest|URLResponse|HTTPURLResponse|FoundationNetworking|HTTPRequest|HTTPResponse|async|await|JSONAPIClient\b)"#,
+            in: "Sources/JSONAPIClientCore")
+        #expect(found == [])
+    }
+
+    @Test("No public declaration serves pagination internals: no page helpers on Array or PrimaryData")
+    func noPublicPaginationHelpers() throws {
+        let helpers = try Self.matches(
+            #"\b(?:public|open)\b.*\b(?:pageElements|appendPageElements|pageIdentity|pageElementCount|PageablePrimary|PageList)\b"#,
+            in: "Sources")
+        #expect(helpers == [])
+        let publicOnArray = try Self.sources("Sources").flatMap { file -> [String] in
+            var inside = false, depth = 0, found: [String] = []
+            for line in file.code {
+                if line.hasPrefix("extension Array") || line.hasPrefix("extension PrimaryData") {
+                    inside = true
+                    depth = 0
+                }
+                if inside {
+                    if depth > 0, line.hasPrefix("public") { found.append("\(file.path): \(line)") }
+                    depth += line.filter { $0 == "{" }.count - line.filter { $0 == "}" }.count
+                    if depth <= 0, line.contains("}") { inside = false }
+                }
+            }
+            return found
+        }
+        #expect(publicOnArray == [])
+    }
+
+    @Test("The jsonapi tool is written on the public API: no fake model, no @testable import, only the library's products")
+    func toolUsesPublicAPI() throws {
+        let tool = "Sources/JSONAPITool"
+        #expect(try Self.sources(tool).count >= 3)
+        #expect(try Self.matches(#":\s*(?:[\w.]+\s*,\s*)*Resource\b|resourceType|\.path\(\"\"\)|@testable|@_spi"#, in: tool) == [])
+        let imports = Set(try Self.matches(#"^import\s+\w+"#, in: tool).map { $0.split(separator: " ").last.map(String.init) ?? "" })
+        #expect(imports.isSubset(of: ["Foundation", "JSONAPIClient", "JSONAPIClientCore", "Glibc", "Darwin"]))
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#".executableTarget(name: "JSONAPITool", dependencies: ["JSONAPIClient"])"#))
+    }
+}
