@@ -143,4 +143,50 @@ extension TransportTests {
         }
         #expect(server.requests == 3)
     }
+
+    /// A server that answers the first request of a keep-alive connection, then resets the connection when the next
+    /// request arrives on it (as a server crashing or closing an idle connection at that moment does). libcurl resends
+    /// a request without a body by itself; one with a body used to wait for the whole timeout and fail as `timedOut`.
+    private func resettingServer() throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { request in
+            switch (request.connection, request.target) {
+            case (0, "/first"): .response(status: 200, body: "first")
+            case (0, _): .reset
+            default: .response(status: 200, body: "\(request.method) on connection \(request.connection)")
+            }
+        }
+    }
+
+    @Test(
+        "An idempotent request on a connection the server resets is sent again on a fresh one",
+        arguments: [HTTPMethod.get, .put, .delete])
+    func resetConnectionRetried(method: HTTPMethod) async throws {
+        let server = try resettingServer()
+        let client = URLSessionClient(configuration: .init(timeout: .seconds(5)))
+        _ = try await client.send(HTTPRequest(method: .get, url: server.url("/first")))
+        let body = method == .get ? nil : Data(#"{"data":null}"#.utf8)
+        let response = try await client.send(HTTPRequest(method: method, url: server.url("/second"), body: body))
+        #expect(response.status == .ok)
+        #expect(String(decoding: response.body, as: UTF8.self).hasPrefix("\(method) on connection "))
+        #expect(server.requests.filter { $0.target == "/second" }.map(\.method) == [method.rawValue, method.rawValue])
+    }
+
+    @Test(
+        "A request that is not idempotent, on a connection the server resets, fails at once with transportFailed",
+        arguments: [HTTPMethod.post, .patch])
+    func resetConnectionNotRetried(method: HTTPMethod) async throws {
+        let server = try resettingServer()
+        let client = URLSessionClient(configuration: .init(timeout: .seconds(5)))
+        _ = try await client.send(HTTPRequest(method: .get, url: server.url("/first")))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: JSONAPIClientError.self) {
+            try await client.send(
+                HTTPRequest(method: method, url: server.url("/second"), body: Data(#"{"data":null}"#.utf8)))
+        }
+        #expect(ContinuousClock.now - start < .seconds(4))
+        #expect(error?.code == .transportFailed, "\(String(describing: error))")
+        #expect(error?.detail.contains("not idempotent, so it was not sent again") == true)
+        #expect((error?.underlyingError as? URLError)?.code == .networkConnectionLost)
+        #expect(server.requests.filter { $0.target == "/second" }.count == 1)
+    }
 }

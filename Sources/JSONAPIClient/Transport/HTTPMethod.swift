@@ -27,3 +27,9 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
     /// The method's name.
     public var description: String { rawValue }
 }
+
+extension HTTPMethod {
+    /// Whether sending the request twice has the effect of sending it once (RFC 9110 §9.2.2), so that it may be sent
+    /// again after a failure that leaves unknown whether the server acted on it.
+    var isIdempotent: Bool { [.get, .head, .options, .put, .delete].contains(self) }
+}

@@ -5,8 +5,8 @@ import FoundationNetworking
 #endif
 
 extension URLSessionClient {
-    /// URLSession's delegate: collects each task's body under a size limit, completes its continuation once, and
-    /// follows redirects only within one origin.
+    /// URLSession's delegate: collects each task's body under a size limit, completes its continuation once,
+    /// follows redirects only within one origin, and ends a task at once when its body would be lost on a resend.
     final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         private struct Transfer {
             var continuation: CheckedContinuation<HTTPResponse, any Error>
@@ -92,6 +92,23 @@ extension URLSessionClient {
             let target = request.url ?? response.url ?? URL(fileURLWithPath: "/")
             transfers.withLock { $0[task.taskIdentifier]?.refusedRedirect = target }
             completionHandler(nil)
+        }
+
+        /// FoundationNetworking (libcurl) asks for the body again when it resends a request on a fresh connection
+        /// because a reused keep-alive connection died under it. It cannot rewind a `Data` body: the resent request
+        /// would announce the body's length, send none of it, and wait for the timeout. So the task ends here at
+        /// once as a lost connection, which ``URLSessionClient/send(_:)`` sends again when the method is idempotent.
+        /// (Apple's URLSession resends a `Data` body itself and asks only for body streams, which this client never
+        /// sends.)
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask,
+            needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+        ) {
+            completionHandler(nil)
+            guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            // Cancelling waits for the task's queue, which is busy calling this method: cancel from elsewhere.
+            DispatchQueue.global().async { task.cancel() }
+            transfer.continuation.resume(throwing: URLError(.networkConnectionLost))
         }
 
         static func allowsRedirect(from source: URL?, to target: URL?) -> Bool {

@@ -14,6 +14,10 @@ import FoundationNetworking
 /// - Redirects are followed only to the same origin (scheme, host, port), so credentials never leave it; a redirect
 ///   to another origin throws ``JSONAPIClientError/Code/redirectRefused``, naming that origin.
 ///
+/// - A reused keep-alive connection the server drops before answering is retried once on a fresh connection when
+///   the method is idempotent (`GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE`); otherwise the call throws
+///   ``JSONAPIClientError/Code/transportFailed`` at once, never waiting for the timeout.
+///
 /// Any other response status is returned as a response; only transport failures throw.
 public final class URLSessionClient: Client {
     /// Limits of the transport; every parameter has a default.
@@ -111,50 +115,66 @@ public final class URLSessionClient: Client {
         deadline.schedule(deadline: .now() + configuration.timeout.dispatchInterval)
         deadline.resume()
         defer { deadline.cancel() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                    let task = session.dataTask(with: urlRequest)
-                    delegate.register(task, limit: limit, continuation: continuation)
-                    let alreadyCancelled = cancellation.withLock { state -> Bool in
-                        switch state {
-                        case .cancelled, .timedOut: return true
-                        case .idle, .running:
-                            state = .running(task)
-                            return false
+        var resent = false
+        while true {
+            do {
+                return try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                        let task = session.dataTask(with: urlRequest)
+                        delegate.register(task, limit: limit, continuation: continuation)
+                        let alreadyCancelled = cancellation.withLock { state -> Bool in
+                            switch state {
+                            case .cancelled, .timedOut: return true
+                            case .idle, .running:
+                                state = .running(task)
+                                return false
+                            }
                         }
+                        if alreadyCancelled { task.cancel() }
+                        task.resume()
                     }
-                    if alreadyCancelled { task.cancel() }
-                    task.resume()
+                } onCancel: {
+                    let task = cancellation.withLock { state -> URLSessionTask? in
+                        defer { state = .cancelled }
+                        if case .running(let task) = state { return task }
+                        return nil
+                    }
+                    task?.cancel()
                 }
-            } onCancel: {
-                let task = cancellation.withLock { state -> URLSessionTask? in
-                    defer { state = .cancelled }
-                    if case .running(let task) = state { return task }
-                    return nil
+            } catch let error as URLError where error.code == .networkConnectionLost && !resent
+                && request.method.isIdempotent
+            {
+                // The server dropped a reused connection under the request; the pool has let it go, so the second
+                // attempt goes out on a fresh connection.
+                resent = true
+            } catch let error as URLError {
+                let (cancelled, timedOut) = cancellation.withLock { state in
+                    switch state {
+                    case .cancelled: (true, false)
+                    case .timedOut: (false, true)
+                    default: (false, false)
+                    }
                 }
-                task?.cancel()
-            }
-        } catch let error as URLError {
-            let (cancelled, timedOut) = cancellation.withLock { state in
-                switch state {
-                case .cancelled: (true, false)
-                case .timedOut: (false, true)
-                default: (false, false)
+                if error.code == .cancelled, cancelled || Task.isCancelled { throw CancellationError() }
+                if error.code == .timedOut || (error.code == .cancelled && timedOut) {
+                    throw JSONAPIClientError(
+                        code: .timedOut, detail: "no complete response within \(configuration.timeout)",
+                        method: request.method, url: request.url, underlyingError: error)
                 }
-            }
-            if error.code == .cancelled, cancelled || Task.isCancelled { throw CancellationError() }
-            if error.code == .timedOut || (error.code == .cancelled && timedOut) {
                 throw JSONAPIClientError(
-                    code: .timedOut, detail: "no complete response within \(configuration.timeout)",
+                    code: .transportFailed, detail: Self.failureDetail(error, method: request.method, resent: resent),
                     method: request.method, url: request.url, underlyingError: error)
+            } catch let error as JSONAPIClientError {
+                throw error.adding(request: request)
             }
-            throw JSONAPIClientError(
-                code: .transportFailed, detail: error.localizedDescription, method: request.method, url: request.url,
-                underlyingError: error)
-        } catch let error as JSONAPIClientError {
-            throw error.adding(request: request)
         }
+    }
+
+    /// What a transport failure's error says; a dropped connection says whether the request was sent again.
+    private static func failureDetail(_ error: URLError, method: HTTPMethod, resent: Bool) -> String {
+        guard error.code == .networkConnectionLost else { return error.localizedDescription }
+        if resent { return "the server closed the connection before answering, on a fresh connection too" }
+        return "the server closed the connection before answering; a \(method) is not idempotent, so it was not sent again"
     }
 
     private enum CancellationState {
