@@ -61,6 +61,10 @@ private func hasUnrepresentableNumber(_ value: JSONValue) -> Bool {
     switch value {
     case .array(let elements): return elements.contains(where: hasUnrepresentableNumber)
     case .object(let members): return members.values.contains(where: hasUnrepresentableNumber)
+    case .number:
+        // A literal kept as written because neither Int64 nor Double holds it exactly (1e400, 2^70): Foundation
+        // rejects some of these, the library keeps them all.
+        return true
     default:
         if case .int = value { return false }
         guard let number = value.doubleValue else { return false }

@@ -97,9 +97,15 @@ struct ResolutionKeyTests {
         let included = [
             person(#""1""#, "person"), #"{"type":"robots","id":"1","attributes":{"name":"robot"}}"#,
         ].joined(separator: ",")
-        let names = try authors([#"{"type":"robots","id":"1"}"#, #"{"type":"people","id":"1"}"#], included: included)
-        // A robot resolves (the model reads any type), a person resolves to the person.
-        #expect(names == ["robot", "person"])
+        // people 1 resolves to the person, not to robots 1.
+        #expect(try authors([#"{"type":"people","id":"1"}"#], included: included) == ["person"])
+        // robots 1 resolves to the robot, which an `Author` (type "people") is not made from: an error at its type.
+        let error = #expect(throws: JSONAPIDecodingError.self) {
+            try authors([#"{"type":"robots","id":"1"}"#, #"{"type":"people","id":"1"}"#], included: included)
+        }
+        #expect(error?.pointer == "/included/1/type")
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.description.contains(#"expected "people", found "robots""#) == true)
     }
 
     @Test("The same (type, id) twice is an error, however the id is written")

@@ -47,6 +47,9 @@ extension Router {
 /// - `"articles/<id>"`: the collection is `articles`, a resource `articles/1`.
 /// - `"<type>/<id>"`: the same, with the type from the model.
 /// - `"me"` (no `<id>`): a singleton or a collection; a resource is `me/1`.
+///
+/// A template with a query or fragment (`?`, `#`) makes no URL: building one throws
+/// ``JSONAPIClientError/Code/invalidRequest``.
 public struct PathTemplateRouter: Router, Hashable {
     /// The template.
     public var template: String
@@ -75,7 +78,16 @@ public struct PathTemplateRouter: Router, Hashable {
     }
 
     static func join(_ baseURL: URL, _ path: String) throws -> URL {
-        if path.contains("://"), let absolute = URL(string: path) { return absolute }
+        if path.contains("://"), let absolute = URL(string: path), absolute.scheme != nil, absolute.host != nil {
+            return absolute
+        }
+        // Substituted values are percent-encoded, so a `?` or `#` here is the template's own: a path template is a
+        // path, and a query in it would be lost on the endpoints built from it (query options are the builder's).
+        if let character = path.first(where: { $0 == "?" || $0 == "#" }) {
+            throw invalid(
+                "the path template's \"\(path)\" has a \(character == "?" ? "query" : "fragment") (\"\(character)\"); "
+                    + "a path template is a path: pass query options to the request")
+        }
         var base = baseURL.absoluteString
         if let query = base.firstIndex(of: "?") { base = String(base[..<query]) }
         while base.hasSuffix("/") { base.removeLast() }

@@ -159,29 +159,10 @@ struct DocumentReader {
     }
 
     /// Whether every element of the array at `index` is identifier-only.
-    private func allIdentifierOnly(_ index: Int) -> Bool {
-        var element = index + 1
-        for _ in 0..<tape.count(index) {
-            if !isIdentifierOnly(element) { return false }
-            element = tape.skip(element)
-        }
-        return true
-    }
+    private func allIdentifierOnly(_ index: Int) -> Bool { tape.elementsAreIdentifierOnly(index) }
 
-    /// An object with no `attributes`, `relationships` or `links` and with `type`: a resource identifier.
-    func isIdentifierOnly(_ index: Int) -> Bool {
-        guard tape.kind(index) == .object else { return false }
-        var child = index + 1
-        for _ in 0..<tape.count(index) {
-            if tape.stringEquals(child, "attributes") || tape.stringEquals(child, "relationships")
-                || tape.stringEquals(child, "links")
-            {
-                return false
-            }
-            child = tape.skip(child + 1)
-        }
-        return true
-    }
+    /// An object with no `attributes`, `relationships` or `links`: read as a resource identifier.
+    func isIdentifierOnly(_ index: Int) -> Bool { tape.isIdentifierOnly(index) }
 
     // MARK: Resources
 
@@ -368,5 +349,33 @@ struct DocumentReader {
         var strings: [String] = []
         try forEachElement(index) { element throws(Failure) in strings.append(try string(element)) }
         return strings
+    }
+}
+
+extension JSONTape {
+    /// Whether the node at `index` is an object with no `attributes`, `relationships` or `links`: in primary data,
+    /// a resource identifier (or a resource without fields, which reads the same). The one place for this rule:
+    /// the schema-less reader and the validator both ask here.
+    func isIdentifierOnly(_ index: Int) -> Bool {
+        guard kind(index) == .object else { return false }
+        var child = index + 1
+        for _ in 0..<count(index) {
+            if stringEquals(child, "attributes") || stringEquals(child, "relationships") || stringEquals(child, "links") {
+                return false
+            }
+            child = skip(child + 1)
+        }
+        return true
+    }
+
+    /// Whether every element of the array at `index` is identifier-only (``isIdentifierOnly(_:)``): only then is a
+    /// primary-data array a list of identifiers; otherwise every element is a resource object.
+    func elementsAreIdentifierOnly(_ index: Int) -> Bool {
+        var element = index + 1
+        for _ in 0..<count(index) {
+            if !isIdentifierOnly(element) { return false }
+            element = skip(element)
+        }
+        return true
     }
 }

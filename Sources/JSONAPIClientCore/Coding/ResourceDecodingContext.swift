@@ -259,9 +259,34 @@ final class ResourceDecodingContext {
     }
 
     private func decodeModel<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        if case .resource(let resourceType) = role(of: T.self) { try checkType(of: index, is: resourceType, for: T.self) }
         ancestors.append(index)
         defer { ancestors.removeLast() }
         return try T(from: ResourceDecoder(context: self, position: .resource(index)))
+    }
+
+    /// A ``Resource`` model is only read from a resource object of its own type: an `articles` resource read as a
+    /// `Note` would be written back as `notes`, another resource. (A missing or non-string `type` is the document's
+    /// fault, reported where the document is read.)
+    private func checkType<T>(of index: Int, is resourceType: String, for model: T.Type) throws {
+        guard tape.kind(index) == .object else { return }
+        var child = index + 1
+        for _ in 0..<tape.count(index) {
+            let key = tape.nodes[child]
+            let isType =
+                key.flags & JSONTape.stringHasEscapes == 0
+                ? key.length == 4 && tape.keyBytesEqual(child, "type") : tape.string(child) == "type"
+            if isType {
+                let value = child + 1
+                guard tape.kind(value) == .string, !tape.stringEquals(value, resourceType) else { return }
+                throw DecodingError.typeMismatch(
+                    T.self,
+                    failure(
+                        at: value, expected: "\"\(resourceType)\"", found: "\"\(tape.string(value))\"",
+                        detail: "a \(T.self) is a resource of type \"\(resourceType)\""))
+            }
+            child = tape.skip(child + 1)
+        }
     }
 
     /// Marks the resource at `index` as reached through a relationship; returns whether it was before.
@@ -362,6 +387,8 @@ final class ResourceDecodingContext {
         case relationshipDecodable(any RelationshipDecodable.Type)
         /// ``Relationship``.
         case relationship
+        /// A ``Resource`` model: the resource objects it is decoded from must be of its type.
+        case resource(type: String)
     }
 
     func role<T>(of type: T.Type) -> Role {
@@ -384,6 +411,7 @@ final class ResourceDecodingContext {
         if T.self == Relationship.self { return .relationship }
         if let relationshipType = T.self as? any RelationshipDecodable.Type { return .relationshipDecodable(relationshipType) }
         if let arrayType = T.self as? any TapeDecodableArray.Type { return .array(arrayType) }
+        if let resourceType = T.self as? any Resource.Type { return .resource(type: resourceType.resourceType) }
         return .plain
     }
 

@@ -88,8 +88,10 @@ extension SpecChecker {
             case (.response, .object), (.createRequest, .object), (.updateRequest, .object):
                 checker.resource(node, role: .primary)
             case (.response, .array):
+                // As the decoder reads it: identifiers only when no element has fields, else all resources.
+                let role: ResourceRole = checker.tape.elementsAreIdentifierOnly(node) ? .primary : .primaryResource
                 for (position, element) in checker.elements(of: node).enumerated() {
-                    checker.inside(element: position) { $0.resource(element, role: .primary) }
+                    checker.inside(element: position) { $0.resource(element, role: role) }
                 }
             case (.relationshipRequest, .object):
                 checker.primaryIdentifier(node)

@@ -2,7 +2,11 @@
 extension SpecChecker {
     /// Where a resource object appears.
     enum ResourceRole {
-        case primary, included
+        /// Primary data that may be an identifier: a single object, or an element of an array of fieldless objects.
+        case primary
+        /// An element of a primary-data array in which some element has fields: a resource object, however it looks.
+        case primaryResource
+        case included
     }
 
     /// Which identifying member a resource object or identifier needs.
@@ -34,8 +38,8 @@ extension SpecChecker {
         }
         let rule: IdentifierRule =
             switch (kind, role) {
-            case (.response, _), (.updateRequest, .primary): .id
-            case (.createRequest, .primary): .optional
+            case (.response, _), (.updateRequest, .primary), (.updateRequest, .primaryResource): .id
+            case (.createRequest, .primary), (.createRequest, .primaryResource): .optional
             default: .idOrLid
             }
         let keys = identification(node, type: type, id: id, lid: lid, rule: rule, what: "a resource object")
@@ -55,7 +59,7 @@ extension SpecChecker {
         var attributeNames: Set<String> = []
         if let attributes { attributeNames = self.attributes(attributes) }
         if let relationships {
-            self.relationships(relationships, from: handle, attributeNames: attributeNames, needData: kind.isRequest && role == .primary)
+            self.relationships(relationships, from: handle, attributeNames: attributeNames, needData: kind.isRequest && role != .included)
         }
         if let links { self.links(links, allowed: ["self"], what: "a resource's links object") }
         if let meta { self.meta(meta) }

@@ -1,0 +1,61 @@
+import Foundation
+import JSONAPIClientCore
+import Testing
+
+/// Inputs `scripts/fuzz.sh` found, kept as tests of the property each one broke.
+@Suite("Fuzz findings")
+struct FuzzFindingTests {
+    private struct Note: Resource, Equatable {
+        static let resourceType = "notes"
+        var id: String
+        var text: String?
+    }
+
+    @Test("A typed model reads only resources of its own type (RoundTrip: articles read as notes, written as notes)")
+    func modelReadsItsOwnType() throws {
+        let mixed = #"{"data":[{"type":"articlEs","id":"1"},{"type":"articles","id":"1","attributes":{"title":"kept"}}]}"#
+        let error = #expect(throws: JSONAPIDecodingError.self) {
+            try JSONAPIDecoder().decode(Document<[Note]>.self, from: Data(mixed.utf8))
+        }
+        #expect(error?.pointer == "/data/0/type")
+        #expect(error?.detail?.contains(#"of type "notes""#) == true)
+        let single = #"{"data":{"type":"articles","id":"1"}}"#
+        #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(Document<Note>.self, from: Data(single.utf8)) }
+        // The same document of notes decodes, and what it writes decodes to the same document.
+        let notes = #"{"data":[{"type":"notes","id":"1"},{"type":"notes","id":"2","attributes":{"text":"kept"}}]}"#
+        let document = try JSONAPIDecoder().decode(Document<[Note]>.self, from: Data(notes.utf8))
+        #expect(document.data == [Note(id: "1"), Note(id: "2", text: "kept")])
+        let again = try JSONAPIDecoder().decode(Document<[Note]>.self, from: JSONAPIEncoder().encode(document))
+        #expect(again == document)
+    }
+
+    @Test("The validator reads a primary-data array as the decoder does (Validate: a repeated resource passed)")
+    func validatorAgreesOnMixedArrays() throws {
+        // One element has fields, so all are resources, and articles 1 appears twice: both reject it.
+        let mixed = Data(
+            #"{"data":[{"type":"articles","id":"1"},{"type":"articles","id":"4","attributes":{"title":"Second"}},{"type":"articles","id":"1","meta":{"hidden":true}}]}"#
+                .utf8)
+        let violations = try DocumentValidator.validate(mixed)
+        #expect(violations.map(\.pointer) == ["/data/2"])
+        #expect(violations.first?.message.contains("must appear only once") == true)
+        #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(RawDocument.self, from: mixed) }
+        // Identifiers only (a relationship endpoint's linkage): both accept the repetition.
+        let identifiers = Data(#"{"data":[{"type":"articles","id":"1"},{"type":"articles","id":"1","meta":{"n":2}}]}"#.utf8)
+        #expect(try DocumentValidator.validate(identifiers).isEmpty)
+        #expect(try JSONAPIDecoder().decode(RawDocument.self, from: identifiers).data?.identifiers.count == 2)
+    }
+
+    @Test("Numbers no Double holds are kept and written as they came (RawDecode: 1e400 and a 30-digit integer)")
+    func unrepresentableNumbers() throws {
+        let input = #"{"meta":{"big":123456789012345678901234567889,"inf":1e400,"tiny":1e-175,"money":1289,"nep":-0,"e":1E+2}}"#
+        let document = try JSONAPIDecoder().decode(RawDocument.self, from: Data(input.utf8))
+        let meta = try #require(document.meta)
+        #expect(meta["big"] == JSONNumber("123456789012345678901234567889").map(JSONValue.number))
+        #expect(meta["inf"] == JSONNumber("1e400").map(JSONValue.number))
+        #expect(meta["money"] == .int(1289))
+        let written = String(decoding: try JSONAPIEncoder().encode(document), as: UTF8.self)
+        #expect(written.contains(#""big":123456789012345678901234567889"#))
+        #expect(written.contains(#""inf":1e400"#))
+        #expect(try JSONAPIDecoder().decode(RawDocument.self, from: Data(written.utf8)) == document)
+    }
+}
