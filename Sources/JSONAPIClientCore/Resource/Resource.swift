@@ -28,7 +28,8 @@
 /// Two members have fixed meanings besides `id` and `lid`: `links` (which the specification forbids as a field
 /// name) reads the resource's links, and `meta`, when the resource has no attribute of that name, reads its meta.
 public protocol Resource: Codable, Sendable, Identifiable where ID: ResourceIDConvertible {
-    /// The JSON:API type name, e.g. `"articles"`.
+    /// The JSON:API type name, e.g. `"articles"`. The model is decoded only from resource objects of this type
+    /// (another is a `typeMismatch` error); several types call for a ``PolymorphicResource`` enum.
     static var resourceType: String { get }
     /// The local id of a resource not yet created (`lid`); `nil` unless the model declares the property.
     var lid: String? { get }
