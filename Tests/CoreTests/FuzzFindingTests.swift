@@ -58,4 +58,32 @@ struct FuzzFindingTests {
         #expect(written.contains(#""inf":1e400"#))
         #expect(try JSONAPIDecoder().decode(RawDocument.self, from: Data(written.utf8)) == document)
     }
+
+    @Test("Extension members of a links object are kept, whatever they hold (Validate: the decoder wanted an href)")
+    func linksExtensionMembers() throws {
+        let input = #"{"data":null,"links":{"self":"https://x.example/a","sel:f":{"titlnke":"x"},"ns:n":7}}"#
+        #expect(try DocumentValidator.validate(Data(input.utf8)).isEmpty)
+        let document = try JSONAPIDecoder().decode(RawDocument.self, from: Data(input.utf8))
+        let links = try #require(document.links)
+        #expect(links["self"]?.href == "https://x.example/a")
+        #expect(links.extensionMembers == ["sel:f": .object(["titlnke": .string("x")]), "ns:n": .int(7)])
+        #expect(!links.contains("sel:f"))
+        let written = try JSONAPIEncoder().encode(document)
+        #expect(String(decoding: written, as: UTF8.self) == #"{"data":null,"links":{"ns:n":7,"sel:f":{"titlnke":"x"},"self":"https://x.example/a"}}"#)
+        #expect(try JSONAPIDecoder().decode(RawDocument.self, from: written) == document)
+    }
+
+    @Test("A member given as null does not make an object a resource (RoundTrip: \"links\": null read as a resource, written as an identifier)")
+    func nullMembersDoNotMakeAResource() throws {
+        let input = #"{"data":{"type":"articles","id":"1","relationships":null,"links":null,"meta":null}}"#
+        let document = try JSONAPIDecoder().decode(RawDocument.self, from: Data(input.utf8))
+        #expect(document.data == .identifier(ResourceIdentifier(type: "articles", id: "1")))
+        let again = try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(document))
+        #expect(again == document)
+        // With a real member it is a resource, and stays one.
+        let resource = #"{"data":{"type":"articles","id":"1","links":{"self":"/a/1"}}}"#
+        let read = try JSONAPIDecoder().decode(RawDocument.self, from: Data(resource.utf8))
+        #expect(read.data?.resources.count == 1)
+        #expect(try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(read)) == read)
+    }
 }

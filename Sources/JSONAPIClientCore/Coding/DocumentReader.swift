@@ -255,11 +255,16 @@ struct DocumentReader {
 
     func links(_ index: Int) throws(Failure) -> Links {
         try expectObject(index)
-        var members: [String: Link?] = [:]
+        var links = Links()
         try forEachMember(index) { key, value throws(Failure) in
-            members[tape.string(key)] = .some(tape.kind(value) == .null ? nil : try link(value))
+            let name = tape.string(key)
+            if MemberName.isExtensionMember(name) {
+                links.extensionMembers[name] = self.value(value)
+            } else {
+                links.members[name] = .some(tape.kind(value) == .null ? nil : try link(value))
+            }
         }
-        return Links(members)
+        return links
     }
 
     func link(_ index: Int) throws(Failure) -> Link {
@@ -353,14 +358,16 @@ struct DocumentReader {
 }
 
 extension JSONTape {
-    /// Whether the node at `index` is an object with no `attributes`, `relationships` or `links`: in primary data,
-    /// a resource identifier (or a resource without fields, which reads the same). The one place for this rule:
-    /// the schema-less reader and the validator both ask here.
+    /// Whether the node at `index` is an object with no `attributes`, `relationships` or `links` (one given as
+    /// `null` is absent, as everywhere): in primary data, a resource identifier (or a resource without fields, which
+    /// reads the same). The one place for this rule: the schema-less reader and the validator both ask here.
     func isIdentifierOnly(_ index: Int) -> Bool {
         guard kind(index) == .object else { return false }
         var child = index + 1
         for _ in 0..<count(index) {
-            if stringEquals(child, "attributes") || stringEquals(child, "relationships") || stringEquals(child, "links") {
+            if kind(child + 1) != .null,
+                stringEquals(child, "attributes") || stringEquals(child, "relationships") || stringEquals(child, "links")
+            {
                 return false
             }
             child = skip(child + 1)

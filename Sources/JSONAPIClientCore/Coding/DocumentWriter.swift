@@ -62,7 +62,9 @@ enum DocumentWriter {
     }
 
     static func value(of links: Links) -> JSONValue {
-        .object(links.members.mapValues { link in link.map(value(of:)) ?? .null })
+        .object(
+            links.members.mapValues { link in link.map(value(of:)) ?? .null }
+                .merging(links.extensionMembers) { link, _ in link })
     }
 
     static func value(of link: Link) -> JSONValue {
@@ -191,6 +193,7 @@ extension DocumentWriter {
     }
 
     static func write(_ links: Links, into writer: inout JSONWriter) {
+        guard links.extensionMembers.isEmpty else { return writer.write(value(of: links), sortedKeys: true) }
         writeSorted(links.members, into: &writer) { link, writer in
             if let link { write(link, into: &writer) } else { writer.writeNull() }
         }

@@ -53,9 +53,15 @@ extension Link: ExpressibleByStringLiteral {
 public struct Links: Sendable, Hashable {
     /// The members; a `nil` value is a member written as `null`.
     public var members: [String: Link?]
+    /// Members of extensions (`"ns:name"`), which the specification allows in a links object and which need not be
+    /// links: kept as they came, and written back.
+    public var extensionMembers: [String: JSONValue]
 
     /// Creates a links object.
-    public init(_ members: [String: Link?] = [:]) { self.members = members }
+    public init(_ members: [String: Link?] = [:], extensionMembers: [String: JSONValue] = [:]) {
+        self.members = members
+        self.extensionMembers = extensionMembers
+    }
 
     /// The link named `name`; `nil` when absent or `null`.
     public subscript(name: String) -> Link? {
@@ -74,7 +80,7 @@ public struct Links: Sendable, Hashable {
     public mutating func remove(_ name: String) { members[name] = nil }
 
     /// Whether there are no members.
-    public var isEmpty: Bool { members.isEmpty }
+    public var isEmpty: Bool { members.isEmpty && extensionMembers.isEmpty }
 
     /// `self`: the link that produced the document or identifies the resource.
     public var `self`: Link? { self["self"] }
