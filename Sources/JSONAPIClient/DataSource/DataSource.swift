@@ -161,12 +161,15 @@ public actor DataSource<Model: Resource> {
         return try await update(change, headerFields: headerFields)
     }
 
-    /// Deletes a resource (`DELETE`). 200 may carry meta (``WriteResponse/meta``); 202 and 204 are successes.
+    /// Deletes a resource (`DELETE`). 200 may carry meta (``WriteResponse/meta``); 202 and 204 are successes. The
+    /// session's store forgets the resource.
     @discardableResult
     public func delete(id: String, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
         let url = try routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) }.get()
-        return try await session.write(
+        let response = try await session.write(
             JSONAPIRequest(method: .delete, target: .success(url), headerFields: headerFields), as: Model.self)
+        session.store?.remove(type: Model.resourceType, id: id)
+        return response
     }
 
     // MARK: URLs

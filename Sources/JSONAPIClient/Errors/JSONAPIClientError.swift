@@ -19,7 +19,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
                 notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                redirectRefused
+                redirectRefused, notCached
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -54,6 +54,9 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         public static let paginationLoop = Code(.paginationLoop)
         /// Pagination went past the configured maximum number of pages.
         public static let tooManyPages = Code(.tooManyPages)
+        /// A request under ``CachePolicy/cacheOnly`` has no stored response (or the session has no store); nothing
+        /// was sent.
+        public static let notCached = Code(.notCached)
 
         /// The code's name.
         public var description: String { value.rawValue }

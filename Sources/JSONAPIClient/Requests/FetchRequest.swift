@@ -101,6 +101,13 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         return copy
     }
 
+    /// The same request under `policy` instead of the session's ``SessionConfiguration/cachePolicy``.
+    public func cachePolicy(_ policy: CachePolicy) -> Self {
+        var copy = self
+        copy.request.cachePolicy = policy
+        return copy
+    }
+
     // MARK: Performing
 
     /// The HTTP request exactly as it will reach the middlewares: the URL, `Accept`, the session's header fields
@@ -123,6 +130,27 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     ///   when the task is cancelled.
     public func result() async throws -> FetchResponse<Primary> {
         try await session.response(to: request, as: Primary.self)
+    }
+
+    /// The stored document at once, when the session's store has one for this request, then the server's answer
+    /// (``ResponseSource/revalidated`` when the stored one is still current): stale-while-revalidate, for a view
+    /// that shows what it has and updates when the network answers. Without a stored document, the server's
+    /// answer alone. A failure of the network request ends the sequence with its error.
+    public func updates() -> AsyncThrowingStream<FetchResponse<Primary>, any Error> {
+        let cached = cachePolicy(.cacheOnly)
+        let fresh = cachePolicy(.networkOnly)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    if session.store != nil, let stored = try? await cached.result() { continuation.yield(stored) }
+                    continuation.yield(try await fresh.result())
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     /// Performs the request for the page `strategy` selects and returns it; see ``result()``.

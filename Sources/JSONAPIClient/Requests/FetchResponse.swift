@@ -22,13 +22,20 @@ public struct FetchResponse<Primary: Decodable & Sendable>: Sendable {
     public internal(set) var status: HTTPResponse.Status
     /// The response's header fields.
     public internal(set) var headerFields: HTTPFields
+    /// Whether the server sent the document, confirmed the stored one (`304`), or the store answered alone. For the
+    /// last two, ``status`` and ``headerFields`` are the stored response's.
+    public internal(set) var source: ResponseSource
     /// Where the document came from and how to fetch its neighbours.
     var navigation: Navigation
 
-    init(document: Document<Primary>, status: HTTPResponse.Status, headerFields: HTTPFields, navigation: Navigation) {
+    init(
+        document: Document<Primary>, status: HTTPResponse.Status, headerFields: HTTPFields,
+        source: ResponseSource = .network, navigation: Navigation
+    ) {
         self.document = document
         self.status = status
         self.headerFields = headerFields
+        self.source = source
         self.navigation = navigation
     }
 

@@ -17,6 +17,8 @@ struct JSONAPIRequest: Sendable {
     var pagination: (any PaginationStrategy)?
     /// The media type parameters, when this request sets its own.
     var mediaType: JSONAPIMediaType?
+    /// The cache policy, when this request sets its own.
+    var cachePolicy: CachePolicy?
 
     /// The full URL. A URL given with its own query and no options or strategy is used exactly as given; otherwise
     /// its query is merged with the options and the strategy's parameters, and the same calls always give the same
@@ -45,7 +47,9 @@ struct JSONAPIRequest: Sendable {
 
     /// A `GET` of `url` exactly as given, with this request's headers and media type, and no options or strategy.
     func following(_ url: URL) -> JSONAPIRequest {
-        JSONAPIRequest(method: .get, target: .success(url), headerFields: headerFields, mediaType: mediaType)
+        JSONAPIRequest(
+            method: .get, target: .success(url), headerFields: headerFields, mediaType: mediaType,
+            cachePolicy: cachePolicy)
     }
 
     /// Splits a URL into its endpoint (without query or fragment) and its query parameters.

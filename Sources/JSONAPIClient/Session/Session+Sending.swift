@@ -2,6 +2,7 @@ import Foundation
 
 /// How a session sends a request: adds content negotiation and the configured headers, runs the middleware chain and
 /// the transport, maps failures to ``JSONAPIClientError``, and decodes the response once into a ``FetchResponse``.
+/// `GET`s pass the store first (Session+Store.swift).
 /// Every request of every data source passes here.
 extension Session {
     // MARK: Sending
@@ -29,10 +30,17 @@ extension Session {
     /// successful (2xx) response, or throws.
     func send(_ description: JSONAPIRequest, to url: URL) async throws -> (HTTPRequest, HTTPResponse) {
         let request = httpRequest(for: description, url: url)
+        let response = try await transmit(request)
+        guard response.status.kind == .successful else { throw Self.failure(for: request, response: response) }
+        return (request, response)
+    }
+
+    /// Runs `request` through the middleware chain and the transport, whatever the status; failures become
+    /// ``JSONAPIClientError``s (cancellation stays `CancellationError`).
+    func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        let response: HTTPResponse
         do {
-            response = try await chain.send(request, context: MiddlewareContext(baseURL: baseURL, request: request))
+            return try await chain.send(request, context: MiddlewareContext(baseURL: baseURL, request: request))
         } catch let error as CancellationError {
             throw error
         } catch let error as JSONAPIClientError {
@@ -43,8 +51,6 @@ extension Session {
                 code: .transportFailed, detail: "the transport failed: \(error)", method: request.method,
                 url: request.url, underlyingError: error)
         }
-        guard response.status.kind == .successful else { throw Self.failure(for: request, response: response) }
-        return (request, response)
     }
 
     /// The error for a non-2xx response: 406 and 415 get their own codes; the body's error objects when it is an
@@ -78,7 +84,7 @@ extension Session {
     func response<Primary: Decodable & Sendable>(
         to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil
     ) async throws -> FetchResponse<Primary> {
-        let (sent, response) = try await send(request, to: try url ?? request.url())
+        let (sent, response, source) = try await exchange(request, url: try url ?? request.url())
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(
                 code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",
@@ -94,7 +100,7 @@ extension Session {
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)
         return FetchResponse(
-            document: document, status: response.status, headerFields: response.headerFields,
+            document: document, status: response.status, headerFields: response.headerFields, source: source,
             navigation: Navigation(
                 session: self, request: request, url: sent.url, page: page,
                 trail: trail ?? PageTrail(start: sent.url)))

@@ -11,6 +11,15 @@ extension Session {
         if let location = response.headerFields[.location] {
             result.location = URL(string: location, relativeTo: sent.url)?.absoluteURL
         }
+        if let store {
+            // What the server returned is the newest version; without a body, what was sent is (a 204 to a PATCH
+            // applied exactly the members sent). A 202's body describes a job, not the resource.
+            if !response.body.isEmpty, response.status != .accepted {
+                store.merge(from: response.body)
+            } else if response.status == .noContent, let body = request.body {
+                store.merge(from: body)
+            }
+        }
         guard !response.body.isEmpty, response.status != .noContent else { return result }
         if response.status == .accepted {
             result.rawDocument = try decode(PrimaryData.self, request: sent, response: response) {

@@ -32,7 +32,11 @@ public final class Session: Sendable {
     public let client: any Client
     /// The configuration.
     public let configuration: Configuration
+    /// What the session remembers of the resources and responses it has seen; `nil` when the configuration has no
+    /// store.
+    public let store: ResourceStore?
     let chain: MiddlewareChain
+    let flights = InFlightRequests()
 
     /// Creates a session.
     ///
@@ -45,6 +49,9 @@ public final class Session: Sendable {
         self.client = client
         self.configuration = configuration
         self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)
+        self.store = configuration.store.map {
+            ResourceStore(configuration: $0, decoder: configuration.decoder, encoder: configuration.encoder)
+        }
     }
 
     /// A data source for `type` on this session's transport and configuration.

@@ -26,13 +26,21 @@ public struct SessionConfiguration: Sendable {
     /// The most pages one iteration (a page stream, `appendNext()` or `next()` chain) fetches before it stops
     /// with ``JSONAPIClientError/Code/tooManyPages``.
     public var maxPages: Int
+    /// The limits of the session's ``ResourceStore``; `nil` for a session without one (no identity map, no
+    /// conditional requests, no coalescing, and every request goes to the network).
+    public var store: ResourceStore.Configuration?
+    /// When a `GET` may be answered from the store; a request's own ``FetchRequest/cachePolicy(_:)`` wins.
+    public var cachePolicy: CachePolicy
 
     /// Creates a configuration.
     public init(
         middlewares: [any Middleware] = [], headerFields: HTTPFields = HTTPFields(),
         mediaType: JSONAPIMediaType = JSONAPIMediaType(), decoder: JSONAPIDecoder = JSONAPIDecoder(),
-        encoder: JSONAPIEncoder = JSONAPIEncoder(), allowedLinkOrigins: Set<Origin> = [], maxPages: Int = 10_000
+        encoder: JSONAPIEncoder = JSONAPIEncoder(), allowedLinkOrigins: Set<Origin> = [], maxPages: Int = 10_000,
+        store: ResourceStore.Configuration? = ResourceStore.Configuration(), cachePolicy: CachePolicy = .networkOnly
     ) {
+        self.store = store
+        self.cachePolicy = cachePolicy
         self.middlewares = middlewares
         self.headerFields = headerFields
         self.mediaType = mediaType

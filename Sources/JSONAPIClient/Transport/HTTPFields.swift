@@ -52,6 +52,14 @@ public struct HTTPField: Sendable, Hashable {
         public static let retryAfter = Name("Retry-After")
         /// `User-Agent`.
         public static let userAgent = Name("User-Agent")
+        /// `ETag`: a response's entity tag, which the store sends back as `If-None-Match`.
+        public static let eTag = Name("ETag")
+        /// `Last-Modified`, which the store sends back as `If-Modified-Since`.
+        public static let lastModified = Name("Last-Modified")
+        /// `If-None-Match`: a conditional request's entity tags.
+        public static let ifNoneMatch = Name("If-None-Match")
+        /// `If-Modified-Since`: a conditional request's date.
+        public static let ifModifiedSince = Name("If-Modified-Since")
     }
 }
 

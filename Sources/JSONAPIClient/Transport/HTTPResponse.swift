@@ -69,6 +69,8 @@ public struct HTTPResponse: Sendable, Hashable {
         public static let accepted = Status(code: 202)
         /// 204 No Content.
         public static let noContent = Status(code: 204)
+        /// 304 Not Modified: a conditional `GET`'s stored response is still current.
+        public static let notModified = Status(code: 304)
         /// 400 Bad Request.
         public static let badRequest = Status(code: 400)
         /// 401 Unauthorized.

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The `GET`s a session has on the network, so that identical ones asked for at the same time share one exchange.
+///
+/// The exchange runs in a task of its own: a waiter that is cancelled stops waiting (it gets `CancellationError`)
+/// without cancelling it for the others; when the last waiter leaves, the exchange is cancelled.
+final class InFlightRequests: Sendable {
+    private struct Flight {
+        var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
+        var task: Task<Void, Never>?
+    }
+
+    private let flights = LockedValue<[String: Flight]>([:])
+    private let counter = LockedValue<UInt64>(0)
+
+    /// The key of a request: identical requests (method, URL, header fields in order) share an exchange.
+    static func key(for request: HTTPRequest) -> String {
+        var key = request.method.rawValue + " " + request.url.absoluteString
+        for field in request.headerFields { key += "\n" + field.name.rawName.lowercased() + ": " + field.value }
+        return key
+    }
+
+    /// The response of the exchange under `key`: joins the one in flight, or starts `exchange`.
+    func response(
+        for key: String, exchange: @escaping @Sendable () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let waiter = counter.withLock { counter in
+            counter += 1
+            return counter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let starts = flights.withLock { flights -> Bool in
+                    if flights[key] != nil {
+                        flights[key]?.waiters[waiter] = continuation
+                        return false
+                    }
+                    flights[key] = Flight(waiters: [waiter: continuation])
+                    return true
+                }
+                guard starts else { return }
+                let task = Task { [flights] in
+                    let result: Result<HTTPResponse, any Error>
+                    do {
+                        result = .success(try await exchange())
+                    } catch {
+                        result = .failure(error)
+                    }
+                    let waiters = flights.withLock { $0.removeValue(forKey: key)?.waiters ?? [:] }
+                    for continuation in waiters.values { continuation.resume(with: result) }
+                }
+                flights.withLock { $0[key]?.task = task }
+            }
+        } onCancel: {
+            let (continuation, abandoned) = flights.withLock {
+                flights -> (CheckedContinuation<HTTPResponse, any Error>?, Task<Void, Never>?) in
+                guard let continuation = flights[key]?.waiters.removeValue(forKey: waiter) else { return (nil, nil) }
+                guard flights[key]?.waiters.isEmpty == true else { return (continuation, nil) }
+                return (continuation, flights.removeValue(forKey: key)?.task)
+            }
+            continuation?.resume(throwing: CancellationError())
+            abandoned?.cancel()
+        }
+    }
+}

@@ -1,0 +1,292 @@
+import Foundation
+
+/// What a session remembers of what it has fetched and written: one record per resource, and the last response of
+/// each URL it fetched.
+///
+/// - **Identity map.** Every resource of every document the session fetches (primary data and `included`) and every
+///   resource a write returns is merged into one record per `(type, id)`, member by member, the newest winning; a
+///   relationship sent without `data` keeps the linkage the record had. A delete removes the record.
+/// - **Responses.** The body and validators (`ETag`, `Last-Modified`) of each successful `GET`, for conditional
+///   requests and the ``CachePolicy``s.
+/// - **Bounded.** At most ``Configuration/maxResources`` records and ``Configuration/maxResponseBytes`` of bodies;
+///   the least recently used go first.
+///
+/// ```swift
+/// let api = Session(baseURL: url)                     // a store by default; `store: nil` turns it off
+/// _ = try await api.source(Article.self, .path("articles/<id>")).fetch().include(["author"]).result()
+/// let article = try api.store?.resource(Article.self, id: "1")   // its author resolved from the store
+/// for await change in api.store!.changes(of: Article.self) { print(change) }
+/// ```
+///
+/// Reads are synchronous and safe from any thread; observers receive changes as `AsyncStream`s.
+public final class ResourceStore: Sendable {
+    /// The limits of a store.
+    public struct Configuration: Sendable, Hashable {
+        /// The most records kept; past it the least recently used are evicted.
+        public var maxResources: Int
+        /// The most bytes of response bodies kept; past it the least recently used responses are evicted, and a
+        /// body larger than this is not kept.
+        public var maxResponseBytes: Int
+
+        /// Creates limits: 10,000 records and 32 MiB of responses by default.
+        public init(maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20) {
+            self.maxResources = maxResources
+            self.maxResponseBytes = maxResponseBytes
+        }
+    }
+
+    /// A record's key.
+    struct Key: Hashable, Sendable {
+        var type: String
+        var id: String
+    }
+
+    struct Record {
+        var object: ResourceObject
+        var lastUse: UInt64
+    }
+
+    struct Observer {
+        var type: String
+        var id: String?
+        var deliver: @Sendable ([StoreChange]) -> Void
+    }
+
+    struct State {
+        var records: [Key: Record] = [:]
+        var responses: [String: StoredResponse] = [:]
+        var responseBytes = 0
+        var clock: UInt64 = 0
+        var observers: [UInt64: Observer] = [:]
+        var nextObserver: UInt64 = 0
+
+        mutating func tick() -> UInt64 {
+            clock += 1
+            return clock
+        }
+    }
+
+    /// The limits.
+    public let configuration: Configuration
+    let state = LockedValue(State())
+    let decoder: JSONAPIDecoder
+    let encoder: JSONAPIEncoder
+
+    /// Creates an empty store that reads models with `decoder` (and writes records for it with `encoder`).
+    public init(
+        configuration: Configuration = Configuration(), decoder: JSONAPIDecoder = JSONAPIDecoder(),
+        encoder: JSONAPIEncoder = JSONAPIEncoder()
+    ) {
+        self.configuration = configuration
+        self.decoder = decoder
+        self.encoder = encoder
+    }
+
+    // MARK: Reading
+
+    /// The number of records.
+    public var count: Int { state.withLock { $0.records.count } }
+
+    /// The record of resource `type` `id`, as the server last sent it (merged), or `nil`.
+    public func record(type: String, id: String) -> ResourceObject? {
+        state.withLock { state in
+            let key = Key(type: type, id: id)
+            guard state.records[key] != nil else { return nil }
+            let now = state.tick()
+            state.records[key]?.lastUse = now
+            return state.records[key]?.object
+        }
+    }
+
+    /// The resource `id` of `Model`'s type, decoded from its record with its relationships resolved from the store
+    /// (whether or not the response that brought them included them), or `nil` when the store has no record of it.
+    ///
+    /// - Throws: ``JSONAPIDecodingError`` when the record does not make a `Model` (a sparse fieldset left out a
+    ///   member it requires).
+    public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
+        guard let document = graph(from: [Key(type: Model.resourceType, id: id)], collection: false) else { return nil }
+        return try decode(Model.self, from: document)
+    }
+
+    /// Every resource of `Model`'s type in the store, ordered by id, with relationships resolved from the store.
+    ///
+    /// - Throws: ``JSONAPIDecodingError`` when a record does not make a `Model`.
+    public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
+        let keys = state.withLock { state in
+            state.records.keys.filter { $0.type == Model.resourceType }.sorted { $0.id < $1.id }
+        }
+        guard let document = graph(from: keys, collection: true) else { return [] }
+        return try decode([Model].self, from: document) ?? []
+    }
+
+    /// Removes every record and response (observers stay, and are not told).
+    public func clear() {
+        state.withLock { state in
+            state.records.removeAll()
+            state.responses.removeAll()
+            state.responseBytes = 0
+        }
+    }
+
+    /// The records `keys` name as primary data, and every record they reach through relationship linkage as
+    /// `included`; `nil` when no key has a record.
+    private func graph(from keys: [Key], collection: Bool) -> RawDocument? {
+        state.withLock { state -> RawDocument? in
+            let now = state.tick()
+            var primary: [ResourceObject] = []
+            var included: [ResourceObject] = []
+            var seen = Set(keys)
+            var queue: [ResourceObject] = []
+            for key in keys {
+                guard let record = state.records[key] else { continue }
+                state.records[key]?.lastUse = now
+                primary.append(record.object)
+                queue.append(record.object)
+            }
+            guard !primary.isEmpty else { return nil }
+            while let object = queue.popLast() {
+                for relationship in (object.relationships ?? [:]).values {
+                    for identifier in relationship.data?.identifiers ?? [] {
+                        guard let id = identifier.id else { continue }
+                        let key = Key(type: identifier.type, id: id)
+                        guard !seen.contains(key), let record = state.records[key] else { continue }
+                        seen.insert(key)
+                        included.append(record.object)
+                        queue.append(record.object)
+                    }
+                }
+            }
+            let data: PrimaryData = collection ? .resources(primary) : .resource(primary[0])
+            return RawDocument(data: data, included: included.isEmpty ? nil : included)
+        }
+    }
+
+    private func decode<Primary: Decodable & Sendable>(_ type: Primary.Type, from document: RawDocument) throws
+        -> Primary?
+    {
+        let bytes = try encoder.encode(document)
+        return try decoder.decode(Document<Primary>.self, from: bytes).data
+    }
+
+    // MARK: Merging
+
+    /// Merges the resources of a document — primary data and `included`; identifiers add nothing — into the
+    /// store, and tells the observers what changed.
+    public func merge(_ document: RawDocument) {
+        var objects: [ResourceObject] =
+            switch document.data {
+            case .resource(let resource): [resource]
+            case .resources(let resources): resources
+            case .identifier, .identifiers, .null, nil: []
+            }
+        objects += document.included ?? []
+        merge(objects)
+    }
+
+    /// Merges resource objects (those without an `id` are skipped): each member of a newer object replaces the
+    /// record's; attributes and relationships merge by name, and a relationship without `data` keeps the
+    /// record's linkage.
+    public func merge(_ objects: [ResourceObject]) {
+        guard !objects.isEmpty else { return }
+        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+            let now = state.tick()
+            var changes: [StoreChange] = []
+            for object in objects {
+                guard let id = object.id else { continue }
+                let key = Key(type: object.type, id: id)
+                let merged = state.records[key].map { Self.merged($0.object, with: object) } ?? object
+                if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+                state.records[key] = Record(object: merged, lastUse: now)
+            }
+            evictRecords(&state)
+            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+        }
+        notify(observers, of: changes)
+    }
+
+    /// Removes the record of resource `type` `id` and tells the observers.
+    public func remove(type: String, id: String) {
+        let observers = state.withLock { state -> [Observer] in
+            guard state.records.removeValue(forKey: Key(type: type, id: id)) != nil else { return [] }
+            return Array(state.observers.values)
+        }
+        notify(observers, of: [StoreChange(type: type, id: id, kind: .removed)])
+    }
+
+    /// `record` with the members `newer` has.
+    static func merged(_ record: ResourceObject, with newer: ResourceObject) -> ResourceObject {
+        var result = record
+        if let attributes = newer.attributes {
+            result.attributes = (record.attributes ?? [:]).merging(attributes) { $1 }
+        }
+        if let relationships = newer.relationships {
+            var merged = record.relationships ?? [:]
+            for (name, relationship) in relationships {
+                if relationship.data == nil, var kept = merged[name] {
+                    kept.links = relationship.links ?? kept.links
+                    kept.meta = relationship.meta ?? kept.meta
+                    merged[name] = kept
+                } else {
+                    merged[name] = relationship
+                }
+            }
+            result.relationships = merged
+        }
+        if let links = newer.links { result.links = links }
+        if let meta = newer.meta { result.meta = meta }
+        return result
+    }
+
+    /// Evicts the least recently used records down to nine tenths of the limit once it is passed, so that eviction
+    /// (a sort) runs once per tenth of the limit's insertions, not on each.
+    private func evictRecords(_ state: inout State) {
+        let limit = max(configuration.maxResources, 0)
+        guard state.records.count > limit else { return }
+        let keep = limit - limit / 10
+        let oldest = state.records.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(state.records.count - keep)
+        for (key, _) in oldest { state.records[key] = nil }
+    }
+
+    // MARK: Observing
+
+    /// The changes to records of `Model`'s type, as they happen, from now until the stream is dropped.
+    public func changes<Model: Resource>(of type: Model.Type) -> AsyncStream<StoreChange> {
+        observe(type: Model.resourceType, id: nil) { changes, continuation in
+            for change in changes { continuation.yield(change) }
+        }
+    }
+
+    /// The resource `id` of `Model`'s type now (`nil` when the store has no record of it, or the record does not
+    /// make a `Model`), then again after each change to its record (`nil` once removed).
+    public func updates<Model: Resource>(of type: Model.Type, id: String) -> AsyncStream<Model?> {
+        let stream = observe(type: Model.resourceType, id: id) { [weak self] _, continuation in
+            continuation.yield(try? self?.resource(Model.self, id: id))
+        }
+        return stream
+    }
+
+    private func observe<Element: Sendable>(
+        type: String, id: String?,
+        _ deliver: @escaping @Sendable ([StoreChange], AsyncStream<Element>.Continuation) -> Void
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
+        let number = state.withLock { state in
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = Observer(type: type, id: id) { deliver($0, continuation) }
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: number) }
+        }
+        if id != nil { deliver([], continuation) }
+        return stream
+    }
+
+    private func notify(_ observers: [Observer], of changes: [StoreChange]) {
+        guard !changes.isEmpty else { return }
+        for observer in observers {
+            let relevant = changes.filter { $0.type == observer.type && (observer.id == nil || $0.id == observer.id) }
+            if !relevant.isEmpty { observer.deliver(relevant) }
+        }
+    }
+}
