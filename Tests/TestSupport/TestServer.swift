@@ -31,6 +31,33 @@ public enum TestServer {
     }
 
     /// The package's root folder (this file is Tests/TestSupport/TestServer.swift).
+    /// The server's access log: one line per request answered so far, e.g.
+    /// `127.0.0.1 - - [23/Nov/2026:05:10:00 +0000] "GET /articles/5 HTTP/1.1" 304 0 "-" "…"`.
+    public static func accessLog() -> [String] {
+        let log = packageRoot.appendingPathComponent("Tests/Server/.run/server.log")
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init).filter { $0.contains("\" ") && $0.contains(" HTTP/1.1\" ") }
+    }
+
+    /// The statuses of the requests whose request line (`GET /path?query`) is exactly `requestLine`, in order.
+    public static func statuses(of requestLine: String) -> [Int] {
+        accessLog().compactMap { line in
+            guard let range = line.range(of: "\"\(requestLine) HTTP/1.1\" ") else { return nil }
+            return Int(line[range.upperBound...].prefix(3))
+        }
+    }
+
+    /// ``statuses(of:)`` once the log has at least `count` of them (the server writes a line just after it
+    /// answers), or after 3 seconds; then a little longer, so that an extra request would be seen too.
+    public static func statuses(of requestLine: String, count: Int) async -> [Int] {
+        let deadline = ContinuousClock.now + .seconds(3)
+        while statuses(of: requestLine).count < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        try? await Task.sleep(for: .milliseconds(100))
+        return statuses(of: requestLine)
+    }
+
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

@@ -48,6 +48,18 @@ extension ResourceStore {
         }
     }
 
-    /// The number of stored responses and their bytes.
-    var responseUsage: (count: Int, bytes: Int) { state.withLock { ($0.responses.count, $0.responseBytes) } }
+    /// How much the store holds: records, responses, and the bytes of the responses' bodies.
+    public var usage: Usage {
+        state.withLock { Usage(records: $0.records.count, responses: $0.responses.count, responseBytes: $0.responseBytes) }
+    }
+
+    /// How much a store holds; see ``ResourceStore/usage``.
+    public struct Usage: Sendable, Hashable {
+        /// The number of records (resources).
+        public var records: Int
+        /// The number of stored responses.
+        public var responses: Int
+        /// The bytes of the stored responses' bodies.
+        public var responseBytes: Int
+    }
 }

@@ -287,3 +287,34 @@ def note(request, pk):
         response["Allow"] = "DELETE"
         return response
     return _meta_document({"deleted": str(pk)})
+
+
+# ---------------------------------------------------------------- a large synthetic collection
+ITEM_COUNT = 10_000
+
+
+def items(request):
+    """`GET /items`: 10,000 generated resources (no database), page-number paginated (`page[size]` up to 1,000),
+    for walks that must hold a client's memory bounds."""
+    from urllib.parse import urlencode
+
+    try:
+        number = max(int(request.GET.get("page[number]", "1")), 1)
+        size = min(max(int(request.GET.get("page[size]", "100")), 1), 1000)
+    except ValueError:
+        return JsonResponse({"errors": [{"status": "400", "title": "Invalid page"}]}, status=400,
+                            content_type=JSONAPI_MEDIA_TYPE)
+    last = (ITEM_COUNT + size - 1) // size
+    base = request.build_absolute_uri(request.path)
+
+    def page(n):
+        return base + "?" + urlencode({"page[number]": n, "page[size]": size})
+
+    start = (number - 1) * size
+    data = [{"type": "items", "id": str(n), "attributes": {"name": f"item-{n}"}}
+            for n in range(start + 1, min(start + size, ITEM_COUNT) + 1)]
+    links = {"self": page(number), "first": page(1), "last": page(last),
+             "next": page(number + 1) if number < last else None,
+             "prev": page(number - 1) if number > 1 else None}
+    return JsonResponse({"data": data, "links": links, "meta": {"count": ITEM_COUNT}},
+                        content_type=JSONAPI_MEDIA_TYPE)

@@ -15,7 +15,8 @@ INSTALLED_APPS = [
     "api",
 ]
 
-MIDDLEWARE = []
+# ETags on every GET and 304 for a matching If-None-Match / If-Modified-Since: the client's store revalidates.
+MIDDLEWARE = ["django.middleware.http.ConditionalGetMiddleware"]
 
 ROOT_URLCONF = "testserver.urls"
 WSGI_APPLICATION = "testserver.wsgi.application"

@@ -51,4 +51,5 @@ urlpatterns = [
     path("me", views.MeView.as_view(), name="me"),
     path("echo-headers", views.echo_headers, name="echo-headers"),
     path("notes/<int:pk>", views.note, name="note"),
+    path("items", views.items, name="items"),
 ]

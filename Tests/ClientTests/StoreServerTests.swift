@@ -1,0 +1,127 @@
+import Foundation
+import JSONAPIClient
+import JSONAPIClientTesting
+import Testing
+import TestSupport
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The resource store against the real server, which sends ETags and 304s (Django's ConditionalGetMiddleware).
+/// Requests are counted twice: at the transport, and in the server's access log.
+@Suite("Resource store against the test server")
+struct StoreServerTests {
+    struct Item: Resource, Equatable {
+        static let resourceType = "items"
+        var id: String
+        var name: String
+    }
+
+    /// A transport that records each exchange's status and body size as the network delivered them.
+    final class RecordingClient: Client, @unchecked Sendable {
+        let base: any Client
+        let delay: Duration
+        private let lock = NSLock()
+        private var log: [(status: Int, bytes: Int)] = []
+
+        init(_ base: any Client = URLSessionClient(), delay: Duration = .zero) {
+            self.base = base
+            self.delay = delay
+        }
+
+        var exchanges: [(status: Int, bytes: Int)] { lock.withLock { log } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            if delay > .zero { try await Task.sleep(for: delay) }
+            let response = try await base.send(request)
+            lock.withLock { log.append((response.status.code, response.body.count)) }
+            return response
+        }
+    }
+
+    @Test("A repeated fetch under cacheFirst sends nothing")
+    func cacheFirst() async throws {
+        let client = RecordingClient()
+        let api = Session(baseURL: try TestServer.url(), client: client)
+        let people = api.source(Person.self, .path("people/<id>"))
+        let first = try await people.fetch(id: "17").fields(["people": ["name", "email"]]).cachePolicy(.cacheFirst).result()
+        let second = try await people.fetch(id: "17").fields(["people": ["name", "email"]]).cachePolicy(.cacheFirst).result()
+        #expect(first.source == .network)
+        #expect(second.source == .cache)
+        #expect(second.document == first.document)
+        #expect(client.exchanges.count == 1)
+        #expect(await TestServer.statuses(of: "GET /people/17?fields%5Bpeople%5D=name%2Cemail", count: 1) == [200])
+    }
+
+    @Test("A revalidated fetch is a 304 with an empty body and returns the same document")
+    func revalidation() async throws {
+        let client = RecordingClient()
+        let api = Session(baseURL: try TestServer.url(), client: client)
+        let people = api.source(Person.self, .path("people/<id>"))
+        let first = try await people.fetch(id: "18").result()
+        let second = try await people.fetch(id: "18").result()
+        #expect(first.source == .network)
+        #expect(second.source == .revalidated)
+        #expect(second.document == first.document)
+        #expect(client.exchanges.map(\.status) == [200, 304])
+        #expect(client.exchanges.last?.bytes == 0)
+        #expect(await TestServer.statuses(of: "GET /people/18", count: 2) == [200, 304])
+    }
+
+    @Test("100 concurrent identical fetches send one request")
+    func coalescing() async throws {
+        // The transport holds each request 300 ms before sending it, so all 100 fetches are surely asked for while
+        // the first is in flight.
+        let client = RecordingClient(delay: .milliseconds(300))
+        let api = Session(baseURL: try TestServer.url(), client: client)
+        let people = api.source(Person.self, .path("people/<id>"))
+        let names = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<100 { group.addTask { try await people.fetch(id: "19").result().data?.name } }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(names == Array(repeating: "Person 19", count: 100))
+        #expect(client.exchanges.count == 1)
+        #expect(await TestServer.statuses(of: "GET /people/19", count: 1) == [200])
+    }
+
+    @Test("A PATCH through one data source is seen by an observer of the resource; a delete too")
+    func observedWrite() async throws {
+        let api = Session(baseURL: try TestServer.url())
+        let people = api.source(Person.self, .path("people/<id>"))
+        let store = try #require(api.store)
+        let created = try #require(
+            try await people.create(Person(id: "", name: "Observed", email: "observed@example.com")).data)
+        var updates = store.updates(of: Person.self, id: created.id).makeAsyncIterator()
+        #expect(await updates.next()??.name == "Observed")  // the create's response is in the store
+        // Another data source of the session (another screen) changes it.
+        var change = ResourceUpdate<Person>(id: created.id)
+        change.set("name", to: "Renamed")
+        try await api.source(Person.self, .path("people/<id>")).update(change)
+        #expect(await updates.next()??.name == "Renamed")
+        try await people.delete(id: created.id)
+        #expect(await updates.next() == .some(nil))
+    }
+
+    @Test("A 10,000-resource walk holds the store's limits at every page")
+    func boundedWalk() async throws {
+        let limits = ResourceStore.Configuration(maxResources: 1_000, maxResponseBytes: 200_000)
+        let api = Session(baseURL: try TestServer.url(), configuration: .init(store: limits))
+        let items = api.source(Item.self, .path("items/<id>"))
+        let store = try #require(api.store)
+        var walked = 0
+        var largest = (records: 0, responseBytes: 0)
+        for try await page in items.fetch().page(.pageBased(1, 500)).pages() {
+            walked += page.data?.count ?? 0
+            let usage = store.usage
+            largest.records = max(largest.records, usage.records)
+            largest.responseBytes = max(largest.responseBytes, usage.responseBytes)
+        }
+        #expect(walked == 10_000)
+        #expect(largest.records <= 1_000)
+        #expect(largest.records >= 500)
+        #expect(largest.responseBytes <= 200_000)
+        #expect(try store.resource(Item.self, id: "10000") == Item(id: "10000", name: "item-10000"))
+        #expect(try store.resource(Item.self, id: "1") == nil)  // evicted long ago
+    }
+}
