@@ -13,7 +13,8 @@ public func fuzzValidate(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for kind in kinds {
         guard let violations = try? kind.validate(data) else { continue }
         for violation in violations {
-            check(violation.pointer.isEmpty || violation.pointer.hasPrefix("/"), "\(kind.name): pointer \(violation)")
+            // By bytes: a member name that starts with a combining mark joins the "/" into one Character.
+            check(violation.pointer.isEmpty || violation.pointer.utf8.first == UInt8(ascii: "/"), "\(kind.name): pointer \(violation)")
         }
         // "Valid 1.1 documents are accepted": a response the validator passes decodes.
         if kind.name == "response", violations.isEmpty {

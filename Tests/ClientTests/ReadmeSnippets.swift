@@ -94,6 +94,23 @@ enum ReadmeSnippets {
         try await articles.delete(id: "7")
     }
 
+    static func caching(baseURL: URL) async throws {
+        let api = Session(baseURL: baseURL)                  // a store by default; .init(store: nil) opts out
+        let articles = api.source(Article.self, .path("articles/<id>"))
+        let list = try await articles.fetch().include(["author"]).result()
+        let again = try await articles.fetch().include(["author"]).result()   // conditional: a 304 reuses the stored body
+        print(again.source)                                  // .revalidated (or .network when it changed)
+
+        let first = try await articles.fetch(id: "1").cachePolicy(.cacheFirst).result()   // no request if stored
+        for try await response in articles.fetch().updates() { print(response.source) }   // .cache, then the server's
+
+        guard let store = api.store else { return }
+        let article = try store.resource(Article.self, id: "1")     // with its author, from the store
+        let author: Person? = try await articles.load("author", of: first.data!)         // lazily: store, else server
+        for await change in store.changes(of: Article.self) { print(change) }           // "updated articles 1", …
+        _ = (list, article, author)
+    }
+
     static func middleware(baseURL: URL, tokenStore: TokenStore) {
         let api = Session(
             baseURL: baseURL,
