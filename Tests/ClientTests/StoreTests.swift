@@ -118,6 +118,23 @@ struct StoreTests {
         #expect(small.store?.count == 1)  // the resources are kept all the same
     }
 
+    @Test("Bodies wait to be merged until the store is read, within the byte limit: the oldest waiting go first")
+    func pendingBodies() async throws {
+        let client = ScriptedClient { request in
+            let page = request.url.query ?? ""
+            return .document(#"{"data":[{"type":"labels","id":"\#(page)","attributes":{"name":"\#(page)"}}]}"#)
+        }
+        let size = #"{"data":[{"type":"labels","id":"n=1","attributes":{"name":"n=1"}}]}"#.utf8.count
+        let api = Session(baseURL: exampleBase, client: client, configuration: .init(store: .init(maxResponseBytes: size * 2)))
+        let labels = api.source(Label.self, .path("labels/<id>"))
+        for page in 1...4 { _ = try await labels.fetch().query("n", "\(page)").result() }
+        let store = try #require(api.store)
+        #expect(try store.resources(Label.self).map(\.id) == ["n=3", "n=4"])
+        // Once read, later bodies wait again; each read merges them in order.
+        _ = try await labels.fetch().query("n", "5").result()
+        #expect(store.count == 3)
+    }
+
     @Test("cacheFirst sends nothing the second time; cacheOnly never sends; networkOnly always does")
     func policies() async throws {
         let (api, client) = session(#"{"data":[\#(Self.label3)]}"#)

@@ -63,12 +63,3 @@ extension Session {
             method: request.method, url: request.url)
     }
 }
-
-extension ResourceStore {
-    /// Merges the resources of a response body; a body that is not a document adds nothing (the caller's own
-    /// decoding reports what is wrong with it).
-    func merge(from body: Data) {
-        guard let document = try? decoder.decode(RawDocument.self, from: body) else { return }
-        merge(document)
-    }
-}

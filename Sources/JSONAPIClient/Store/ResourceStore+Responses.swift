@@ -50,7 +50,8 @@ extension ResourceStore {
 
     /// How much the store holds: records, responses, and the bytes of the responses' bodies.
     public var usage: Usage {
-        state.withLock { Usage(records: $0.records.count, responses: $0.responses.count, responseBytes: $0.responseBytes) }
+        _ = count  // merges what waits
+        return state.withLock { Usage(records: $0.records.count, responses: $0.responses.count, responseBytes: $0.responseBytes) }
     }
 
     /// How much a store holds; see ``ResourceStore/usage``.

@@ -18,7 +18,9 @@ import Foundation
 /// for await change in api.store!.changes(of: Article.self) { print(change) }
 /// ```
 ///
-/// Reads are synchronous and safe from any thread; observers receive changes as `AsyncStream`s.
+/// Reads are synchronous and safe from any thread; observers receive changes as `AsyncStream`s. A response's
+/// resources are merged when the store is next read, or at once while someone observes it: a session whose store
+/// nobody reads pays for keeping the bytes, not for reading them twice.
 public final class ResourceStore: Sendable {
     /// The limits of a store.
     public struct Configuration: Sendable, Hashable {
@@ -59,6 +61,10 @@ public final class ResourceStore: Sendable {
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
+        /// Response bodies not merged yet, oldest first: merging waits for the first read (or observer), so that a
+        /// session nobody reads the store of pays only for keeping the bytes.
+        var pending: [Data] = []
+        var pendingBytes = 0
 
         mutating func tick() -> UInt64 {
             clock += 1
@@ -85,11 +91,11 @@ public final class ResourceStore: Sendable {
     // MARK: Reading
 
     /// The number of records.
-    public var count: Int { state.withLock { $0.records.count } }
+    public var count: Int { withMergedState { $0.records.count } }
 
     /// The record of resource `type` `id`, as the server last sent it (merged), or `nil`.
     public func record(type: String, id: String) -> ResourceObject? {
-        state.withLock { state in
+        withMergedState { state in
             let key = Key(type: type, id: id)
             guard state.records[key] != nil else { return nil }
             let now = state.tick()
@@ -112,7 +118,7 @@ public final class ResourceStore: Sendable {
     ///
     /// - Throws: ``JSONAPIDecodingError`` when a record does not make a `Model`.
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
-        let keys = state.withLock { state in
+        let keys = withMergedState { state in
             state.records.keys.filter { $0.type == Model.resourceType }.sorted { $0.id < $1.id }
         }
         guard let document = graph(from: keys, collection: true) else { return [] }
@@ -125,13 +131,15 @@ public final class ResourceStore: Sendable {
             state.records.removeAll()
             state.responses.removeAll()
             state.responseBytes = 0
+            state.pending.removeAll()
+            state.pendingBytes = 0
         }
     }
 
     /// The records `keys` name as primary data, and every record they reach through relationship linkage as
     /// `included`; `nil` when no key has a record.
     private func graph(from keys: [Key], collection: Bool) -> RawDocument? {
-        state.withLock { state -> RawDocument? in
+        withMergedState { state -> RawDocument? in
             let now = state.tick()
             var primary: [ResourceObject] = []
             var included: [ResourceObject] = []
@@ -173,14 +181,7 @@ public final class ResourceStore: Sendable {
     /// Merges the resources of a document — primary data and `included`; identifiers add nothing — into the
     /// store, and tells the observers what changed.
     public func merge(_ document: RawDocument) {
-        var objects: [ResourceObject] =
-            switch document.data {
-            case .resource(let resource): [resource]
-            case .resources(let resources): resources
-            case .identifier, .identifiers, .null, nil: []
-            }
-        objects += document.included ?? []
-        merge(objects)
+        merge(Self.resourceObjects(of: document))
     }
 
     /// Merges resource objects (those without an `id` are skipped): each member of a newer object replaces the
@@ -188,25 +189,77 @@ public final class ResourceStore: Sendable {
     /// record's linkage.
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
-        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
-            let now = state.tick()
-            var changes: [StoreChange] = []
-            for object in objects {
-                guard let id = object.id else { continue }
-                let key = Key(type: object.type, id: id)
-                let merged = state.records[key].map { Self.merged($0.object, with: object) } ?? object
-                if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-                state.records[key] = Record(object: merged, lastUse: now)
-            }
-            evictRecords(&state)
+        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
+            let changes = merge(objects, into: &state)
             return (changes, changes.isEmpty ? [] : Array(state.observers.values))
         }
         notify(observers, of: changes)
     }
 
+    /// Merges a response body's resources: at once when someone observes the store, else when it is next read
+    /// (bodies waiting beyond the response byte limit are dropped, oldest first, as evicted; the newest always
+    /// waits). A body that is not a document adds nothing.
+    func merge(from body: Data) {
+        let limit = max(configuration.maxResponseBytes, 0)
+        let observed = state.withLock { state -> Bool in
+            guard state.observers.isEmpty else { return true }
+            state.pending.append(body)
+            state.pendingBytes += body.count
+            while state.pendingBytes > limit, state.pending.count > 1 {
+                state.pendingBytes -= state.pending.removeFirst().count
+            }
+            return false
+        }
+        guard observed, let document = try? decoder.decode(RawDocument.self, from: body) else { return }
+        merge(document)
+    }
+
+    /// Runs `body` on the state once the pending bodies are merged (no observer is told: there is none while bodies
+    /// wait).
+    private func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        try state.withLock { state in
+            if !state.pending.isEmpty {
+                let bodies = state.pending
+                state.pending = []
+                state.pendingBytes = 0
+                for pending in bodies {
+                    guard let document = try? decoder.decode(RawDocument.self, from: pending) else { continue }
+                    _ = merge(Self.resourceObjects(of: document), into: &state)
+                }
+            }
+            return try body(&state)
+        }
+    }
+
+    private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
+        let now = state.tick()
+        var changes: [StoreChange] = []
+        for object in objects {
+            guard let id = object.id else { continue }
+            let key = Key(type: object.type, id: id)
+            let merged = state.records[key].map { Self.merged($0.object, with: object) } ?? object
+            if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+            state.records[key] = Record(object: merged, lastUse: now)
+        }
+        evictRecords(&state)
+        return changes
+    }
+
+    /// The resource objects of a document: its primary resources and `included` (identifiers are not resources).
+    static func resourceObjects(of document: RawDocument) -> [ResourceObject] {
+        var objects: [ResourceObject] =
+            switch document.data {
+            case .resource(let resource): [resource]
+            case .resources(let resources): resources
+            case .identifier, .identifiers, .null, nil: []
+            }
+        objects += document.included ?? []
+        return objects
+    }
+
     /// Removes the record of resource `type` `id` and tells the observers.
     public func remove(type: String, id: String) {
-        let observers = state.withLock { state -> [Observer] in
+        let observers = withMergedState { state -> [Observer] in
             guard state.records.removeValue(forKey: Key(type: type, id: id)) != nil else { return [] }
             return Array(state.observers.values)
         }
@@ -270,7 +323,7 @@ public final class ResourceStore: Sendable {
         _ deliver: @escaping @Sendable ([StoreChange], AsyncStream<Element>.Continuation) -> Void
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
-        let number = state.withLock { state in
+        let number = withMergedState { state in
             state.nextObserver += 1
             state.observers[state.nextObserver] = Observer(type: type, id: id) { deliver($0, continuation) }
             return state.nextObserver
