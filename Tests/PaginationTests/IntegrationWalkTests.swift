@@ -204,7 +204,7 @@ struct IntegrationWalkTests {
         let progress = ProgressLog()
         let task = Task { () -> [String] in
             var ids: [String] = []
-            for try await article in paged.fetch().page(.pageBased(1, 10)).resources(progress: { progress.append($0) }) {
+            for try await article in paged.fetch().page(.pageBased(1, 10)).resources(prefetch: 0, progress: { progress.append($0) }) {
                 ids.append(article.id)
                 if ids.count == 25 { withUnsafeCurrentTask { $0?.cancel() } }
             }

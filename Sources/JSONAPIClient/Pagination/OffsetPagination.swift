@@ -65,6 +65,21 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
         return moved(to: total <= 0 ? 0 : ((total - 1) / limit) * limit)
     }
 
+    /// The pages after this one through the last: its offset from the `meta` total, else from the `last` link's
+    /// offset parameter; `nil` when neither tells, the limit is not positive, or more than 100,000 pages would
+    /// follow.
+    public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [OffsetPagination]? {
+        guard limit > 0 else { return nil }
+        let lastOffset =
+            last(of: page)?.offset
+            ?? lastLinkQuery?.last(where: { $0.name == names.offset }).flatMap { Int($0.value) }
+        guard let lastOffset, lastOffset >= 0 else { return nil }
+        let (start, overflow) = offset.addingReportingOverflow(limit)
+        guard !overflow, start <= lastOffset else { return overflow ? nil : [] }
+        guard (lastOffset - start) / limit < 100_000 else { return nil }
+        return stride(from: start, through: lastOffset, by: limit).map(moved(to:))
+    }
+
     private func moved(to offset: Int) -> OffsetPagination { OffsetPagination(offset: offset, limit: limit, names: names) }
 }
 

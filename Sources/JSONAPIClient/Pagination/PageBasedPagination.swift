@@ -75,6 +75,18 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
         return nil
     }
 
+    /// The pages after this one through the last: its number from `meta` totals, else from the `last` link's
+    /// number parameter; `nil` when neither tells, or more than 100,000 pages would follow.
+    public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [PageBasedPagination]? {
+        let lastNumber =
+            last(of: page)?.number
+            ?? lastLinkQuery?.last(where: { $0.name == names.number }).flatMap { Int($0.value) }
+        guard let lastNumber, lastNumber < Int.max else { return nil }
+        guard lastNumber > number else { return [] }
+        guard lastNumber - number <= 100_000 else { return nil }
+        return (number + 1...lastNumber).map(moved(to:))
+    }
+
     private func moved(to number: Int) -> PageBasedPagination {
         PageBasedPagination(number: number, size: size, names: names)
     }

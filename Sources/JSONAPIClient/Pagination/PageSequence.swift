@@ -1,3 +1,5 @@
+import Foundation
+
 /// How far a page or resource stream has got, reported after each page.
 public struct PaginationProgress: Sendable, Hashable {
     /// Pages fetched so far.
@@ -15,15 +17,23 @@ public struct PaginationProgress: Sendable, Hashable {
     }
 }
 
-/// The pages of a collection, fetched one at a time as you iterate: the first page by the request, then each
-/// `next` (by link, or by the strategy when the server gives no links).
+/// The pages of a collection as you iterate: the first page by the request, then each `next` (by link, or by the
+/// strategy when the server gives no links), in order.
 ///
-/// Only the current page is held. Cancelling the consuming task cancels the request in flight and ends the
-/// iteration with `CancellationError`; no further request is sent. A repeating or cyclic `next` link ends it
-/// with ``JSONAPIClientError/Code/paginationLoop``.
+/// - **Prefetch** (`prefetch: 1`, the default): while you work on a page, the next one is already on its way, so a
+///   walk costs about the larger of the network and your work per page instead of their sum. Only pages the
+///   iteration would reach are fetched (a page without `next` ends it), and `prefetch: 0` fetches each page only
+///   when you ask for it.
+/// - **Concurrent pages** (`concurrency: n`): when the strategy addresses pages by number or offset and the first
+///   page tells where the last is (`meta` totals or the `last` link), up to `n` pages are fetched at once, and still
+///   yielded in order, each once. Otherwise (cursors, no totals) the walk prefetches.
+///
+/// Memory holds the current page and those in flight. Cancelling the consuming task (or dropping the iterator)
+/// cancels the requests in flight and ends the iteration with `CancellationError`; no further request is sent. A
+/// repeating or cyclic `next` link ends it with ``JSONAPIClientError/Code/paginationLoop``.
 ///
 /// ```swift
-/// for try await page in source.fetch().page(.pageBased(1, 50)).pages() {
+/// for try await page in source.fetch().page(.pageBased(1, 50)).pages(concurrency: 4) {
 ///     print(page.data?.count ?? 0)
 /// }
 /// ```
@@ -32,26 +42,45 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
     public typealias Element = FetchResponse<Primary>
 
     let request: FetchRequest<Primary>
+    let prefetch: Int
+    let concurrency: Int
     let progress: (@Sendable (PaginationProgress) -> Void)?
 
     /// Creates an iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(request: request, progress: progress) }
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(request: request, prefetch: prefetch, concurrency: concurrency, progress: progress)
+    }
 
-    /// Fetches the pages one by one.
+    /// Fetches the pages, ahead of the consumer as the sequence was asked to.
     public struct Iterator: AsyncIteratorProtocol {
-        private enum State {
+        private typealias PageTask = Task<FetchResponse<Primary>?, any Error>
+
+        private enum Mode {
+            /// Not started: the first page comes from the request.
             case initial(FetchRequest<Primary>)
-            case page(FetchResponse<Primary>)
+            /// Following `next` from this page; `ahead` holds the pages after it already asked for, in order.
+            case following(FetchResponse<Primary>)
+            /// Fetching addressed pages: those not yet asked for, from `index` on.
+            case addressed([FetchRequest<Primary>], index: Int)
             case finished
         }
 
+        private let prefetch: Int
+        private let concurrency: Int
         private let progress: (@Sendable (PaginationProgress) -> Void)?
-        private var state: State
+        private var mode: Mode
+        /// The requests in flight, in the order their pages are yielded; cancelled when the iterator goes.
+        private let ahead = InFlight()
         private var pages = 0
         private var resources = 0
 
-        init(request: FetchRequest<Primary>, progress: (@Sendable (PaginationProgress) -> Void)?) {
-            self.state = .initial(request)
+        init(
+            request: FetchRequest<Primary>, prefetch: Int, concurrency: Int,
+            progress: (@Sendable (PaginationProgress) -> Void)?
+        ) {
+            self.mode = .initial(request)
+            self.prefetch = Swift.max(prefetch, 0)
+            self.concurrency = Swift.max(concurrency, 1)
             self.progress = progress
         }
 
@@ -60,20 +89,26 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             let page: FetchResponse<Primary>?
             do {
                 try Task.checkCancellation()
-                switch state {
+                switch mode {
                 case .finished: return nil
-                case .initial(let request): page = try await request.result()
-                case .page(let current): page = try await current.next()
+                case .initial(let request):
+                    page = try await request.result()
+                    if let page { plan(after: page, request: request) }
+                case .following(let current):
+                    page = ahead.count > 0 ? try await ahead.take() : try await current.next()
+                    if let page { refill(after: page) }
+                case .addressed:
+                    page = try await ahead.take()
+                    if let page { refill(after: page) }
                 }
             } catch {
-                state = .finished
+                finish()
                 throw error
             }
             guard let page else {
-                state = .finished
+                finish()
                 return nil
             }
-            state = .page(page)
             pages += 1
             resources += page.navigation.page.count
             progress?(
@@ -82,6 +117,95 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                     totalResources: PageContext.totalResources(in: page.meta)))
             return page
         }
+
+        /// After the first page: fetch the remaining pages by address when that is asked for and possible, else
+        /// follow `next`.
+        private mutating func plan(after first: FetchResponse<Primary>, request: FetchRequest<Primary>) {
+            if concurrency > 1, let strategy = request.request.pagination,
+                let remaining = Self.remainingPages(of: strategy, after: first),
+                remaining.count < request.session.configuration.maxPages
+            {
+                let requests = remaining.map {
+                    FetchRequest<Primary>(session: request.session, request: request.request.with(pagination: $0))
+                }
+                mode = .addressed(requests, index: 0)
+            } else {
+                mode = .following(first)
+            }
+            refill(after: first)
+        }
+
+        /// Keeps the pages ahead asked for: `concurrency` addressed pages, or `prefetch` pages along `next`.
+        private mutating func refill(after page: FetchResponse<Primary>) {
+            switch mode {
+            case .addressed(let requests, var index):
+                while ahead.count < concurrency, index < requests.count {
+                    let request = requests[index]
+                    ahead.append(Task { try await request.result() })
+                    index += 1
+                }
+                mode = .addressed(requests, index: index)
+            case .following:
+                mode = .following(page)
+                while ahead.count < prefetch {
+                    let previous = ahead.last
+                    ahead.append(
+                        Task {
+                            let from: FetchResponse<Primary>?
+                            if let previous { from = try await previous.value } else { from = page }
+                            return try await from?.next()
+                        })
+                }
+            case .initial, .finished:
+                break
+            }
+        }
+
+        private mutating func finish() {
+            mode = .finished
+            ahead.cancelAll()
+        }
+
+        private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
+            -> [any PaginationStrategy]?
+        {
+            let lastQuery = page.links?.last.flatMap { URL(string: $0.href) }.map { JSONAPIRequest.split($0).items }
+            func remaining<Strategy: PaginationStrategy>(_ strategy: Strategy) -> [any PaginationStrategy]? {
+                strategy.remainingPages(after: page.navigation.page, lastLinkQuery: lastQuery)
+            }
+            return remaining(strategy)
+        }
+    }
+
+    /// The requests a page iterator has in flight, oldest first; a class so that dropping the iterator cancels them.
+    private final class InFlight: @unchecked Sendable {
+        // Only the iterator that owns it touches it, one call at a time (an async iterator is not shared).
+        private var tasks: [Task<FetchResponse<Primary>?, any Error>] = []
+
+        var count: Int { tasks.count }
+        var last: Task<FetchResponse<Primary>?, any Error>? { tasks.last }
+
+        func append(_ task: Task<FetchResponse<Primary>?, any Error>) { tasks.append(task) }
+
+        /// The oldest page, waiting for it; cancelling the waiting task cancels every request in flight.
+        func take() async throws -> FetchResponse<Primary>? {
+            guard !tasks.isEmpty else { return nil }
+            let task = tasks.removeFirst()
+            let others = tasks
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+                for other in others { other.cancel() }
+            }
+        }
+
+        func cancelAll() {
+            for task in tasks { task.cancel() }
+            tasks = []
+        }
+
+        deinit { for task in tasks { task.cancel() } }
     }
 }
 

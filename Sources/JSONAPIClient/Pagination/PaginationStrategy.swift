@@ -36,6 +36,10 @@ public protocol PaginationStrategy: Sendable {
     func first(of page: PageContext) -> Self?
     /// The last page, or `nil` when the context does not tell where it is.
     func last(of page: PageContext) -> Self?
+    /// Every page after this one through the collection's last, when `page` (its meta's totals) or the query of the
+    /// server's `last` link tells where that is; `nil` when neither does, or when pages cannot be addressed out of
+    /// order (cursors). ``FetchRequest/pages(prefetch:concurrency:progress:)`` fetches them several at once.
+    func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [Self]?
 }
 
 extension PaginationStrategy {
@@ -47,6 +51,8 @@ extension PaginationStrategy {
     public func first(of page: PageContext) -> Self? { nil }
     /// No last page unless the strategy says how.
     public func last(of page: PageContext) -> Self? { nil }
+    /// Pages are reached one by one (by links or ``next(after:)``) unless the strategy says how to address them.
+    public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [Self]? { nil }
 }
 
 /// A page's relation to the current one: the pagination links of a document (`first`, `prev`, `next`, `last`).

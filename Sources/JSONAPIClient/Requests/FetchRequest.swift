@@ -163,16 +163,24 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         FetchRequest<Other>(session: session, request: request)
     }
 
-    /// The pages, from this request's page on, fetched as you iterate; see ``PageSequence``.
-    public func pages(progress: (@Sendable (PaginationProgress) -> Void)? = nil) -> PageSequence<Primary> {
-        PageSequence(request: self, progress: progress)
+    /// The pages, from this request's page on, as you iterate; see ``PageSequence``.
+    ///
+    /// - Parameters:
+    ///   - prefetch: How many pages along `next` to ask for ahead of the consumer; 1 by default, 0 for none.
+    ///   - concurrency: How many pages to fetch at once when the strategy addresses pages (by number or offset)
+    ///     and the first page tells where the last is; 1 (none) by default.
+    ///   - progress: Called after each page with the pages and resources so far.
+    public func pages(
+        prefetch: Int = 1, concurrency: Int = 1, progress: (@Sendable (PaginationProgress) -> Void)? = nil
+    ) -> PageSequence<Primary> {
+        PageSequence(request: self, prefetch: prefetch, concurrency: concurrency, progress: progress)
     }
 
-    /// The resources of every page, from this request's page on, fetched page by page as you iterate; see
-    /// ``ResourceSequence``.
-    public func resources<Element>(progress: (@Sendable (PaginationProgress) -> Void)? = nil)
-        -> ResourceSequence<Element> where Primary == [Element]
-    {
-        ResourceSequence(pages: pages(progress: progress))
+    /// The resources of every page, from this request's page on, as you iterate; see ``ResourceSequence`` and
+    /// ``pages(prefetch:concurrency:progress:)`` for the parameters.
+    public func resources<Element>(
+        prefetch: Int = 1, concurrency: Int = 1, progress: (@Sendable (PaginationProgress) -> Void)? = nil
+    ) -> ResourceSequence<Element> where Primary == [Element] {
+        ResourceSequence(pages: pages(prefetch: prefetch, concurrency: concurrency, progress: progress))
     }
 }

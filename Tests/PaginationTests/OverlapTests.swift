@@ -1,0 +1,202 @@
+import Foundation
+import JSONAPIClient
+import JSONAPIClientTesting
+import Testing
+import TestSupport
+
+/// Overlapping the network with the consumer: prefetch along `next`, and concurrent addressed pages.
+@Suite("Prefetch and concurrent pages")
+struct OverlapTests {
+    struct Item: Resource, Equatable {
+        static let resourceType = "items"
+        var id: String
+    }
+
+    /// A collection of `pages` pages of `size` items behind page-number parameters; `links` chooses what each page
+    /// says about the others (`next` only, or `last` too, or nothing but a meta total). Counts the requests, the
+    /// most at once, and holds each request until `gate` lets it go (when given).
+    final class Collection: @unchecked Sendable {
+        enum Links { case nextOnly, nextAndLast, metaTotalOnly }
+        let pages: Int
+        let size: Int
+        let links: Links
+        private let lock = NSLock()
+        private var asked: [Int] = []
+        private var inFlight = 0
+        private(set) var mostAtOnce = 0
+        var gate: (@Sendable (Int) async -> Void)?
+
+        init(pages: Int, size: Int = 3, links: Links = .nextOnly) {
+            self.pages = pages
+            self.size = size
+            self.links = links
+        }
+
+        var requested: [Int] { lock.withLock { asked } }
+
+        func respond(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let number = Int(request.url.queryValue("page[number]") ?? "1") ?? 1
+            lock.withLock {
+                asked.append(number)
+                inFlight += 1
+                mostAtOnce = max(mostAtOnce, inFlight)
+            }
+            defer { lock.withLock { inFlight -= 1 } }
+            if let gate { await gate(number) }
+            try Task.checkCancellation()
+            let first = (number - 1) * size + 1
+            let data = (first..<first + size).map { #"{"type":"items","id":"\#($0)"}"# }.joined(separator: ",")
+            func link(_ page: Int) -> String { #""https://api.example.com/v1/items?page%5Bnumber%5D=\#(page)&page%5Bsize%5D=\#(size)""# }
+            let next = number < pages ? link(number + 1) : "null"
+            let body: String
+            switch links {
+            case .nextOnly: body = #"{"data":[\#(data)],"links":{"next":\#(next)}}"#
+            case .nextAndLast: body = #"{"data":[\#(data)],"links":{"next":\#(next),"last":\#(link(pages))}}"#
+            case .metaTotalOnly: body = #"{"data":[\#(data)],"meta":{"total":\#(pages * size)}}"#
+            }
+            return .document(body)
+        }
+    }
+
+    private func source(_ collection: Collection, store: Bool = false) -> DataSource<Item> {
+        let client = ScriptedClient { try await collection.respond($0) }
+        return DataSource<Item>(
+            baseURL: exampleBase, strategy: .path("items/<id>"), client: client,
+            configuration: .init(store: store ? .init() : nil))
+    }
+
+    /// Waits (a little) until the collection has seen `count` requests.
+    private func settle(_ collection: Collection, at count: Int) async throws {
+        for _ in 0..<100 where collection.requested.count < count { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+
+    @Test("While the consumer holds page k, page k+1 (and no further) is asked for; prefetch 0 and 2 too",
+        arguments: [0, 1, 2])
+    func prefetchDepth(prefetch: Int) async throws {
+        let collection = Collection(pages: 5)
+        var pages = source(collection).fetch().page(.pageBased(1, 3)).pages(prefetch: prefetch).makeAsyncIterator()
+        let first = try await pages.next()
+        #expect(first?.data?.count == 3)
+        try await settle(collection, at: 1 + prefetch)
+        #expect(collection.requested == Array(1...1 + prefetch))
+        var ids = first?.data?.map(\.id) ?? []
+        while let page = try await pages.next() { ids += page.data?.map(\.id) ?? [] }
+        #expect(ids == (1...15).map(String.init))
+        #expect(collection.requested == [1, 2, 3, 4, 5])  // nothing past the last page
+    }
+
+    @Test("Cancelling the consumer cancels the prefetch in flight; no further request is sent")
+    func prefetchCancellation() async throws {
+        let collection = Collection(pages: 5)
+        let cancelled = LockedFlag()
+        collection.gate = { number in
+            guard number == 2 else { return }
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            cancelled.value = true
+        }
+        let pages = source(collection).fetch().page(.pageBased(1, 3)).pages()
+        let task = Task {
+            var count = 0
+            for try await _ in pages {
+                count += 1
+                try await settle(collection, at: 2)  // page 2 is in flight while page 1 is worked on
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+            return count
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        for _ in 0..<100 where !cancelled.value { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(cancelled.value)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(collection.requested == [1, 2])
+    }
+
+    @Test("Dropping the iterator cancels what it prefetched")
+    func droppedIterator() async throws {
+        let collection = Collection(pages: 5)
+        let cancelled = LockedFlag()
+        collection.gate = { number in
+            guard number == 2 else { return }
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            cancelled.value = true
+        }
+        do {
+            var pages = source(collection).fetch().page(.pageBased(1, 3)).pages().makeAsyncIterator()
+            _ = try await pages.next()
+            try await settle(collection, at: 2)
+        }
+        for _ in 0..<100 where !cancelled.value { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(cancelled.value)
+    }
+
+    @Test(
+        "Concurrent pages: up to n at once, yielded in order, every resource once, by meta total or last link",
+        arguments: [(Collection.Links.nextAndLast, 4), (.metaTotalOnly, 4), (.nextAndLast, 1), (.metaTotalOnly, 10)])
+    func concurrentPages(links: Collection.Links, concurrency: Int) async throws {
+        let collection = Collection(pages: 10, links: links)
+        collection.gate = { _ in try? await Task.sleep(for: .milliseconds(20)) }
+        var ids: [String] = []
+        var numbers: [Int] = []
+        for try await page in source(collection).fetch().page(.pageBased(1, 3)).pages(concurrency: concurrency) {
+            ids += page.data?.map(\.id) ?? []
+            numbers.append(Int(page.url.queryValue("page[number]") ?? "1") ?? 1)
+        }
+        #expect(ids == (1...30).map(String.init))
+        #expect(numbers == Array(1...10))
+        #expect(collection.requested.sorted() == Array(1...10))
+        #expect(collection.mostAtOnce <= concurrency)
+        if concurrency > 1 { #expect(collection.mostAtOnce > 1) }
+    }
+
+    @Test("Without a total or a last link, concurrent pages fall back to prefetch along next (one at a time)")
+    func concurrentFallsBack() async throws {
+        let collection = Collection(pages: 6, links: .nextOnly)
+        collection.gate = { _ in try? await Task.sleep(for: .milliseconds(10)) }
+        var ids: [String] = []
+        for try await item in source(collection).fetch().page(.pageBased(1, 3)).resources(concurrency: 4) {
+            ids.append(item.id)
+        }
+        #expect(ids == (1...18).map(String.init))
+        #expect(collection.mostAtOnce == 1)
+        #expect(collection.requested == Array(1...6))
+    }
+
+    @Test("A one-page collection and an exact multiple of the page size end where they should")
+    func edges() async throws {
+        for pages in [1, 2] {
+            let collection = Collection(pages: pages, links: .metaTotalOnly)
+            var count = 0
+            for try await _ in source(collection).fetch().page(.pageBased(1, 3)).resources(concurrency: 4) { count += 1 }
+            #expect(count == pages * 3)
+            #expect(collection.requested.sorted() == Array(1...pages))
+        }
+    }
+
+    @Test("Against the server: a concurrent walk of all 200 articles, page-number and limit-offset, each once in order")
+    func serverWalks() async throws {
+        let base = try TestServer.url()
+        let paged = DataSource<Article>(baseURL: base, strategy: .path("paged/articles"))
+        var ids: [String] = []
+        for try await article in paged.fetch().page(.pageBased(1, 15)).resources(concurrency: 4) { ids.append(article.id) }
+        #expect(ids == allSeededIDs)
+        let offset = DataSource<Article>(baseURL: base, strategy: .path("offset/articles"))
+        ids = []
+        for try await article in offset.fetch().page(.offsetBased(0, 15)).resources(concurrency: 4) { ids.append(article.id) }
+        #expect(ids == allSeededIDs)
+        let cursor = DataSource<Article>(baseURL: base, strategy: .path("cursor/articles"))
+        ids = []
+        for try await article in cursor.fetch().page(.cursorBased(cursor: nil, size: 15)).resources(concurrency: 4) { ids.append(article.id) }
+        #expect(ids == allSeededIDs)
+    }
+}
+
+/// A Boolean shared between a test and its scripted transport.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = false
+    var value: Bool {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
