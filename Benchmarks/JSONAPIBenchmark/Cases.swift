@@ -35,7 +35,7 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 enum Cases {
     static let all = [
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
-        "decode-graph", "pipeline",
+        "decode-graph", "pipeline", "walk-sequential", "walk-prefetch", "walk-concurrent4",
     ]
 
     static func make(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {

@@ -155,7 +155,7 @@ func main() throws {
 
     let selected = Set(options.cases)
     print("# jsonapi-bench: \(options.rounds) rounds (pipeline \(max(options.rounds, 21))), cases round-robin after a warm-up, medians")
-    for size in options.sizes where !selected.subtracting(["pipeline"]).isEmpty {
+    for size in options.sizes where !selected.subtracting(["pipeline"] + Walk.names).isEmpty {
         let document = GeneratedDocument(articles: size)
         print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
         let cases = try Cases.make(for: document, selected: selected)
@@ -175,6 +175,18 @@ func main() throws {
             }
         }
         try measure(cases, label: Pipeline.label, rounds: max(options.rounds, 21))
+    }
+    let walks = Walk.names.filter(selected.contains)
+    if !walks.isEmpty {
+        // The sequential walk is every walk's floor: it runs whenever one is asked for.
+        let cases = try Walk.cases().filter { walks.contains($0.name) || $0.name == "walk-sequential" }
+        print("# \(Walk.label): \(Walk.pageCount) pages of \(Walk.pageSize) articles, \(Walk.latency) per request, \(Walk.consumerTime) of work per page")
+        for benchmark in cases {
+            if let problem = try benchmark.check() {
+                throw BenchmarkFailure(description: "\(benchmark.name): wrong output: \(problem)")
+            }
+        }
+        try measure(cases, label: Walk.label, rounds: options.rounds)
     }
     if options.measuresRSS, let largest = options.sizes.max() {
         try DecodeOnly.report(size: largest)

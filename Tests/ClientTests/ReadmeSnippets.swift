@@ -72,9 +72,14 @@ enum ReadmeSnippets {
         var all = try await articles.fetch().paginate(.offsetBased(0, 100))
         while try await all.appendNext().hasMore {}
 
-        // Or stream: one page in memory, requests stop when the task is cancelled.
+        // Or stream: the next page is fetched while you work on this one; requests stop when the task is cancelled.
         for try await article in articles.fetch().page(.cursorBased(size: 50)).resources(progress: { print($0) }) {
             handle(article)
+        }
+
+        // Up to 4 pages at once (by number or offset, when the first page tells the total), still in order.
+        for try await page in articles.fetch().page(.pageBased(1, 100)).pages(concurrency: 4) {
+            handle(page.data ?? [])
         }
     }
 
