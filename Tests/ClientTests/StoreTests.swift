@@ -314,6 +314,35 @@ struct StoreTests {
         #expect(try api.store?.resource(Label.self, id: "3") == Label(id: "3", name: "sent"))
     }
 
+    @Test("Relationship endpoint writes change the record's linkage: replace, add, remove, or the server's answer")
+    func relationshipWrites() async throws {
+        let api = Session(baseURL: exampleBase, client: ScriptedClient { request in
+            switch (request.method, request.url.lastPathComponent) {
+            case (.get, _): .document(#"{"data":\#(Self.post1)}"#)
+            case (.patch, "author"): .document(#"{"data":{"type":"writers","id":"9"}}"#)  // the server's linkage
+            default: HTTPResponse(status: .noContent)
+            }
+        })
+        let posts = api.source(Post.self, .path("posts/<id>"))
+        let store = try #require(api.store)
+        _ = try await posts.fetch(id: "1").result()
+        var changes = store.changes(of: Post.self).makeAsyncIterator()
+        func linkage(_ name: String) -> Linkage? { store.record(type: "posts", id: "1")?.relationships?[name]?.data }
+        let label = { (id: String) in ResourceIdentifier(type: "labels", id: id) }
+        try await posts.relationship("labels", of: "1").add([label("4"), label("3")])
+        #expect(linkage("labels") == .toMany([label("3"), label("4")]))
+        #expect(await changes.next() == StoreChange(type: "posts", id: "1", kind: .updated))
+        try await posts.relationship("labels", of: "1").remove([label("3")])
+        #expect(linkage("labels") == .toMany([label("4")]))
+        try await posts.relationship("labels", of: "1").replace(with: [])
+        #expect(linkage("labels") == .toMany([]))
+        try await posts.relationship("author", of: "1").replace(with: ResourceIdentifier(type: "writers", id: "8"))
+        #expect(linkage("author") == .toOne(ResourceIdentifier(type: "writers", id: "9")))
+        // A resource the store does not hold gets no record.
+        try await posts.relationship("labels", of: "2").add([label("4")])
+        #expect(store.record(type: "posts", id: "2") == nil)
+    }
+
     @Test("Lazy relationships load from the store, else by the related link or endpoint")
     func lazyRelationships() async throws {
         let client = CountingClient(ScriptedClient { request in

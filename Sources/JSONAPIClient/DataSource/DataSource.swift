@@ -119,7 +119,8 @@ public actor DataSource<Model: Resource> {
             session: session,
             target: routed {
                 try $0.relationshipURL(type: Model.resourceType, id: id, relationship: relationship, baseURL: $1)
-            })
+            },
+            owner: RelationshipEndpoint.Owner(type: Model.resourceType, id: id, relationship: relationship))
     }
 
     // MARK: Writing

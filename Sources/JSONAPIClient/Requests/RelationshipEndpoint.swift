@@ -9,10 +9,22 @@ import Foundation
 /// try await tags.add([ResourceIdentifier(type: "tags", id: "3")])
 /// try await source.relationship("author", of: "1").replace(with: nil)   // empties a to-one
 /// ```
+///
+/// A successful write changes the linkage of the resource's record in the session's store too (to the linkage the
+/// server answered with, when it answered with one), so that observers see it.
 public struct RelationshipEndpoint: Sendable {
+    /// The relationship an endpoint belongs to: whose linkage a write changes in the store.
+    struct Owner: Sendable {
+        var type: String
+        var id: String
+        var relationship: String
+    }
+
     let session: Session
     /// The endpoint's URL, or why it could not be built.
     let target: Result<URL, JSONAPIClientError>
+    /// The relationship, when the endpoint was made from a data source.
+    var owner: Owner?
 
     /// The endpoint's URL.
     public var url: URL { get throws(JSONAPIClientError) { try target.get() } }
@@ -30,33 +42,53 @@ public struct RelationshipEndpoint: Sendable {
     /// Replaces a to-one relationship (`PATCH`); `nil` empties it.
     @discardableResult
     public func replace(with identifier: ResourceIdentifier?) async throws -> WriteResponse<PrimaryData> {
-        try await write(.patch) { try $0.encodeRelationshipBody(identifier) }
+        try await write(.patch, { _ in .toOne(identifier) }) { try $0.encodeRelationshipBody(identifier) }
     }
 
     /// Replaces a to-many relationship (`PATCH`); `[]` empties it.
     @discardableResult
     public func replace(with identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.patch) { try $0.encodeRelationshipBody(identifiers) }
+        try await write(.patch, { _ in .toMany(identifiers) }) { try $0.encodeRelationshipBody(identifiers) }
     }
 
     /// Adds to a to-many relationship (`POST`).
     @discardableResult
     public func add(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.post) { try $0.encodeRelationshipBody(identifiers) }
+        try await write(.post, { old in .toMany(old.identifiers + identifiers.filter { !old.identifiers.contains($0) }) }) {
+            try $0.encodeRelationshipBody(identifiers)
+        }
     }
 
     /// Removes from a to-many relationship (`DELETE` with a body).
     @discardableResult
     public func remove(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.delete) { try $0.encodeRelationshipBody(identifiers) }
+        try await write(.delete, { old in .toMany(old.identifiers.filter { !identifiers.contains($0) }) }) {
+            try $0.encodeRelationshipBody(identifiers)
+        }
     }
 
-    private func write(_ method: HTTPMethod, body: (JSONAPIEncoder) throws -> Data) async throws
-        -> WriteResponse<PrimaryData>
-    {
+    /// Sends the write; on success, sets the store's linkage to the server's answer, or to what `linkage` makes of
+    /// the record's when the answer has none.
+    private func write(
+        _ method: HTTPMethod, _ linkage: @escaping @Sendable (Linkage) -> Linkage,
+        body: (JSONAPIEncoder) throws -> Data
+    ) async throws -> WriteResponse<PrimaryData> {
         let url = try target.get()
         let data = try session.encode(method, url, body)
-        return try await session.write(
+        let response = try await session.write(
             JSONAPIRequest(method: method, target: .success(url), body: data), as: PrimaryData.self)
+        if let owner, let store = session.store {
+            let answered: Linkage? =
+                switch response.data {
+                case .identifier(let identifier): .toOne(identifier)
+                case .identifiers(let identifiers): .toMany(identifiers)
+                case .null: .toOne(nil)
+                default: nil
+                }
+            store.changeLinkage(of: owner.relationship, type: owner.type, id: owner.id) { old in
+                answered ?? old.map(linkage) ?? linkage(.toMany([]))
+            }
+        }
+        return response
     }
 }

@@ -257,6 +257,26 @@ public final class ResourceStore: Sendable {
         return objects
     }
 
+    /// Sets the linkage of relationship `name` of the record of `type` `id` (when the store has the record) to what
+    /// `change` makes of the current one, and tells the observers.
+    func changeLinkage(of name: String, type: String, id: String, _ change: (Linkage?) -> Linkage) {
+        let (changed, observers) = withMergedState { state -> (Bool, [Observer]) in
+            let key = Key(type: type, id: id)
+            guard var record = state.records[key] else { return (false, []) }
+            var relationships = record.object.relationships ?? [:]
+            var relationship = relationships[name] ?? Relationship()
+            let linkage = change(relationship.data)
+            guard linkage != relationship.data else { return (false, []) }
+            relationship.data = linkage
+            relationships[name] = relationship
+            record.object.relationships = relationships
+            record.lastUse = state.tick()
+            state.records[key] = record
+            return (true, Array(state.observers.values))
+        }
+        if changed { notify(observers, of: [StoreChange(type: type, id: id, kind: .updated)]) }
+    }
+
     /// Removes the record of resource `type` `id` and tells the observers.
     public func remove(type: String, id: String) {
         let observers = withMergedState { state -> [Observer] in
