@@ -95,4 +95,16 @@ struct FuzzFindingTests {
         #expect(pointer.utf8.first == UInt8(ascii: "/"))
         #expect(!pointer.hasPrefix("/"))  // why the harness compares bytes: "/" and the mark are one Character
     }
+
+    @Test("A fieldless object without id or lid is a resource being created, not an identifier (schema suite)")
+    func fieldlessCreate() throws {
+        let body = Data(#"{"data":{"type":"article"}}"#.utf8)
+        #expect(try DocumentValidator.validate(body, as: .createRequest).isEmpty)
+        let document = try JSONAPIDecoder().decode(RawDocument.self, from: body)
+        #expect(document.data == .resource(ResourceObject(type: "article")))
+        #expect(try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(document)) == document)
+        // With an id it is an identifier, in a create body as in a response.
+        let named = try JSONAPIDecoder().decode(RawDocument.self, from: Data(#"{"data":{"type":"article","id":"1"}}"#.utf8))
+        #expect(named.data == .identifier(ResourceIdentifier(type: "article", id: "1")))
+    }
 }

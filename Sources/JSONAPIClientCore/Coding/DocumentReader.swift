@@ -161,7 +161,7 @@ struct DocumentReader {
     /// Whether every element of the array at `index` is identifier-only.
     private func allIdentifierOnly(_ index: Int) -> Bool { tape.elementsAreIdentifierOnly(index) }
 
-    /// An object with no `attributes`, `relationships` or `links`: read as a resource identifier.
+    /// An object with no fields and an `id` or `lid`: read as a resource identifier (``JSONTape/isIdentifierOnly(_:)``).
     func isIdentifierOnly(_ index: Int) -> Bool { tape.isIdentifierOnly(index) }
 
     // MARK: Resources
@@ -359,20 +359,23 @@ struct DocumentReader {
 
 extension JSONTape {
     /// Whether the node at `index` is an object with no `attributes`, `relationships` or `links` (one given as
-    /// `null` is absent, as everywhere): in primary data, a resource identifier (or a resource without fields, which
-    /// reads the same). The one place for this rule: the schema-less reader and the validator both ask here.
+    /// `null` is absent, as everywhere) and with an `id` or `lid`: in primary data, a resource identifier (or a
+    /// resource without fields, which reads the same). Without `id` and `lid` it can only be a resource object (one
+    /// a create request sends). The one place for this rule: the schema-less reader and the validator both ask here.
     func isIdentifierOnly(_ index: Int) -> Bool {
         guard kind(index) == .object else { return false }
         var child = index + 1
+        var identified = false
         for _ in 0..<count(index) {
-            if kind(child + 1) != .null,
-                stringEquals(child, "attributes") || stringEquals(child, "relationships") || stringEquals(child, "links")
-            {
-                return false
+            if kind(child + 1) != .null {
+                if stringEquals(child, "attributes") || stringEquals(child, "relationships") || stringEquals(child, "links") {
+                    return false
+                }
+                if stringEquals(child, "id") || stringEquals(child, "lid") { identified = true }
             }
             child = skip(child + 1)
         }
-        return true
+        return identified
     }
 
     /// Whether every element of the array at `index` is identifier-only (``isIdentifierOnly(_:)``): only then is a
