@@ -151,8 +151,10 @@ struct StoreTests {
         #expect(second.document == first.document)
         #expect(try await labels.fetch().cachePolicy(.cacheOnly).result().source == .cache)
         #expect(client.count == 1)
-        _ = try await labels.fetch().result()
+        #expect(try await second.reload().source == .network)  // a reload asks the server
         #expect(client.count == 2)
+        _ = try await labels.fetch().result()
+        #expect(client.count == 3)
         // The session's policy applies when the request sets none.
         let (cached, cachedClient) = session(#"{"data":[]}"#, configuration: .init(cachePolicy: .cacheFirst))
         _ = try await cached.fetch(URL(string: "labels")!).result()

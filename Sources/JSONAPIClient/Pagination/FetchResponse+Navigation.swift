@@ -25,7 +25,8 @@ extension FetchResponse {
         try await navigation.fetch(relation, links: document.links, as: Primary.self)
     }
 
-    /// This document fetched again: its `self` link, or else the request that produced it.
+    /// This document fetched again: its `self` link, or else the request that produced it. It asks the server
+    /// whatever the cache policy (conditionally, so an unchanged document costs a `304`).
     public func reload() async throws -> FetchResponse {
         try await navigation.reload(links: document.links, as: Primary.self)
     }

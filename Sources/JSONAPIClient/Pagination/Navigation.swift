@@ -46,6 +46,9 @@ struct Navigation: Sendable {
     func reload<Primary: Decodable & Sendable>(links: Links?, as type: Primary.Type) async throws
         -> FetchResponse<Primary>
     {
+        // A reload asks the server (conditionally, when the store can revalidate), whatever the cache policy.
+        var request = request
+        request.cachePolicy = .networkOnly
         if let link = links?.`self` {
             let target = try session.resolveLink(link.href, relativeTo: url)
             return try await session.response(to: request.following(target), at: target, as: type)
