@@ -100,7 +100,7 @@ enum ReadmeSnippets {
             configuration: .init(middlewares: [
                 BearerTokenMiddleware { try await tokenStore.currentToken() },   // Authorization: Bearer …, own origin only
                 LoggingMiddleware { entry in print(entry.method, entry.url, entry.status ?? 0, entry.duration) },
-                RetryMiddleware(),                                                // 429/503 with Retry-After
+                RetryMiddleware(),                            // 429 always; 502/503/504, transport errors if idempotent
             ]))
         handle(api)
 
