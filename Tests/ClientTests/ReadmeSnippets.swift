@@ -35,6 +35,7 @@ enum ReadmeSnippets {
 
     actor TokenStore {
         func currentToken() async throws -> String? { "token" }
+        func refresh(replacing rejected: String) async throws -> String? { "new token" }
     }
 
     static func fetching(baseURL: URL) async throws {
@@ -103,6 +104,12 @@ enum ReadmeSnippets {
                 RetryMiddleware(),                            // 429 always; 502/503/504, transport errors if idempotent
             ]))
         handle(api)
+
+        // On a 401, refresh the token once and send the request again with the new one:
+        let refreshing = BearerTokenMiddleware(
+            token: { try await tokenStore.currentToken() },
+            refresh: { rejected in try await tokenStore.refresh(replacing: rejected) })
+        handle(refreshing)
 
         // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs, cookies, a URL cache.
         let settings = URLSessionConfiguration.default
