@@ -28,35 +28,59 @@ public struct RelationshipEndpoint: Sendable {
     }
 
     /// Replaces a to-one relationship (`PATCH`); `nil` empties it.
+    ///
+    /// - Parameters:
+    ///   - identifier: The new related resource; `nil` empties the relationship.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func replace(with identifier: ResourceIdentifier?) async throws -> WriteResponse<PrimaryData> {
-        try await write(.patch) { try $0.encodeRelationshipBody(identifier) }
+    public func replace(with identifier: ResourceIdentifier?, headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.patch, headerFields) { try $0.encodeRelationshipBody(identifier) }
     }
 
     /// Replaces a to-many relationship (`PATCH`); `[]` empties it.
+    ///
+    /// - Parameters:
+    ///   - identifiers: All the related resources from now on.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func replace(with identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.patch) { try $0.encodeRelationshipBody(identifiers) }
+    public func replace(with identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.patch, headerFields) { try $0.encodeRelationshipBody(identifiers) }
     }
 
     /// Adds to a to-many relationship (`POST`).
+    ///
+    /// - Parameters:
+    ///   - identifiers: The resources to add.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func add(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.post) { try $0.encodeRelationshipBody(identifiers) }
+    public func add(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.post, headerFields) { try $0.encodeRelationshipBody(identifiers) }
     }
 
     /// Removes from a to-many relationship (`DELETE` with a body).
+    ///
+    /// - Parameters:
+    ///   - identifiers: The resources to remove.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func remove(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.delete) { try $0.encodeRelationshipBody(identifiers) }
+    public func remove(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.delete, headerFields) { try $0.encodeRelationshipBody(identifiers) }
     }
 
-    private func write(_ method: HTTPMethod, body: (JSONAPIEncoder) throws -> Data) async throws
+    private func write(_ method: HTTPMethod, _ headerFields: HTTPFields, body: (JSONAPIEncoder) throws -> Data) async throws
         -> WriteResponse<PrimaryData>
     {
         let url = try target.get()
         let data = try session.encode(method, url, body)
         return try await session.write(
-            JSONAPIRequest(method: method, target: .success(url), body: data), as: PrimaryData.self)
+            JSONAPIRequest(method: method, target: .success(url), headerFields: headerFields, body: data), as: PrimaryData.self)
     }
 }
