@@ -53,7 +53,7 @@ enum ReadmeSnippets {
             .paginate(.pageBased(1, 10))                 // page[number]=1&page[size]=10, and sends it
 
         let article = try await articles.fetch(id: "1").include(["author"]).result()   // FetchResponse<Article>
-        let me = try await api.source(Person.self, .path("me")).fetch(as: Person.self).result()   // a singleton
+        let me = try await api.source(Person.self, .path("me")).fetch(as: Person.self).result()   // a singleton; 401 without a token (see Authentication)
 
         // Sparse fieldsets: fields[articles]=title,author — with a model whose other members are optional.
         let titles = try await api.source(ArticleTitle.self, .path("articles/<id>"))
