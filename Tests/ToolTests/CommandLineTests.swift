@@ -115,6 +115,16 @@ struct CommandLineTests {
             #expect(process.terminationStatus == 0)
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         }
+        // Sourcing the script registers the function for the command.
+        let registration = Process()
+        registration.executableURL = URL(fileURLWithPath: "/bin/bash")
+        registration.arguments = ["--norc", "-c", "source '\(file.path)'; complete -p jsonapi"]
+        let registered = Pipe()
+        registration.standardOutput = registered
+        try registration.run()
+        let line = String(decoding: registered.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        registration.waitUntilExit()
+        #expect(line.contains("-F _jsonapi jsonapi"))
         #expect(try complete(["jsonapi", "re"]) == ["relationship"])
         #expect(try complete(["jsonapi", "--v"]) == ["--version"])
         #expect(try complete(["jsonapi", "get", "--inc"]) == ["--include"])
