@@ -33,9 +33,25 @@ extension Command {
     static var help: String {
         let width = (allOptions.map(\.label.count).max() ?? 0) + 3
         let lines = allOptions.map { option in
-            "  " + option.label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help
+            let help = wrapped(option.help, width: max(40, 110 - 2 - width))
+                .joined(separator: "\n" + String(repeating: " ", count: 2 + width))
+            return "  " + option.label.padding(toLength: width, withPad: " ", startingAt: 0) + help
         }
         return (["usage: jsonapi \(name) \(synopsis)", discussion, "options:"] + lines).joined(separator: "\n")
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces (a longer word stands alone).
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return lines + [line]
     }
 
     /// `See 'jsonapi get --help'.`

@@ -82,10 +82,11 @@ enum CompletionCommand: Command {
         [option.short.map { "-\($0)" }, "--\(option.long)"].compactMap { $0 }
     }
 
-    /// `text` inside a single-quoted `_arguments` spec: quotes, brackets and colons escaped.
+    /// `text` inside a single-quoted `_arguments` or `_describe` description: quotes and brackets escaped (a colon
+    /// after the first is part of the description).
     private static func zshQuoted(_ text: String) -> String {
         text.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "[", with: "\\[")
-            .replacingOccurrences(of: "]", with: "\\]").replacingOccurrences(of: ":", with: "\\:")
+            .replacingOccurrences(of: "]", with: "\\]")
     }
 
     /// The zsh script (`#compdef`): `_describe` for the commands, `_arguments` for each command's options.

@@ -143,9 +143,22 @@ struct CommandLineTests {
         #expect(text.hasPrefix("#compdef jsonapi\n"))
         for command in Self.commands { #expect(text.contains("'\(command):"), "\(command)") }
         #expect(text.contains("(get) _arguments"))
-        #expect(text.contains("'*--include[include related resources (repeatable)\\]:a,b.c:'") || text.contains("'*--include["))
+        #expect(text.contains("'*--include[include related resources (repeatable)]:a,b.c:'"))
+        #expect(text.contains("'create:create a resource: POST to a collection'"))
         #expect(text.contains("'*--output[") && text.contains(":(json table)'"))
         #expect(text.contains("'*--file[") && text.contains(":_files'"))
+        // zsh itself reads it, where zsh is installed (bash is everywhere; zsh is not, so the text checks stand alone).
+        if let zsh = ["/bin/zsh", "/usr/bin/zsh"].first(where: FileManager.default.isExecutableFile(atPath:)) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("_jsonapi-\(UUID().uuidString)")
+            try Data(text.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: zsh)
+            process.arguments = ["-n", file.path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
         // Balanced quotes: every line has an even number of single quotes once escapes are taken out.
         for line in text.split(separator: "\n") {
             let unescaped = line.replacingOccurrences(of: "'\\''", with: "")
