@@ -15,10 +15,6 @@ enum Output {
         FileHandle.standardOutput.write(data)
     }
 
-    static func standardOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
     static func standardError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
