@@ -1,32 +1,42 @@
 import Foundation
 import JSONAPIClient
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// `jsonapi get URL [OPTIONS]`: fetches a document and prints it normalized (pretty JSON, sorted keys); with
-/// `--all`, follows `next` to the end and prints one merged document.
-enum GetCommand {
-    static let usage = """
-        usage: jsonapi get URL [OPTIONS]
-          Fetches the JSON:API document at URL and prints it normalized: pretty JSON with sorted keys.
+/// `jsonapi get URL [OPTIONS]`: fetches a document and prints it normalized (pretty JSON, sorted keys) or as a
+/// table; with `--all`, follows `next` to the end and prints one merged document.
+enum GetCommand: Command {
+    static let name = "get"
+    static let synopsis = "URL [OPTIONS]"
+    static let summary = "fetch a document and print it as JSON or a table"
+    static let discussion = """
+          Fetches the JSON:API document at URL and prints it normalized: pretty JSON with sorted keys,
+          or with --output table one line per resource (type, id and attributes).
           Query parameters already in URL are kept; the options add to them: include, sort and fields
           lists grow, a filter or page option replaces the URL's parameter of that name.
-          --include a,b.c          include related resources (repeatable)
-          --fields TYPE=a,b        sparse fieldset for TYPE (repeatable)
-          --sort -x,y              sort fields (repeatable)
-          --filter NAME=VALUE      filter[NAME]=VALUE, e.g. title.icontains=swift (repeatable)
-          --page N                 page[number]
-          --page-size N            page[size]
-          --header "Name: value"   an extra request header (repeatable)
-          --all                    follow next links to the end; print one merged document
-                                   (all primary data, merged included, the last page's links and meta)
-          --progress               report pages fetched on standard error (default when it is a terminal)
           Exit status: 0 success, 1 HTTP, transport or decoding error (details on standard error), 2 bad arguments.
         """
+    static let options: [OptionSpec] = [
+        OptionSpec(long: "include", short: "i", value: "a,b.c", help: "include related resources (repeatable)"),
+        OptionSpec(long: "fields", short: "F", value: "TYPE=a,b", help: "sparse fieldset for TYPE (repeatable)"),
+        OptionSpec(long: "sort", short: "s", value: "-x,y", help: "sort fields (repeatable)"),
+        OptionSpec(
+            long: "filter", short: "f", value: "NAME=VALUE",
+            help: "filter[NAME]=VALUE, e.g. title.icontains=swift (repeatable)"),
+        OptionSpec(long: "page", short: "p", value: "N", help: "page[number]"),
+        OptionSpec(long: "page-size", short: "n", value: "N", help: "page[size]"),
+        RequestOptions.header,
+        OptionSpec(
+            long: "all", short: "a", value: nil,
+            help: "follow next links to the end; print one merged document (all primary data, merged included, the last page's links and meta)"),
+        OptionSpec(
+            long: "progress", short: nil, value: nil,
+            help: "report pages fetched on standard error (default when it is a terminal, where one line updates in place)"),
+        OptionSpec(
+            long: "output", short: "o", value: "json|table", help: "json (the default) or table: one line per resource",
+            choices: ["json", "table"]),
+        OptionSpec(
+            long: "columns", short: "c", value: "a,b",
+            help: "the attributes --output table shows (default: every attribute, by name)"),
+    ]
 
     /// The parsed command line.
     struct Options: Equatable {
@@ -40,151 +50,82 @@ enum GetCommand {
         var headers: [(name: String, value: String)] = []
         var all = false
         var progress = false
+        var table = false
+        var columns: [String]?
 
         static func == (lhs: Options, rhs: Options) -> Bool {
             lhs.url == rhs.url && lhs.include == rhs.include && lhs.fields == rhs.fields && lhs.sort == rhs.sort
                 && lhs.filters.map { "\($0.name)=\($0.value)" } == rhs.filters.map { "\($0.name)=\($0.value)" }
                 && lhs.page == rhs.page && lhs.pageSize == rhs.pageSize
                 && lhs.headers.map { "\($0.name): \($0.value)" } == rhs.headers.map { "\($0.name): \($0.value)" }
-                && lhs.all == rhs.all && lhs.progress == rhs.progress
+                && lhs.all == rhs.all && lhs.progress == rhs.progress && lhs.table == rhs.table
+                && lhs.columns == rhs.columns
         }
     }
 
-    /// A usage error: the message for standard error.
-    struct UsageError: Error, Equatable {
-        var message: String
-    }
-
-    /// Where the command writes.
-    struct Streams: Sendable {
-        var output: @Sendable (Data) -> Void
-        var error: @Sendable (String) -> Void
-        var errorIsTerminal: Bool
-
-        static var standard: Streams {
-            Streams(
-                output: { Output.standardOutput($0) }, error: { Output.standardError($0) },
-                errorIsTerminal: isatty(STDERR_FILENO) != 0)
+    static func execute(_ arguments: ParsedArguments, streams: Streams, client: any Client) async throws -> Int32 {
+        let options = try options(arguments)
+        let progress = ProgressLine(command: name, streams: streams, forced: options.progress)
+        defer { progress.finish() }
+        let document = try await fetch(options, client: client) { progress.report($0) }
+        if options.table {
+            streams.output(Data(Table(document.data?.resources ?? [], columns: options.columns).text.utf8))
+        } else {
+            streams.output(try Output.text(of: document))
         }
-    }
-
-    /// Runs the command with the standard streams and returns the exit status.
-    static func run(_ arguments: [String]) async -> Int32 { await run(arguments, streams: .standard) }
-
-    /// Runs the command, writing to `streams`, with `client` as the transport.
-    static func run(_ arguments: [String], streams: Streams, client: any Client = URLSessionClient()) async -> Int32 {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            streams.output(Data((usage + "\n").utf8))
-            return Output.ExitCode.success
-        }
-        let options: Options
-        do {
-            options = try parse(arguments)
-        } catch {
-            streams.error("jsonapi get: \(error.message)\n\(usage)")
-            return Output.ExitCode.usage
-        }
-        do {
-            let document = try await fetch(options, client: client) { page in
-                if options.progress || streams.errorIsTerminal { streams.error(page) }
-            }
-            var data = try JSONAPIEncoder(outputFormatting: .prettyPrinted).encode(document)
-            data.append(UInt8(ascii: "\n"))
-            streams.output(data)
-            return Output.ExitCode.success
-        } catch let error as JSONAPIClientError {
-            streams.error(describe(error))
-            return Output.ExitCode.failure
-        } catch {
-            streams.error("jsonapi get: \(error)")
-            return Output.ExitCode.failure
-        }
+        return Output.ExitCode.success
     }
 
     // MARK: Parsing
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
-        var url: URL?
-        var pending: [(String, String)] = []
-        var index = arguments.startIndex
-        func value(for option: String, inline: String?) throws(UsageError) -> String {
-            if let inline { return inline }
-            index += 1
-            guard index < arguments.endIndex else { throw UsageError(message: "\(option) needs a value") }
-            return arguments[index]
-        }
-        var flags: Set<String> = []
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            if argument.hasPrefix("--") {
-                let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-                let name = parts[0]
-                let inline = parts.count > 1 ? parts[1] : nil
-                switch name {
-                case "--all", "--progress":
-                    guard inline == nil else { throw UsageError(message: "\(name) takes no value") }
-                    flags.insert(name)
-                case "--include", "--fields", "--sort", "--filter", "--page", "--page-size", "--header":
-                    pending.append((name, try value(for: name, inline: inline)))
-                default:
-                    throw UsageError(message: "unknown option '\(argument)'")
-                }
-            } else {
-                guard url == nil else { throw UsageError(message: "unexpected argument '\(argument)'") }
-                guard let parsed = URL(string: argument), let scheme = parsed.scheme?.lowercased(),
-                    scheme == "http" || scheme == "https", parsed.host != nil
-                else { throw UsageError(message: "'\(argument)' is not an http or https URL") }
-                url = parsed
+        try options(try ParsedArguments.parse(arguments, options: options))
+    }
+
+    static func options(_ arguments: ParsedArguments) throws(UsageError) -> Options {
+        var result = Options(url: try RequestOptions.url(arguments), all: arguments.has("all"), progress: arguments.has("progress"))
+        result.include = arguments.all("include").flatMap(RequestOptions.list)
+        result.sort = arguments.all("sort").flatMap(RequestOptions.list)
+        for value in arguments.all("fields") {
+            guard let (type, names) = RequestOptions.split(value, at: "="), !type.isEmpty else {
+                throw UsageError(message: "--fields needs TYPE=a,b, not '\(value)'")
             }
-            index += 1
+            result.fields[type] = RequestOptions.list(names)
         }
-        guard let url else { throw UsageError(message: "missing URL") }
-        var result = Options(url: url, all: flags.contains("--all"), progress: flags.contains("--progress"))
-        for (name, value) in pending {
-            switch name {
-            case "--include": result.include += list(value)
-            case "--sort": result.sort += list(value)
-            case "--fields":
-                guard let (type, names) = pair(value, separator: "="), !type.isEmpty else {
-                    throw UsageError(message: "--fields needs TYPE=a,b, not '\(value)'")
-                }
-                result.fields[type] = list(names)
-            case "--filter":
-                guard let (filter, filterValue) = pair(value, separator: "="), !filter.isEmpty else {
-                    throw UsageError(message: "--filter needs NAME=VALUE, not '\(value)'")
-                }
-                result.filters.append((filter, filterValue))
-            case "--page", "--page-size":
-                guard let number = Int(value), number >= 1 else {
-                    throw UsageError(message: "\(name) needs a positive integer, not '\(value)'")
-                }
-                if name == "--page" { result.page = number } else { result.pageSize = number }
-            default:
-                guard let (header, headerValue) = pair(value, separator: ":"),
-                    !header.trimmingCharacters(in: .whitespaces).isEmpty
-                else { throw UsageError(message: "--header needs \"Name: value\", not '\(value)'") }
-                result.headers.append(
-                    (header.trimmingCharacters(in: .whitespaces), headerValue.trimmingCharacters(in: .whitespaces)))
+        for value in arguments.all("filter") {
+            guard let (filter, filterValue) = RequestOptions.split(value, at: "="), !filter.isEmpty else {
+                throw UsageError(message: "--filter needs NAME=VALUE, not '\(value)'")
             }
+            result.filters.append((filter, filterValue))
+        }
+        for name in ["page", "page-size"] {
+            guard let value = arguments.last(name) else { continue }
+            guard let number = Int(value), number >= 1 else {
+                throw UsageError(message: "--\(name) needs a positive integer, not '\(value)'")
+            }
+            if name == "page" { result.page = number } else { result.pageSize = number }
+        }
+        result.headers = try RequestOptions.headers(arguments).map { ($0.name.rawName, $0.value) }
+        switch arguments.last("output") {
+        case nil, "json": break
+        case "table": result.table = true
+        case let other?: throw UsageError(message: "--output needs json or table, not '\(other)'")
+        }
+        if let columns = arguments.last("columns") {
+            guard result.table else { throw UsageError(message: "--columns applies to --output table") }
+            result.columns = RequestOptions.list(columns)
         }
         return result
-    }
-
-    private static func list(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    private static func pair(_ value: String, separator: Character) -> (String, String)? {
-        guard let mark = value.firstIndex(of: separator) else { return nil }
-        return (String(value[..<mark]), String(value[value.index(after: mark)...]))
     }
 
     // MARK: Fetching
 
     /// Fetches the document schema-less through a session on the URL's server; with `--all`, appends every next
-    /// page to it.
-    static func fetch(_ options: Options, client: any Client, progress: (String) -> Void) async throws -> RawDocument {
-        let session = Session(baseURL: options.url, client: client)
+    /// page to it, reporting after each page.
+    static func fetch(_ options: Options, client: any Client, progress: (PaginationProgress) -> Void) async throws
+        -> RawDocument
+    {
+        let session = RequestOptions.session(for: options.url, client: client)
         var request = session.fetch(options.url)
         if !options.include.isEmpty { request = request.include(options.include) }
         if !options.fields.isEmpty { request = request.fields(options.fields) }
@@ -202,8 +143,10 @@ enum GetCommand {
         var pages = 1
         func report() {
             let count = response.data?.resources.count ?? 0
-            let total = PageContext(count: count, meta: response.meta).totalResources.map { " of \($0)" } ?? ""
-            progress("jsonapi get: \(pages) page\(pages == 1 ? "" : "s"), \(count)\(total) resources")
+            progress(
+                PaginationProgress(
+                    pagesFetched: pages, resourcesFetched: count,
+                    totalResources: PageContext(count: count, meta: response.meta).totalResources))
         }
         report()
         while response.hasNext {
@@ -214,26 +157,5 @@ enum GetCommand {
             if !result.hasMore { break }
         }
         return response.document
-    }
-
-    // MARK: Errors
-
-    static func describe(_ error: JSONAPIClientError) -> String {
-        var lines: [String] = []
-        var head = "jsonapi get: "
-        if let status = error.status { head += "HTTP \(status.code)" } else { head += "\(error.code)" }
-        if let method = error.method, let url = error.url { head += " from \(method) \(url.absoluteString)" }
-        lines.append(head)
-        if let decoding = error.decodingError {
-            // The decoding error's description starts with its pointer; the detail repeats the description.
-            lines.append("  not the expected document: \(decoding)")
-        } else if error.status == nil || error.errors.isEmpty {
-            lines.append("  \(error.detail)")
-        }
-        for object in error.errors { lines.append("  error: \(object)") }
-        if error.errors.isEmpty, error.decodingError == nil, let text = error.responseText, !text.isEmpty {
-            lines.append("  body: " + (text.count > 2_000 ? String(text.prefix(2_000)) + "…" : text))
-        }
-        return lines.joined(separator: "\n")
     }
 }

@@ -1,17 +1,32 @@
 import Foundation
+import JSONAPIClient
 
-/// Writing to the standard streams.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing to the standard streams, and the exit codes.
 enum Output {
     static func standardOutput(_ data: Data) {
         FileHandle.standardOutput.write(data)
     }
 
-    static func standardOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
     static func standardError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Whether standard error is a terminal.
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    /// `document` as the tool prints it: pretty JSON with sorted keys and a final newline.
+    static func text(of document: RawDocument) throws -> Data {
+        var data = try JSONAPIEncoder(outputFormatting: .prettyPrinted).encode(document)
+        data.append(UInt8(ascii: "\n"))
+        return data
     }
 
     /// Exit codes shared by the commands.

@@ -35,6 +35,7 @@ enum ReadmeSnippets {
 
     actor TokenStore {
         func currentToken() async throws -> String? { "token" }
+        func refresh(replacing rejected: String) async throws -> String? { "new token" }
     }
 
     static func fetching(baseURL: URL) async throws {
@@ -52,7 +53,7 @@ enum ReadmeSnippets {
             .paginate(.pageBased(1, 10))                 // page[number]=1&page[size]=10, and sends it
 
         let article = try await articles.fetch(id: "1").include(["author"]).result()   // FetchResponse<Article>
-        let me = try await api.source(Person.self, .path("me")).fetch(as: Person.self).result()   // a singleton
+        let me = try await api.source(Person.self, .path("me")).fetch(as: Person.self).result()   // a singleton; 401 without a token (see Authentication)
 
         // Sparse fieldsets: fields[articles]=title,author — with a model whose other members are optional.
         let titles = try await api.source(ArticleTitle.self, .path("articles/<id>"))
@@ -122,9 +123,15 @@ enum ReadmeSnippets {
             configuration: .init(middlewares: [
                 BearerTokenMiddleware { try await tokenStore.currentToken() },   // Authorization: Bearer …, own origin only
                 LoggingMiddleware { entry in print(entry.method, entry.url, entry.status ?? 0, entry.duration) },
-                RetryMiddleware(),                                                // 429/503 with Retry-After
+                RetryMiddleware(),                            // 429 always; 502/503/504, transport errors if idempotent
             ]))
         handle(api)
+
+        // On a 401, refresh the token once and send the request again with the new one:
+        let refreshing = BearerTokenMiddleware(
+            token: { try await tokenStore.currentToken() },
+            refresh: { rejected in try await tokenStore.refresh(replacing: rejected) })
+        handle(refreshing)
 
         // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs, cookies, a URL cache.
         let settings = URLSessionConfiguration.default

@@ -16,10 +16,14 @@ struct RetryMiddlewareTests {
 
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    func source(_ client: ScriptedClient, _ waits: Waits, maxAttempts: Int = 3) -> DataSource<Tag> {
+    func source(
+        _ client: ScriptedClient, _ waits: Waits, maxAttempts: Int = 3, jitter: RetryMiddleware.Jitter = .none,
+        random: Double = 0.5
+    ) -> DataSource<Tag> {
         let retry = RetryMiddleware(
-            configuration: .init(maxAttempts: maxAttempts, initialDelay: .milliseconds(100), maxDelay: .seconds(60)),
-            sleep: { waits.add($0) }, now: { Self.now })
+            configuration: .init(
+                maxAttempts: maxAttempts, initialDelay: .milliseconds(100), maxDelay: .seconds(60), jitter: jitter),
+            sleep: { waits.add($0) }, now: { Self.now }, random: { random })
         return DataSource<Tag>(
             baseURL: exampleBase, strategy: .path("tags/<id>"), client: client,
             configuration: .init(middlewares: [retry]))
@@ -84,6 +88,114 @@ struct RetryMiddlewareTests {
         #expect(error?.status?.code == 429)
         #expect(error?.responseHeaders?[.retryAfter] == "3600")
         #expect(slow.requests.count == 1)
+        #expect(waits.all.isEmpty)
+    }
+
+    @Test("Jitter: full draws from zero to the backoff, equal from half of it, none is the backoff; Retry-After is exact")
+    func jitter() async throws {
+        for (jitter, random, expected) in [
+            (RetryMiddleware.Jitter.full, 0.25, [Duration.milliseconds(25), .milliseconds(50)]),
+            (.full, 0.0, [.zero, .zero]),
+            (.equal, 0.5, [.milliseconds(75), .milliseconds(150)]),
+            (.equal, 0.0, [.milliseconds(50), .milliseconds(100)]),
+            (.none, 0.9, [.milliseconds(100), .milliseconds(200)]),
+        ] {
+            let client = Self.answers([Self.busy(503, retryAfter: nil), Self.busy(503, retryAfter: nil), Self.ok])
+            let waits = Waits()
+            _ = try await source(client, waits, jitter: jitter, random: random).fetch().result()
+            #expect(waits.all == expected, "\(jitter) with \(random)")
+        }
+        let client = Self.answers([Self.busy(503, retryAfter: "2"), Self.ok])
+        let waits = Waits()
+        _ = try await source(client, waits, jitter: .full, random: 0.1).fetch().result()
+        #expect(waits.all == [.seconds(2)])
+        // A random number outside 0..<1 is clamped: never more than the backoff, never negative.
+        #expect(RetryMiddleware.Jitter.full.delay(for: .seconds(1), random: 7) == .seconds(1))
+        #expect(RetryMiddleware.Jitter.equal.delay(for: .seconds(1), random: -1) == .milliseconds(500))
+        #expect(RetryMiddleware.Configuration().jitter == .full)
+    }
+
+    @Test("502, 503 and 504 are retried for a GET and a DELETE, not for a POST", arguments: [502, 503, 504])
+    func gatewayStatuses(_ status: Int) async throws {
+        let waits = Waits()
+        let get = Self.answers([Self.busy(status, retryAfter: nil), Self.ok])
+        _ = try await source(get, waits).fetch().result()
+        #expect(get.requests.count == 2)
+        let delete = Self.answers([Self.busy(status, retryAfter: nil), HTTPResponse(status: 204)])
+        try await source(delete, waits).delete(id: "1")
+        #expect(delete.requests.map(\.method) == [.delete, .delete])
+        let post = Self.answers([Self.busy(status, retryAfter: nil), Self.ok])
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(Tag(id: "", name: "new")) }
+        #expect(error?.status?.code == status)
+        #expect(post.requests.count == 1)
+    }
+
+    /// Fails the first `failures` requests with a transport error, then answers `ok`.
+    static func failing(_ failures: Int) -> ScriptedClient {
+        let counter = Waits()
+        return ScriptedClient { _ in
+            counter.add(.zero)
+            if counter.all.count <= failures { throw URLError(.networkConnectionLost) }
+            return ok
+        }
+    }
+
+    @Test("A transport error is retried for idempotent methods, with the backoff; not for a POST or PATCH")
+    func transportErrors() async throws {
+        let waits = Waits()
+        let get = Self.failing(2)
+        let document = try await source(get, waits).fetch().result()
+        #expect(document.data?.isEmpty == true)
+        #expect(get.requests.count == 3)
+        #expect(waits.all == [.milliseconds(100), .milliseconds(200)])
+
+        let post = Self.failing(1)
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(Tag(id: "", name: "new")) }
+        #expect(error?.code == .transportFailed)
+        #expect(post.requests.count == 1)
+
+        let patch = Self.failing(1)
+        await #expect(throws: JSONAPIClientError.self) {
+            try await source(patch, waits).update(Tag(id: "1", name: "old")) { $0.name = "new" }
+        }
+        #expect(patch.requests.count == 1)
+
+        let off = Self.failing(1)
+        let retry = RetryMiddleware(
+            configuration: .init(retriesTransportErrors: false), sleep: { waits.add($0) }, now: { Self.now })
+        let unretried = DataSource<Tag>(
+            baseURL: exampleBase, strategy: .path("tags/<id>"), client: off, configuration: .init(middlewares: [retry]))
+        await #expect(throws: JSONAPIClientError.self) { try await unretried.fetch().result() }
+        #expect(off.requests.count == 1)
+    }
+
+    @Test("maxAttempts is the limit itself: 1 (and 0) never retries; n sends at most n times, and succeeds on the nth")
+    func attemptLimits() async throws {
+        for limit in [0, 1] {
+            let waits = Waits()
+            let busy = Self.answers([Self.busy(429, retryAfter: "1"), Self.ok])
+            await #expect(throws: JSONAPIClientError.self) { try await source(busy, waits, maxAttempts: limit).fetch().result() }
+            #expect(busy.requests.count == 1)
+            let broken = Self.failing(1)
+            await #expect(throws: JSONAPIClientError.self) { try await source(broken, waits, maxAttempts: limit).fetch().result() }
+            #expect(broken.requests.count == 1)
+            #expect(waits.all.isEmpty)
+        }
+        let waits = Waits()
+        let lastChance = Self.failing(2)
+        _ = try await source(lastChance, waits, maxAttempts: 3).fetch().result()
+        #expect(lastChance.requests.count == 3)
+        let tooMany = Self.failing(3)
+        await #expect(throws: JSONAPIClientError.self) { try await source(tooMany, waits, maxAttempts: 3).fetch().result() }
+        #expect(tooMany.requests.count == 3)
+    }
+
+    @Test("Cancellation is not retried")
+    func cancellationNotRetried() async throws {
+        let waits = Waits()
+        let client = ScriptedClient { _ in throw CancellationError() }
+        await #expect(throws: CancellationError.self) { try await source(client, waits).fetch().result() }
+        #expect(client.requests.count == 1)
         #expect(waits.all.isEmpty)
     }
 }

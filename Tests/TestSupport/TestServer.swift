@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -85,7 +87,7 @@ public enum TestServer {
     /// Not `Foundation.Process`: its `waitUntilExit()` needs a free thread of the global dispatch pool to learn that
     /// the child exited, and the concurrent tests that are waiting for this server can occupy every one of them.
     private static func run(_ script: String) -> Int32 {
-        #if canImport(Glibc)
+        #if canImport(Glibc) || canImport(Musl)
         var actions = posix_spawn_file_actions_t()
         #else
         var actions: posix_spawn_file_actions_t?

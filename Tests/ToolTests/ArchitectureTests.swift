@@ -82,8 +82,21 @@ struct ArchitectureTests {
         #expect(try Self.sources(tool).count >= 3)
         #expect(try Self.matches(#":\s*(?:[\w.]+\s*,\s*)*Resource\b|resourceType|\.path\(\"\"\)|@testable|@_spi"#, in: tool) == [])
         let imports = Set(try Self.matches(#"^import\s+\w+"#, in: tool).map { $0.split(separator: " ").last.map(String.init) ?? "" })
-        #expect(imports.isSubset(of: ["Foundation", "JSONAPIClient", "JSONAPIClientCore", "Glibc", "Darwin"]))
+        #expect(imports.isSubset(of: ["Foundation", "JSONAPIClient", "JSONAPIClientCore", "Glibc", "Musl", "Darwin"]))
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(manifest.contains(#".executableTarget(name: "JSONAPITool", dependencies: ["JSONAPIClient"])"#))
+    }
+
+    @Test("Every file that imports Glibc also imports Musl, so the static Linux SDK (musl) builds it")
+    func muslBesideGlibc() throws {
+        var checked = 0
+        for folder in ["Sources", "Tests", "Benchmarks", "Examples"] {
+            for file in try Self.sources(folder) where file.code.contains("import Glibc") {
+                checked += 1
+                #expect(file.code.contains("#elseif canImport(Musl)"), "\(file.path) imports Glibc without a Musl branch")
+                #expect(file.code.contains("import Musl"), "\(file.path) imports Glibc without importing Musl")
+            }
+        }
+        #expect(checked >= 2)
     }
 }

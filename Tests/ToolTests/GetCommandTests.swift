@@ -12,17 +12,23 @@ struct GetCommandTests {
         private let lock = NSLock()
         private var out = Data()
         private var err: [String] = []
+        private var raw = ""
         func write(_ data: Data) { lock.withLock { out.append(data) } }
         func error(_ line: String) { lock.withLock { err.append(line) } }
+        func text(_ text: String) { lock.withLock { raw += text } }
         var output: Data { lock.withLock { out } }
         var errors: [String] { lock.withLock { err } }
+        /// What was written to standard error as is (the in-place progress line).
+        var errorText: String { lock.withLock { raw } }
     }
 
     private func run(_ arguments: [String], terminal: Bool = false) async -> (Int32, Captured) {
         let captured = Captured()
         let status = await GetCommand.run(
             arguments,
-            streams: .init(output: { captured.write($0) }, error: { captured.error($0) }, errorIsTerminal: terminal))
+            streams: .init(
+                output: { captured.write($0) }, error: { captured.error($0) }, errorIsTerminal: terminal,
+                errorText: { captured.text($0) }))
         return (status, captured)
     }
 
@@ -99,7 +105,10 @@ struct GetCommandTests {
     func badArguments(_ arguments: [String]) async {
         let (status, captured) = await run(arguments)
         #expect(status == 2)
-        #expect(captured.errors.first?.hasPrefix("jsonapi get: ") == true)
+        // `Error: …`, then where the help is: not the whole usage.
+        #expect(captured.errors.count == 2)
+        #expect(captured.errors.first?.hasPrefix("Error: ") == true)
+        #expect(captured.errors.last == "See 'jsonapi get --help'.")
         #expect(captured.output.isEmpty)
     }
 
@@ -146,8 +155,23 @@ struct GetCommandTests {
         let (status, captured) = await run([base + "/paged/articles", "--page-size", "100", "--all"])
         #expect(status == 0)
         #expect(captured.errors.isEmpty)
-        let (_, terminal) = await run([base + "/paged/articles", "--page-size", "100", "--all"], terminal: true)
-        #expect(terminal.errors.count == 2)
+        #expect(captured.errorText.isEmpty)
+    }
+
+    @Test("On a terminal, progress updates one line in place: pages, resources of total, rate; then a newline")
+    func terminalProgress() async throws {
+        let base = try server()
+        let (status, terminal) = await run([base + "/paged/articles", "--page-size", "100", "--all"], terminal: true)
+        #expect(status == 0)
+        #expect(terminal.errors.isEmpty)
+        let updates = terminal.errorText.components(separatedBy: "\r\u{1B}[K")
+        // Nothing before the first update; one update per page; no newline but the last character.
+        #expect(updates.first == "")
+        #expect(updates.count == 3, "\(terminal.errorText.debugDescription)")
+        #expect(updates[1].hasPrefix("jsonapi get: 1 page, 100 of 200 resources, "))
+        #expect(updates[2].hasPrefix("jsonapi get: 2 pages, 200 of 200 resources, "))
+        #expect(updates[2].hasSuffix(" resources/s\n"))
+        #expect(terminal.errorText.filter { $0 == "\n" }.count == 1)
     }
 
     @Test("An error document: exit 1, status and error objects on standard error")

@@ -42,4 +42,14 @@ struct ReadmeTests {
             }
         }
     }
+
+    @Test("Installation: both package forms, and the platform minimums Package.swift declares")
+    func installation() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(readme.contains(#".package(url: "#) && readme.contains(#"from: "0.1.0")"#))
+        #expect(readme.contains(#".package(path: "../JSONAPIClient")"#))
+        #expect(manifest.contains("platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)]"))
+        #expect(readme.contains("macOS 13, iOS 16, tvOS 16, watchOS 9"))
+    }
 }

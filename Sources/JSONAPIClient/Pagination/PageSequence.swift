@@ -17,6 +17,16 @@ public struct PaginationProgress: Sendable, Hashable {
     }
 }
 
+extension PaginationProgress: CustomStringConvertible {
+    /// What has been fetched: `3 pages, 120 of 200 resources`, or `1 page, 40 resources` when the total is unknown.
+    public var description: String {
+        let pages = "\(pagesFetched) page\(pagesFetched == 1 ? "" : "s")"
+        let total = totalResources.map { " of \($0)" } ?? ""
+        let noun = (totalResources ?? resourcesFetched) == 1 ? "resource" : "resources"
+        return "\(pages), \(resourcesFetched)\(total) \(noun)"
+    }
+}
+
 /// The pages of a collection as you iterate: the first page by the request, then each `next` (by link, or by the
 /// strategy when the server gives no links), in order.
 ///

@@ -40,29 +40,53 @@ public struct RelationshipEndpoint: Sendable {
     }
 
     /// Replaces a to-one relationship (`PATCH`); `nil` empties it.
+    ///
+    /// - Parameters:
+    ///   - identifier: The new related resource; `nil` empties the relationship.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func replace(with identifier: ResourceIdentifier?) async throws -> WriteResponse<PrimaryData> {
-        try await write(.patch, { _ in .toOne(identifier) }) { try $0.encodeRelationshipBody(identifier) }
+    public func replace(with identifier: ResourceIdentifier?, headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.patch, headerFields, { _ in .toOne(identifier) }) { try $0.encodeRelationshipBody(identifier) }
     }
 
     /// Replaces a to-many relationship (`PATCH`); `[]` empties it.
+    ///
+    /// - Parameters:
+    ///   - identifiers: All the related resources from now on.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func replace(with identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.patch, { _ in .toMany(identifiers) }) { try $0.encodeRelationshipBody(identifiers) }
+    public func replace(with identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.patch, headerFields, { _ in .toMany(identifiers) }) { try $0.encodeRelationshipBody(identifiers) }
     }
 
     /// Adds to a to-many relationship (`POST`).
+    ///
+    /// - Parameters:
+    ///   - identifiers: The resources to add.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func add(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.post, { old in .toMany(old.identifiers + identifiers.filter { !old.identifiers.contains($0) }) }) {
+    public func add(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.post, headerFields, { old in .toMany(old.identifiers + identifiers.filter { !old.identifiers.contains($0) }) }) {
             try $0.encodeRelationshipBody(identifiers)
         }
     }
 
     /// Removes from a to-many relationship (`DELETE` with a body).
+    ///
+    /// - Parameters:
+    ///   - identifiers: The resources to remove.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
     @discardableResult
-    public func remove(_ identifiers: [ResourceIdentifier]) async throws -> WriteResponse<PrimaryData> {
-        try await write(.delete, { old in .toMany(old.identifiers.filter { !identifiers.contains($0) }) }) {
+    public func remove(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.delete, headerFields, { old in .toMany(old.identifiers.filter { !identifiers.contains($0) }) }) {
             try $0.encodeRelationshipBody(identifiers)
         }
     }
@@ -70,13 +94,14 @@ public struct RelationshipEndpoint: Sendable {
     /// Sends the write; on success, sets the store's linkage to the server's answer, or to what `linkage` makes of
     /// the record's when the answer has none.
     private func write(
-        _ method: HTTPMethod, _ linkage: @escaping @Sendable (Linkage) -> Linkage,
+        _ method: HTTPMethod, _ headerFields: HTTPFields, _ linkage: @escaping @Sendable (Linkage) -> Linkage,
         body: (JSONAPIEncoder) throws -> Data
     ) async throws -> WriteResponse<PrimaryData> {
         let url = try target.get()
         let data = try session.encode(method, url, body)
         let response = try await session.write(
-            JSONAPIRequest(method: method, target: .success(url), body: data), as: PrimaryData.self)
+            JSONAPIRequest(method: method, target: .success(url), headerFields: headerFields, body: data),
+            as: PrimaryData.self)
         if let owner, let store = session.store {
             let answered: Linkage? =
                 switch response.data {

@@ -1,5 +1,6 @@
 /// Adds `Authorization: Bearer <token>` to requests for the session's own origin, with the token from an
-/// async provider (a keychain read, a refresh when expired).
+/// async provider (a keychain read, a refresh when expired); optionally refreshes the token once when the server
+/// answers `401 Unauthorized`.
 ///
 /// ```swift
 /// let auth = BearerTokenMiddleware { try await auth.accessToken() }
@@ -8,13 +9,46 @@
 ///
 /// The provider runs once per request. Requests to another origin (a link the configuration allows) go without
 /// the header, and a `nil` token sends the request without it.
+///
+/// **Refreshing.** With a `refresh` closure, a `401` to a request that carried a token calls it once with the
+/// rejected token and sends the request once more with the new token (whatever the method: a 401 means the request
+/// was not processed). A second 401, or a `nil` from `refresh`, goes back to the caller as it is:
+///
+/// ```swift
+/// let auth = BearerTokenMiddleware(
+///     token: { await tokens.current() },
+///     refresh: { rejected in try await tokens.refresh(replacing: rejected) })
+/// ```
+///
+/// Concurrent requests that all get a 401 each call `refresh`: let your token store share one refresh between them
+/// (an actor that remembers the task in flight).
 public struct BearerTokenMiddleware: Middleware {
     private let token: @Sendable () async throws -> String?
+    private let refresh: (@Sendable (String) async throws -> String?)?
 
     /// A middleware that asks `token` for the token before each request.
-    public init(token: @escaping @Sendable () async throws -> String?) { self.token = token }
+    public init(token: @escaping @Sendable () async throws -> String?) {
+        self.token = token
+        self.refresh = nil
+    }
 
-    /// Sets `Authorization` (replacing any) on same-origin requests, then passes the request on.
+    /// A middleware that asks `token` for the token before each request, and `refresh` for a new one when the server
+    /// rejects it with a 401.
+    ///
+    /// - Parameters:
+    ///   - token: The current token; `nil` sends the request without `Authorization`.
+    ///   - refresh: Given the rejected token, returns a new one (or `nil` to give up). Called at most once per
+    ///     request; an error it throws fails the request.
+    public init(
+        token: @escaping @Sendable () async throws -> String?,
+        refresh: @escaping @Sendable (_ rejected: String) async throws -> String?
+    ) {
+        self.token = token
+        self.refresh = refresh
+    }
+
+    /// Sets `Authorization` (replacing any) on same-origin requests, then passes the request on; on a 401, refreshes
+    /// the token and sends the request once more when a `refresh` closure was given.
     public func intercept(
         _ request: HTTPRequest, context: MiddlewareContext,
         next: @Sendable (HTTPRequest) async throws -> HTTPResponse
@@ -22,6 +56,9 @@ public struct BearerTokenMiddleware: Middleware {
         guard context.isSameOrigin, let token = try await token() else { return try await next(request) }
         var request = request
         request.headerFields[.authorization] = "Bearer \(token)"
+        let response = try await next(request)
+        guard response.status.code == 401, let refresh, let renewed = try await refresh(token) else { return response }
+        request.headerFields[.authorization] = "Bearer \(renewed)"
         return try await next(request)
     }
 }

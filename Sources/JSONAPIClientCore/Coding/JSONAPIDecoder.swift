@@ -90,6 +90,15 @@ public struct JSONAPIDecoder: Sendable {
         }
     }
 
+    /// Reads any JSON text — not only a document — as a ``JSONValue``, within ``maxNestingDepth``.
+    ///
+    /// - Parameter data: UTF-8 JSON text, e.g. `{"title": "Hello"}` or `42`.
+    /// - Returns: The value; numbers in the case that holds them exactly, of duplicate keys the last.
+    /// - Throws: ``JSONAPIDecodingError`` with code `invalidJSON` and the byte offset when `data` is not JSON.
+    public func decodeValue(from data: Data) throws(JSONAPIDecodingError) -> JSONValue {
+        try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape in JSONValue(tape: tape, index: 0) }
+    }
+
     /// Reads the body of an error response leniently, member by member, so that nothing the server says about a
     /// failure is lost to one odd member.
     ///

@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -19,7 +21,7 @@ final class KeepAliveServer: @unchecked Sendable {
 
     /// A server answering `status` (e.g. `302 Found`) with `headers` (`Name: value` lines) and `body`.
     init(body: String = #"{"data": []}"#, status: String = "200 OK", headers: [String] = []) throws {
-        #if os(Linux)
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)

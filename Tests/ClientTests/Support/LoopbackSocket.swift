@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -10,7 +12,7 @@ import Darwin
 enum LoopbackSocket {
     /// A TCP socket listening on 127.0.0.1 on a free port; the caller closes it.
     static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: UInt16) {
-        #if os(Linux)
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
@@ -23,8 +25,10 @@ enum LoopbackSocket {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        #if os(Linux)
+        #if canImport(Glibc)
         let listening = bound == 0 && Glibc.listen(fd, backlog) == 0
+        #elseif canImport(Musl)
+        let listening = bound == 0 && Musl.listen(fd, backlog) == 0
         #else
         let listening = bound == 0 && Darwin.listen(fd, backlog) == 0
         #endif
@@ -54,6 +58,8 @@ enum LoopbackSocket {
 
 #if canImport(Glibc)
 private typealias SocketLinger = Glibc.linger
+#elseif canImport(Musl)
+private typealias SocketLinger = Musl.linger
 #else
 private typealias SocketLinger = Darwin.linger
 #endif

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Writes without a model: resource objects as they are on the wire, to URLs rather than routes — what a
+/// schema-less client (the `jsonapi` tool, a generic admin screen) needs beside ``Session/fetch(_:)``.
+extension Session {
+    /// Creates a resource: `POST` of `resource` to the collection at `url`.
+    ///
+    /// ```swift
+    /// let created = try await api.create(
+    ///     ResourceObject(type: "articles", attributes: ["title": "Hello"]), at: URL(string: "articles")!)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - resource: The resource object to send; its `id` only when the server accepts client-generated ids.
+    ///   - url: The collection's URL; a relative one resolves under the base URL as a folder, as for ``fetch(_:)``.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The response: the created resource (201) and its `Location`, or no document (202, 204).
+    /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
+    @discardableResult
+    public func create(_ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.post, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
+    }
+
+    /// Updates a resource: `PATCH` of `resource` to its URL. Only the members `resource` has are sent: an attribute
+    /// or relationship it leaves out stays as the server has it, and one set to `null` is emptied.
+    ///
+    /// ```swift
+    /// try await api.update(
+    ///     ResourceObject(type: "articles", id: "1", attributes: ["title": "New title", "subtitle": nil]),
+    ///     at: URL(string: "articles/1")!)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - resource: The resource object with `type`, `id` and the members to change.
+    ///   - url: The resource's URL; a relative one resolves under the base URL as a folder.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The response: the updated resource (200), or no document (202, 204).
+    /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
+    @discardableResult
+    public func update(_ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields()) async throws
+        -> WriteResponse<PrimaryData>
+    {
+        try await write(.patch, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
+    }
+
+    /// Deletes the resource at `url` (`DELETE`).
+    ///
+    /// - Parameters:
+    ///   - url: The resource's URL; a relative one resolves under the base URL as a folder.
+    ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The response: a document with meta (200), or none (202, 204).
+    /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
+    @discardableResult
+    public func delete(_ url: URL, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<PrimaryData> {
+        try await write(.delete, url, nil, headerFields: headerFields)
+    }
+
+    /// The relationship endpoint at `url` (`…/articles/1/relationships/tags`): read, replace, add to, remove from.
+    ///
+    /// - Parameter url: The endpoint's URL, e.g. a relationship's `links.self`; a relative one resolves under the
+    ///   base URL as a folder. Only URLs of the session's origin or an allowed one are used, as for links.
+    /// - Returns: The endpoint; a refused URL fails when it is used.
+    public func relationship(at url: URL) -> RelationshipEndpoint {
+        RelationshipEndpoint(session: self, target: resolve(url))
+    }
+
+    private func resolve(_ url: URL) -> Result<URL, JSONAPIClientError> {
+        Result { () throws(JSONAPIClientError) -> URL in
+            try resolveLink(url.absoluteString, relativeTo: Self.folder(baseURL))
+        }
+    }
+
+    private func write(_ method: HTTPMethod, _ url: URL, _ document: RawDocument?, headerFields: HTTPFields)
+        async throws -> WriteResponse<PrimaryData>
+    {
+        let target = try resolve(url).get()
+        let body = try document.map { document in try encode(method, target) { try $0.encode(document) } }
+        return try await write(
+            JSONAPIRequest(method: method, target: .success(target), headerFields: headerFields, body: body),
+            as: PrimaryData.self)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The conventions of swift-argument-parser tools, checked on the built `jsonapi` binary: help, version, short
+/// flags, `--`, error messages, shell completion and the User-Agent.
+@Suite("jsonapi command line")
+struct CommandLineTests {
+    static let commands = ["inspect", "get", "create", "update", "delete", "relationship", "completion"]
+
+    @Test("jsonapi help COMMAND and jsonapi COMMAND --help (or -h) print that command's help, exit 0", arguments: commands)
+    func commandHelp(_ command: String) throws {
+        let help = try Tool.run(["help", command])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.hasPrefix("usage: jsonapi \(command) "))
+        #expect(help.standardOutput.contains("  -h, --help"))
+        #expect(help.standardError.isEmpty)
+        #expect(try Tool.run([command, "--help"]).standardOutput == help.standardOutput)
+        #expect(try Tool.run([command, "-h"]).standardOutput == help.standardOutput)
+    }
+
+    @Test("jsonapi help, --help and -h print the command list; bare jsonapi prints it on standard error, exit 2")
+    func topLevelHelp() throws {
+        let help = try Tool.run(["help"])
+        #expect(help.status == 0)
+        for command in Self.commands { #expect(help.standardOutput.contains("\n  \(command) "), "\(command)") }
+        #expect(help.standardOutput.contains("--version"))
+        #expect(try Tool.run(["--help"]).standardOutput == help.standardOutput)
+        #expect(try Tool.run(["-h"]).standardOutput == help.standardOutput)
+        let bare = try Tool.run([])
+        #expect(bare.status == 2)
+        #expect(bare.standardOutput.isEmpty)
+        #expect(bare.standardError == help.standardOutput)
+    }
+
+    @Test("--version prints the version alone")
+    func version() throws {
+        let run = try Tool.run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput == "0.1.0\n")
+    }
+
+    @Test("The get help documents the short flags, which parse like the long ones")
+    func shortFlags() throws {
+        let help = try Tool.run(["help", "get"]).standardOutput
+        for flag in ["-i, --include", "-H, --header", "-F, --fields", "-s, --sort", "-f, --filter", "-p, --page", "-n, --page-size", "-a, --all", "-o, --output", "-c, --columns"] {
+            #expect(help.contains("  \(flag) "), "\(flag)")
+        }
+    }
+
+    @Test("A bad argument: Error: … then See 'jsonapi COMMAND --help'. on standard error, exit 2", arguments: [
+        (["get", "--bogus"], "Error: unknown option '--bogus'", "get"),
+        (["get", "https://h.example", "-i"], "Error: -i needs a value", "get"),
+        (["get", "https://h.example", "-z"], "Error: unknown option '-z'", "get"),
+        (["get", "https://h.example", "--all=yes"], "Error: --all takes no value", "get"),
+        (["inspect"], "Error: missing FILE", "inspect"),
+        (["completion", "fish"], "Error: unknown shell 'fish': bash or zsh", "completion"),
+        (["frobnicate"], "Error: unknown command 'frobnicate'", nil),
+        (["help", "frobnicate"], "Error: unknown command 'frobnicate'", nil),
+        (["--bogus"], "Error: unknown option '--bogus'", nil),
+    ] as [([String], String, String?)])
+    func errors(_ arguments: [String], _ message: String, _ command: String?) throws {
+        let run = try Tool.run(arguments)
+        #expect(run.status == 2)
+        #expect(run.standardOutput.isEmpty)
+        let see = command.map { "See 'jsonapi \($0) --help'." } ?? "See 'jsonapi --help'."
+        #expect(run.standardError == "\(message)\n\(see)\n")
+    }
+
+    @Test("-- ends the options: what follows is an argument even when it starts with a dash, and --help there is not help")
+    func doubleDash() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("-doc-\(UUID().uuidString).json")
+        try Data(#"{"meta": {"a": 1}}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let directory = file.deletingLastPathComponent().path
+        let name = file.lastPathComponent
+        let process = Process()
+        process.executableURL = try Tool.executable()
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.arguments = ["inspect", "--strict", "--", name]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"a\": 1"))
+        // Without --, the same name is read as an option.
+        let run = try Tool.run(["inspect", "--", "--help"])
+        #expect(run.status == 2)
+        #expect(run.standardError.hasPrefix("Error: cannot read --help"))
+    }
+
+    @Test("completion bash: a script bash accepts, which completes commands, options and option values")
+    func bashCompletion() throws {
+        let script = try Tool.run(["completion", "bash"])
+        #expect(script.status == 0)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-\(UUID().uuidString).bash")
+        try Data(script.standardOutput.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        func complete(_ words: [String]) throws -> [String] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            process.arguments = [
+                "--norc", "-c",
+                "source '\(file.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jsonapi; printf '%s\\n' \"${COMPREPLY[@]}\"",
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        }
+        // Sourcing the script registers the function for the command.
+        let registration = Process()
+        registration.executableURL = URL(fileURLWithPath: "/bin/bash")
+        registration.arguments = ["--norc", "-c", "source '\(file.path)'; complete -p jsonapi"]
+        let registered = Pipe()
+        registration.standardOutput = registered
+        try registration.run()
+        let line = String(decoding: registered.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        registration.waitUntilExit()
+        #expect(line.contains("-F _jsonapi jsonapi"))
+        #expect(try complete(["jsonapi", "re"]) == ["relationship"])
+        #expect(try complete(["jsonapi", "--v"]) == ["--version"])
+        #expect(try complete(["jsonapi", "get", "--inc"]) == ["--include"])
+        #expect(try complete(["jsonapi", "get", "--output", ""]) == ["json", "table"])
+        #expect(try complete(["jsonapi", "update", "--s"]) == ["--set"])
+        #expect(try complete(["jsonapi", "relationship", "http://h/x", "r"]) == ["replace", "remove"])
+        #expect(try complete(["jsonapi", "completion", "z"]) == ["zsh"])
+        #expect(try complete(["jsonapi", "help", "up"]) == ["update"])
+    }
+
+    @Test("completion zsh: a #compdef script with every command and each command's options")
+    func zshCompletion() throws {
+        let script = try Tool.run(["completion", "zsh"])
+        #expect(script.status == 0)
+        let text = script.standardOutput
+        #expect(text.hasPrefix("#compdef jsonapi\n"))
+        for command in Self.commands { #expect(text.contains("'\(command):"), "\(command)") }
+        #expect(text.contains("(get) _arguments"))
+        #expect(text.contains("'*--include[include related resources (repeatable)]:a,b.c:'"))
+        #expect(text.contains("'create:create a resource: POST to a collection'"))
+        #expect(text.contains("'*--output[") && text.contains(":(json table)'"))
+        #expect(text.contains("'*--file[") && text.contains(":_files'"))
+        // zsh itself reads it, where zsh is installed (bash is everywhere; zsh is not, so the text checks stand alone).
+        if let zsh = ["/bin/zsh", "/usr/bin/zsh"].first(where: FileManager.default.isExecutableFile(atPath:)) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("_jsonapi-\(UUID().uuidString)")
+            try Data(text.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: zsh)
+            process.arguments = ["-n", file.path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        // Balanced quotes: every line has an even number of single quotes once escapes are taken out.
+        for line in text.split(separator: "\n") {
+            let unescaped = line.replacingOccurrences(of: "'\\''", with: "")
+            #expect(unescaped.filter { $0 == "'" }.count % 2 == 0, "\(line)")
+        }
+    }
+
+    @Test("Requests carry User-Agent: jsonapi/<version>; a --header replaces it")
+    func userAgent() throws {
+        let base = try TestServer.url().absoluteString
+        let run = try Tool.run(["get", base + "/echo-headers"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains(#""user-agent": "jsonapi/0.1.0""#))
+        let custom = try Tool.run(["get", base + "/echo-headers", "-H", "User-Agent: probe/1"])
+        #expect(custom.standardOutput.contains(#""user-agent": "probe/1""#))
+        #expect(!custom.standardOutput.contains("jsonapi/0.1.0"))
+    }
+}
