@@ -138,24 +138,53 @@ enum GetCommand: Command {
         case (nil, nil): break
         }
         for header in options.headers { request = request.header(HTTPField.Name(header.name), header.value) }
-        var response = try await request.result()
-        guard options.all else { return response.document }
-        var pages = 1
-        func report() {
-            let count = response.data?.resources.count ?? 0
+        guard options.all else { return try await request.result().document }
+        // The fastest safe walk: pages addressed by number fetched four at a time when both --page and --page-size
+        // name them (the strategy then knows every page's address), else the next page prefetched along `next`.
+        let concurrency = options.page != nil && options.pageSize != nil ? 4 : 1
+        var merged = PageMerger()
+        for try await page in request.pages(concurrency: concurrency) {
+            merged.add(page.document)
             progress(
                 PaginationProgress(
-                    pagesFetched: pages, resourcesFetched: count,
-                    totalResources: PageContext(count: count, meta: response.meta).totalResources))
+                    pagesFetched: merged.pages, resourcesFetched: merged.resourceCount,
+                    totalResources: PageContext(count: merged.resourceCount, meta: page.meta).totalResources))
         }
-        report()
-        while response.hasNext {
-            let result = try await response.appendNext()
-            guard result.fetchedPage else { break }
-            pages += 1
-            report()
-            if !result.hasMore { break }
+        return merged.document ?? RawDocument()
+    }
+}
+
+/// The pages of an `--all` walk as one document: every page's primary data in order and its `included`, each
+/// resource once by `(type, id)`, and the last page's `links` and `meta`.
+struct PageMerger {
+    private(set) var document: RawDocument?
+    private(set) var pages = 0
+    private var primaryKeys: Set<ResourceIdentifier> = []
+    private var includedKeys: Set<ResourceIdentifier> = []
+
+    var resourceCount: Int { primaryKeys.count }
+
+    mutating func add(_ page: RawDocument) {
+        pages += 1
+        guard var merged = document else {
+            document = page
+            primaryKeys = Set(page.data?.identifiers ?? [])
+            includedKeys = Set(page.included?.map(\.identifier) ?? [])
+            return
         }
-        return response.document
+        switch (merged.data, page.data) {
+        case (.resources(let earlier), .resources(let later)):
+            merged.data = .resources(earlier + later.filter { primaryKeys.insert($0.identifier).inserted })
+        case (.identifiers(let earlier), .identifiers(let later)):
+            merged.data = .identifiers(earlier + later.filter { primaryKeys.insert($0).inserted })
+        default:
+            break
+        }
+        if let included = page.included {
+            merged.included = (merged.included ?? []) + included.filter { includedKeys.insert($0.identifier).inserted }
+        }
+        merged.links = page.links
+        merged.meta = page.meta
+        document = merged
     }
 }

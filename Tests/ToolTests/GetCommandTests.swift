@@ -149,6 +149,36 @@ struct GetCommandTests {
         #expect(captured.errors.last == "jsonapi get: 5 pages, 200 of 200 resources")
     }
 
+    /// A transport over URLSession that counts the most requests it had in flight at once.
+    final class InFlightCounter: Client, @unchecked Sendable {
+        private let base = URLSessionClient()
+        private let lock = NSLock()
+        private var now = 0
+        private(set) var most = 0
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            lock.withLock {
+                now += 1
+                most = max(most, now)
+            }
+            defer { lock.withLock { now -= 1 } }
+            try await Task.sleep(for: .milliseconds(20))  // so that concurrent requests overlap for sure
+            return try await base.send(request)
+        }
+    }
+
+    @Test("--all with --page and --page-size fetches pages four at a time, each once, in order; without, one at a time")
+    func allConcurrent() async throws {
+        let url = try server() + "/paged/articles?fields%5Barticles%5D=title"
+        for (arguments, most) in [(["--page", "1", "--page-size", "15"], 4), (["--page-size", "15"], 1)] {
+            let options = try GetCommand.parse([url, "--all"] + arguments)
+            let counter = InFlightCounter()
+            let document = try await GetCommand.fetch(options, client: counter) { _ in }
+            #expect(document.data?.identifiers.compactMap(\.id) == (1...200).map(String.init))
+            #expect(counter.most == most, "\(arguments)")
+        }
+    }
+
     @Test("Progress is silent unless asked for or on a terminal")
     func quietProgress() async throws {
         let base = try server()
