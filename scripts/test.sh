@@ -2,7 +2,8 @@
 # Runs every test: builds, starts the local JSON:API test server (Tests/Server), runs `swift test` against it,
 # and stops the server, whatever happens. Extra arguments go to `swift test`, and those that are build options
 # (`--sanitize=thread`, `-c release`, `-Xswiftc …`) to `swift build --build-tests` as well, so the tests run the
-# binaries built with them: `scripts/test.sh --sanitize=address --filter TransportTests`.
+# binaries built with them: `scripts/test.sh --sanitize=address --filter TransportTests`. Without arguments it
+# also builds the documentation (scripts/docs.sh), which must have no warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,3 +31,6 @@ export JSONAPI_TEST_SERVER_URL="$url"
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 swift test --skip-build "$@"
+
+# The whole run (no arguments, as CI calls it) also builds the DocC catalogs, failing on any warning.
+if [ $# -eq 0 ]; then scripts/docs.sh; fi

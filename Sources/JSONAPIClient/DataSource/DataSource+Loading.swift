@@ -16,7 +16,7 @@ extension DataSource {
     ///
     /// - Throws: ``JSONAPIClientError``: a request failed, or (``JSONAPIClientError/Code/invalidRequest``) the
     ///   target is neither included, nor in the store, nor reachable by a `related` link — use
-    ///   ``load(_:of:as:)-(String,_,_)`` with the model, which knows the related endpoint.
+    ///   `load(_:of:as:)` with the model, which knows the related endpoint.
     public nonisolated func load<Target: Resource>(_ relationship: ToOne<Target>) async throws -> Target? {
         if let resource = relationship.resource { return resource }
         if relationship.hasLinkage, relationship.identifier == nil { return nil }

@@ -1,5 +1,5 @@
 /// Primary data that is a list and can be merged page by page: `[Model]`, `[ResourceIdentifier]`,
-/// `[ResourceObject]`, or the schema-less ``PrimaryData``. Internal: `appendNext()` is the
+/// `[ResourceObject]`, or the schema-less `PrimaryData`. Internal: `appendNext()` is the
 /// public face.
 protocol PageList {
     /// One resource of the list.
@@ -17,7 +17,7 @@ extension Array: PageList {
 
     mutating func appendPageElements(_ elements: [Element]) { append(contentsOf: elements) }
 
-    /// The identity a model declares, a ``ResourceObject``'s or a ``ResourceIdentifier``'s; `nil` for anything
+    /// The identity a model declares, a `ResourceObject`'s or a `ResourceIdentifier`'s; `nil` for anything
     /// else, and for a resource without `id` or `lid`.
     static func pageIdentity(of element: Element) -> ResourceIdentifier? {
         let identity: ResourceIdentifier? =

@@ -93,8 +93,8 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         return copy
     }
 
-    /// Selects a page by `strategy` without performing the request — for ``pages(progress:)``,
-    /// ``resources(progress:)``, or a later ``result()``.
+    /// Selects a page by `strategy` without performing the request — for ``pages(prefetch:concurrency:progress:)``,
+    /// ``resources(prefetch:concurrency:progress:)``, or a later ``result()``.
     public func page(_ strategy: some PaginationStrategy) -> Self {
         var copy = self
         copy.request.pagination = strategy
@@ -158,7 +158,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         try await page(strategy).result()
     }
 
-    /// The same request, decoding its document as `type` (for example ``PrimaryData`` for the schema-less form).
+    /// The same request, decoding its document as `type` (for example `PrimaryData` for the schema-less form).
     public func decoding<Other: Decodable & Sendable>(as type: Other.Type) -> FetchRequest<Other> {
         FetchRequest<Other>(session: session, request: request)
     }

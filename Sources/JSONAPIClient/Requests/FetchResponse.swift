@@ -3,7 +3,7 @@ import Foundation
 /// What a fetch returns: the document, and where it came from, so that it can fetch its neighbours.
 ///
 /// The document's members read directly — `response.data`, `response.included`, `response.meta`,
-/// `response.links` — and ``document`` is the plain ``Document`` value to keep, compare or encode:
+/// `response.links` — and ``document`` is the plain `Document` value to keep, compare or encode:
 ///
 /// ```swift
 /// let page = try await articles.fetch().paginate(.pageBased(1, 10))   // FetchResponse<[Article]>
@@ -11,7 +11,7 @@ import Foundation
 /// if let next = try await page.next() { print(next.data?.count ?? 0) }
 /// ```
 ///
-/// Navigation — ``next()``, ``prev()``, ``first()``, ``last()``, ``reload()``, ``appendNext()`` — follows the
+/// Navigation — ``next()``, ``prev()``, ``first()``, ``last()``, ``reload()``, `appendNext()` — follows the
 /// server's links, or the request's pagination strategy when the server gives none, through the session that sent
 /// the request.
 @dynamicMemberLookup

@@ -64,7 +64,7 @@ public final class Session: Sendable {
         DataSource(session: self, strategy: strategy)
     }
 
-    /// A fetch of `url`, schema-less: its document's primary data is ``PrimaryData``.
+    /// A fetch of `url`, schema-less: its document's primary data is `PrimaryData`.
     ///
     /// A relative URL resolves under the base URL as a folder; query parameters in `url` are kept (options add to
     /// them). Only `http`/`https` URLs of the session's origin or an allowed one are fetched, as for links.
@@ -85,7 +85,7 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - link: The link to follow.
     ///   - base: The URL relative links resolve against; the base URL as a folder when `nil`.
-    ///   - type: The primary data to decode: a model, `[Model]`, ``ResourceIdentifier``(s) or ``PrimaryData``.
+    ///   - type: The primary data to decode: a model, `[Model]`, `ResourceIdentifier`(s) or `PrimaryData`.
     /// - Returns: A request that sends nothing until performed; an unresolvable or refused link fails then.
     public func fetch<Primary: Decodable & Sendable>(
         link: Link, relativeTo base: URL? = nil, as type: Primary.Type

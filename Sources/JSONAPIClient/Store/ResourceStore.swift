@@ -107,7 +107,7 @@ public final class ResourceStore: Sendable {
     /// The resource `id` of `Model`'s type, decoded from its record with its relationships resolved from the store
     /// (whether or not the response that brought them included them), or `nil` when the store has no record of it.
     ///
-    /// - Throws: ``JSONAPIDecodingError`` when the record does not make a `Model` (a sparse fieldset left out a
+    /// - Throws: `JSONAPIDecodingError` when the record does not make a `Model` (a sparse fieldset left out a
     ///   member it requires).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         guard let document = graph(from: [Key(type: Model.resourceType, id: id)], collection: false) else { return nil }
@@ -116,7 +116,7 @@ public final class ResourceStore: Sendable {
 
     /// Every resource of `Model`'s type in the store, ordered by id, with relationships resolved from the store.
     ///
-    /// - Throws: ``JSONAPIDecodingError`` when a record does not make a `Model`.
+    /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`.
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         let keys = withMergedState { state in
             state.records.keys.filter { $0.type == Model.resourceType }.sorted { $0.id < $1.id }
