@@ -1,0 +1,207 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import JSONAPIClient
+import JSONAPIClientTesting
+import Testing
+
+// The DocC articles' code, verbatim, so that it keeps compiling: ToolTests/DocCArticleTests checks that every line of
+// every Swift block of the articles (Sources/*/*.docc/*.md) stands here. Compiled, not run: what the code does is
+// tested against the server by the integration tests.
+enum DocCSnippets {
+    struct Person: Resource {
+        static let resourceType = "people"
+        var id: String
+        var name: String
+    }
+
+    struct Comment: Resource {
+        static let resourceType = "comments"
+        var id: String
+        var body: String
+        var author: Person?
+    }
+
+    struct Tag: Resource {
+        static let resourceType = "tags"
+        var id: String
+        var name: String
+    }
+
+    // Getting started, Defining models
+    struct Article: Resource {
+        static let resourceType = "articles"
+        var id: String?                   // nil until the server assigns one
+        var title: String
+        var body: String
+        var created: Date
+        var author: Person?               // to-one: the included resource, nil when not included
+        var comments: [Comment]?          // to-many, resolved from `included`
+        var tags: ToMany<Tag>?            // linkage always, resources when included, links and meta
+        var links: Links?                 // the resource's own links
+        var meta: Meta?                   // the resource's meta
+    }
+
+    static func show(_ value: Any) {}
+
+    static func gettingStarted(baseURL: URL) async throws {
+        let api = Session(baseURL: baseURL)
+        let articles = api.source(Article.self, .path("articles/<id>"))
+
+        let page = try await articles.fetch().include(["author"]).paginate(.pageBased(1, 10))
+        for article in page.data ?? [] { print(article.title, article.author?.name ?? "-") }
+        let next = try await page.next()           // nil after the last page
+
+        let created = try await articles.create(Article(title: "Hello", body: "…", created: .now))
+        print(created.status, created.data?.id ?? "")
+        _ = next
+    }
+
+    static func models(data: Data) throws {
+        let decoder = JSONAPIDecoder(keyStrategy: .snakeCase, dateStrategy: .iso8601)
+        let document = try decoder.decode(Document<[Article]>.self, from: data)
+        let raw = try JSONAPIDecoder().decode(RawDocument.self, from: data)     // any document, schema-less
+        print(document.data?.count ?? 0, raw.included?.count ?? 0)
+    }
+
+    static func fetching(api: Session, articles: DataSource<Article>) async throws {
+        let one = try await articles.fetch(id: "1").include(["author", "comments.author"]).result()
+        let some = try await articles.fetch()
+            .filter("title.icontains", "swift")
+            .sort(["-created", "title"])
+            .fields(["articles": ["title", "author"], "people": ["name"]])
+            .query("locale", "en")
+            .result()
+        let author = try await articles.fetchRelated("author", of: "1", as: Person?.self).result()
+        let raw = try await api.fetch(URL(string: "articles?page[size]=5")!).result()   // PrimaryData
+        print(one.data?.title ?? "", some.data?.count ?? 0, author.data??.name ?? "", raw.data?.resources.count ?? 0)
+    }
+
+    static func paging(articles: DataSource<Article>) async throws {
+        var page: FetchResponse<[Article]>? = try await articles.fetch().paginate(.pageBased(1, 50))
+        while let current = page {
+            show(current.data ?? [])
+            page = try await current.next()
+        }
+
+        var all = try await articles.fetch().paginate(.offsetBased(0, 100))
+        while try await all.appendNext().hasMore {}
+
+        for try await article in articles.fetch().page(.cursorBased(size: 50)).resources() {
+            show(article)
+        }
+        for try await page in articles.fetch().page(.pageBased(1, 100)).pages(concurrency: 4) {
+            show(page.data ?? [])
+        }
+    }
+
+    static func writing(articles: DataSource<Article>, article: Article, api: Session) async throws {
+        let created = try await articles.create(Article(title: "Hello", body: "…", created: .now))
+        print(created.status, created.location ?? "")
+
+        var change = ResourceUpdate<Article>(id: "7")
+        change.set("title", to: "New title")          // sent
+        change.setNull("body")                         // sent as null
+        try await articles.update(change)              // everything else is left alone
+        try await articles.update(article) { $0.title = "Edited" }   // the differences of an edited copy
+
+        try await articles.relationship("tags", of: "7").add([ResourceIdentifier(type: "tags", id: "3")])
+        try await articles.relationship("author", of: "7").replace(with: nil)
+        try await articles.delete(id: "7")
+
+        let results = try await api.atomic([
+            .add(ResourceObject(type: "people", lid: "p1", attributes: ["name": "Ann"])),
+            .replace("author", of: ResourceIdentifier(type: "articles", id: "7"), with: ResourceIdentifier(type: "people", lid: "p1")),
+        ])
+        print(results.count)
+    }
+
+    actor Auth {
+        func token() async throws -> String? { "token" }
+        func refresh(_ rejected: String) async throws -> String? { "new token" }
+    }
+
+    struct RequestID: Middleware {
+        func intercept(
+            _ request: HTTPRequest, context: MiddlewareContext,
+            next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            var request = request
+            request.headerFields[HTTPField.Name("X-Request-ID")] = UUID().uuidString
+            return try await next(request)
+        }
+    }
+
+    static func middleware(baseURL: URL, auth: Auth) {
+        let api = Session(
+            baseURL: baseURL,
+            configuration: .init(middlewares: [
+                BearerTokenMiddleware(token: { try await auth.token() }, refresh: { try await auth.refresh($0) }),
+                RetryMiddleware(),
+                RequestID(),
+                LoggingMiddleware { entry in print(entry) },
+            ]))
+        _ = api
+    }
+
+    struct VersionedRouter: Router {
+        var version: String
+
+        func collectionURL(type: String, baseURL: URL) throws -> URL {
+            baseURL.appendingPathComponent(version).appendingPathComponent(type)
+        }
+
+        func resourceURL(type: String, id: String, baseURL: URL) throws -> URL {
+            try collectionURL(type: type, baseURL: baseURL).appendingPathComponent(id)
+        }
+    }
+
+    static func routers(api: Session) {
+        let articles = api.source(Article.self, .router(VersionedRouter(version: "v2")))
+        let people = api.source(Person.self, .path("<type>/<id>"))
+        _ = (articles, people)
+    }
+
+    static func errors(articles: DataSource<Article>) async {
+        do {
+            _ = try await articles.fetch(id: "999").result()
+        } catch let error as JSONAPIClientError where error.code == .errorResponse {
+            print(error.status?.code ?? 0, error.url?.absoluteString ?? "")
+            for object in error.errors { print(object.status ?? "", object.title ?? "", object.source?.pointer ?? "") }
+        } catch let error as JSONAPIClientError where error.code == .decodingFailed {
+            print(error.pointer ?? "", error.detail)   // where in the document, and what
+        } catch {
+            print(error)                               // CancellationError, …
+        }
+    }
+
+    static func landingPages(url: URL, data: Data, articles: [Article]) async throws {
+        let api = Session(baseURL: url)
+        let source = api.source(Article.self, .path("articles/<id>"))
+        let page = try await source.fetch().include(["author"]).paginate(.pageBased(1, 10))
+        let next = try await page.next()
+        let document = try JSONAPIDecoder().decode(Document<[Article]>.self, from: data)
+        let body = try JSONAPIEncoder().encode(Document(data: articles))
+        _ = (next, document, body)
+    }
+
+    static func caching(baseURL: URL) async throws {
+        let api = Session(baseURL: baseURL)
+        let articles = api.source(Article.self, .path("articles/<id>"))
+        _ = try await articles.fetch().include(["author"]).result()
+        let article = try api.store?.resource(Article.self, id: "1")   // its author from the store
+        _ = article
+    }
+
+    @Test("A view model's fetch, with a scripted transport")
+    static func testingYourCode() async throws {
+        let client = ScriptedClient { request in
+            .document(#"{"data": [{"type": "people", "id": "1", "attributes": {"name": "Ann"}}]}"#)
+        }
+        let api = Session(baseURL: URL(string: "https://api.example.com")!, client: client)
+        let people = try await api.source(Person.self, .path("people/<id>")).fetch().result()
+        #expect(people.data?.first?.name == "Ann")
+        #expect(client.requests.first?.url.absoluteString == "https://api.example.com/people")
+    }
+}
