@@ -17,18 +17,13 @@ enum Walk {
     static let label = "\(pageCount)x\(pageSize)"
     static let names = ["walk-sequential", "walk-prefetch", "walk-concurrent4"]
 
-    /// Serves the pages by their `page[number]` after `latency`; 404 for anything else.
+    /// Serves the pages as the pipeline's in-memory client does, after `latency`.
     struct SlowClient: Client {
-        let pages: [Data]
+        let pages: Pipeline.InMemoryClient
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             try await Task.sleep(for: latency)
-            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            guard let number = items.first(where: { $0.name == "page[number]" })?.value.flatMap({ Int($0) }),
-                pages.indices.contains(number - 1)
-            else { return HTTPResponse(status: 404) }
-            return HTTPResponse(
-                status: 200, headerFields: [.contentType: "application/vnd.api+json"], body: pages[number - 1])
+            return try await pages.send(request)
         }
     }
 
@@ -48,7 +43,7 @@ enum Walk {
         let resources = pageCount * pageSize
         let walk = { @Sendable (prefetch: Int, concurrency: Int) async throws -> [String] in
             let source = DataSource<Article>(
-                baseURL: base, strategy: .path("articles/<id>"), client: SlowClient(pages: pages))
+                baseURL: base, strategy: .path("articles/<id>"), client: SlowClient(pages: Pipeline.InMemoryClient(pages: pages)))
             var ids: [String] = []
             let request = source.fetch().include("author", "comments.author").page(.pageBased(1, pageSize))
             for try await page in request.pages(prefetch: prefetch, concurrency: concurrency) {

@@ -71,6 +71,17 @@ struct OverlapTests {
         try await Task.sleep(for: .milliseconds(50))
     }
 
+    /// Holds the request for page 2 until it is cancelled; the flag tells when it was.
+    private func holdPageTwoUntilCancelled(_ collection: Collection) -> LockedFlag {
+        let cancelled = LockedFlag()
+        collection.gate = { number in
+            guard number == 2 else { return }
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            cancelled.value = true
+        }
+        return cancelled
+    }
+
     @Test("While the consumer holds page k, page k+1 (and no further) is asked for; prefetch 0 and 2 too",
         arguments: [0, 1, 2])
     func prefetchDepth(prefetch: Int) async throws {
@@ -89,12 +100,7 @@ struct OverlapTests {
     @Test("Cancelling the consumer cancels the prefetch in flight; no further request is sent")
     func prefetchCancellation() async throws {
         let collection = Collection(pages: 5)
-        let cancelled = LockedFlag()
-        collection.gate = { number in
-            guard number == 2 else { return }
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
-            cancelled.value = true
-        }
+        let cancelled = holdPageTwoUntilCancelled(collection)
         let pages = source(collection).fetch().page(.pageBased(1, 3)).pages()
         let task = Task {
             var count = 0
@@ -115,12 +121,7 @@ struct OverlapTests {
     @Test("Dropping the iterator cancels what it prefetched")
     func droppedIterator() async throws {
         let collection = Collection(pages: 5)
-        let cancelled = LockedFlag()
-        collection.gate = { number in
-            guard number == 2 else { return }
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
-            cancelled.value = true
-        }
+        let cancelled = holdPageTwoUntilCancelled(collection)
         do {
             var pages = source(collection).fetch().page(.pageBased(1, 3)).pages().makeAsyncIterator()
             _ = try await pages.next()

@@ -21,29 +21,7 @@ final class KeepAliveServer: @unchecked Sendable {
 
     /// A server answering `status` (e.g. `302 Found`) with `headers` (`Name: value` lines) and `body`.
     init(body: String = #"{"data": []}"#, status: String = "200 OK", headers: [String] = []) throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard bound == 0, listen(fd, 16) == 0, named == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        descriptor = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (descriptor, port) = try LoopbackSocket.listen()
         let bytes = Array(body.utf8)
         response = Array(
             ("HTTP/1.1 \(status)\r\nContent-Type: application/vnd.api+json\r\nContent-Length: \(bytes.count)\r\n"
