@@ -33,7 +33,7 @@ for target in "${targets[@]}"; do
     [ -f "Fuzz/$target.swift" ] || { echo "no fuzz target Fuzz/$target.swift" >&2; exit 2; }
     echo "linking $target"
     swiftc -O -swift-version 6 -sanitize=fuzzer,address -parse-as-library -use-ld=lld -I "$build/Modules" \
-        Fuzz/Support/*.swift "Fuzz/$target.swift" "${objects[@]}" -o "$work/bin/$target"
+        Fuzz/Support/*.swift Tests/CoreTests/Support/Models.swift "Fuzz/$target.swift" "${objects[@]}" -o "$work/bin/$target"
 done
 
 # libFuzzer options: a hang is an input that takes more than 10 s; leaks are reported (ASan's leak checker).

@@ -1,6 +1,8 @@
 import Foundation
 
-@testable import JSONAPIClientCore
+import JSONAPIClientCore
+
+// Also compiled into the fuzzers (scripts/fuzz.sh), so only public API here.
 
 // The spec's example models.
 
@@ -29,7 +31,7 @@ struct Article: Resource, Equatable {
 }
 
 /// An article that keeps every relationship's linkage, links and meta.
-struct LinkedArticle: Resource {
+struct LinkedArticle: Resource, Equatable {
     static let resourceType = "articles"
     var id: String
     var title: String
