@@ -303,6 +303,24 @@ struct StoreTests {
         #expect(store.record(type: "labels", id: "3") == nil)
     }
 
+    @Test("A delete by URL forgets the record whose self link it is, and only that one")
+    func deleteByURL() async throws {
+        let api = Session(baseURL: exampleBase, client: ScriptedClient { request in
+            request.method == .delete
+                ? HTTPResponse(status: .noContent)
+                : .document(#"{"data":[{"type":"labels","id":"3","attributes":{"name":"a"},"links":{"self":"https://api.example.com/v1/labels/3"}},{"type":"labels","id":"4","attributes":{"name":"b"},"links":{"self":"/v1/labels/4"}}]}"#)
+        })
+        let store = try #require(api.store)
+        _ = try await api.source(Label.self, .path("labels/<id>")).fetch().result()
+        try await api.delete(URL(string: "https://api.example.com/v1/labels/3")!)
+        #expect(store.record(type: "labels", id: "3") == nil)
+        #expect(store.record(type: "labels", id: "4") != nil)
+        try await api.delete(URL(string: "https://api.example.com/v1/labels/4")!)  // a relative self link
+        #expect(store.record(type: "labels", id: "4") == nil)
+        try await api.delete(URL(string: "https://api.example.com/v1/labels/9")!)  // none: nothing changes
+        #expect(store.count == 0)
+    }
+
     @Test("A 204 to a PATCH merges the members sent")
     func noContentUpdate() async throws {
         let api = Session(baseURL: exampleBase, client: ScriptedClient { request in

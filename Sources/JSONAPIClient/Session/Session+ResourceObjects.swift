@@ -45,7 +45,8 @@ extension Session {
         try await write(.patch, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
     }
 
-    /// Deletes the resource at `url` (`DELETE`).
+    /// Deletes the resource at `url` (`DELETE`). The session's store forgets the record whose `links.self` is that
+    /// URL.
     ///
     /// - Parameters:
     ///   - url: The resource's URL; a relative one resolves under the base URL as a folder.
@@ -54,7 +55,9 @@ extension Session {
     /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
     @discardableResult
     public func delete(_ url: URL, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<PrimaryData> {
-        try await write(.delete, url, nil, headerFields: headerFields)
+        let response = try await write(.delete, url, nil, headerFields: headerFields)
+        if let store, let target = try? resolve(url).get() { store.remove(selfLink: target) }
+        return response
     }
 
     /// The relationship endpoint at `url` (`…/articles/1/relationships/tags`): read, replace, add to, remove from.

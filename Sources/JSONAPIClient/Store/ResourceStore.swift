@@ -277,6 +277,18 @@ public final class ResourceStore: Sendable {
         if changed { notify(observers, of: [StoreChange(type: type, id: id, kind: .updated)]) }
     }
 
+    /// Removes the record whose `links.self` is `url` (relative links resolved against it), if any, and tells the
+    /// observers: what a delete by URL knows of the resource.
+    func remove(selfLink url: URL) {
+        let key = withMergedState { state in
+            state.records.first { _, record in
+                guard let href = record.object.links?.`self`?.href else { return false }
+                return URL(string: href, relativeTo: url)?.absoluteURL == url.absoluteURL
+            }?.key
+        }
+        if let key { remove(type: key.type, id: key.id) }
+    }
+
     /// Removes the record of resource `type` `id` and tells the observers.
     public func remove(type: String, id: String) {
         let observers = withMergedState { state -> [Observer] in
