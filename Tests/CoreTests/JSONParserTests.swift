@@ -373,6 +373,44 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         #expect(parseError(balanced, maxDepth: 99_999)?.offset == 99_999)
     }
 
+    // MARK: Size
+
+    @Test func nodesAreTwelveBytesAndKeepEveryField() {
+        #expect(MemoryLayout<JSONTape.Node>.stride == 12)
+        let kinds: [JSONTape.Kind] = [.null, .true, .false, .number, .string, .array, .object]
+        for kind in kinds {
+            for flags: UInt8 in [0, 1] {
+                for end: UInt32 in [0, 1, 12_345, JSONTape.Node.maxEnd] {
+                    var node = JSONTape.Node(kind: kind, flags: flags, start: .max, length: .max, end: end)
+                    #expect(node.kind == kind && node.flags == flags && node.end == end)
+                    #expect(node.start == .max && node.length == .max)
+                    node.end = JSONTape.Node.maxEnd - end
+                    #expect(node.kind == kind && node.flags == flags && node.end == JSONTape.Node.maxEnd - end)
+                }
+            }
+        }
+        #expect(JSONTape.maxNodes == (1 << 28) - 1)
+    }
+
+    /// A tape holds at most `maxNodes` values (ends are 28 bits); one more is a parse error, not a corrupt tape.
+    @Test(arguments: [2, 999])
+    func documentsOfMoreValuesThanTheLimitAreRejected(elements: Int) throws {
+        // `elements` zeros in an array: elements + 1 nodes. 999 elements outgrow the first node buffer.
+        let text = Array(("[" + Array(repeating: "0", count: elements).joined(separator: ",") + "]").utf8)
+        let nodes = elements + 1
+        let atTheLimit = try JSONTape(parsing: text, maxNodes: nodes)
+        #expect(atTheLimit.nodes.count == nodes && checkInvariants(atTheLimit))
+        do {
+            _ = try JSONTape(parsing: text, maxNodes: nodes - 1)
+            Issue.record("\(nodes) values parsed with a limit of \(nodes - 1)")
+        } catch {
+            #expect(error.reason == "more than \(nodes - 1) values: the document is too large to index")
+        }
+        let nested = Array((String(repeating: #"{"a":["#, count: 3) + "1" + String(repeating: "]}", count: 3)).utf8)
+        #expect(throws: JSONParseError.self) { try JSONTape(parsing: nested, maxNodes: 9) }
+        #expect(try JSONTape(parsing: nested, maxNodes: 10).nodes[0].end == 10)
+    }
+
     // MARK: Numbers
 
     @Test func int64Limits() throws {

@@ -67,9 +67,22 @@ extension ResourceDecodingContext {
     /// A number written with a fraction or exponent is read when its value is a whole number `T` holds (`1.0`,
     /// `1e2`); `1.5`, `1e-400` and `1e30` (for `Int`) are errors, never rounded or truncated.
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, lenientText: Bool = false) throws -> T {
+        if tape.kind(index) == .number, let value = tape.int64(index) {
+            // `T(exactly:)` without its `Optional<T>`, whose metadata the runtime would look up on every call.
+            let exact = T(truncatingIfNeeded: value)
+            if Int64(truncatingIfNeeded: exact) == value, (exact < 0) == (value < 0) { return exact }
+        }
+        return try decodeIntegerOtherwise(T.self, at: index, lenientText: lenientText)
+    }
+
+    /// ``decodeInteger(_:at:lenientText:)`` for what is not a plain integer in `T`'s range (on a path of its own:
+    /// its optionals of `T` need metadata the runtime looks up on every call).
+    @inline(never)
+    private func decodeIntegerOtherwise<T: FixedWidthInteger>(_ type: T.Type, at index: Int, lenientText: Bool) throws
+        -> T
+    {
         switch tape.kind(index) {
         case .number:
-            if let value = tape.int64(index), let exact = T(exactly: value) { return exact }
             let text = tape.numberText(index)
             if let exact = DecimalText.reading(text, { $0?.integer(as: T.self) }) { return exact }
             throw DecodingError.dataCorrupted(

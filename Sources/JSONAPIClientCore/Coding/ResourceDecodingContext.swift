@@ -242,6 +242,14 @@ final class ResourceDecodingContext {
     /// twice per type.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
         guard !ancestors.isEmpty, reachedBefore(index) else { return try decodeModel(T.self, at: index) }
+        return try decodeShared(T.self, at: index)
+    }
+
+    /// ``decodeResource(_:at:)`` for a resource reached before: the model kept from then, or decoded and kept now.
+    /// (A function of its own so that the common path does not instantiate `Optional<T>`'s metadata for the cast,
+    /// which the runtime looks up in a hash map on every call: 7 % of a typed decode.)
+    @inline(never)
+    private func decodeShared<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
         let key = DecodedKey(index: index, type: ObjectIdentifier(T.self))
         if let earlier = decoded[key] {
             // What was kept under `T`'s identifier is a `T`; the cast cannot fail, but fails as an error if it did.

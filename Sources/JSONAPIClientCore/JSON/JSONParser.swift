@@ -15,9 +15,10 @@ extension JSONTape {
     ///
     /// Rejects invalid UTF-8 (anywhere), unescaped control characters in strings, invalid escapes and lone
     /// surrogates, non-RFC numbers, trailing commas, anything but whitespace after the root value, a byte order mark,
-    /// containers nested deeper than `maxDepth` and inputs larger than 4 GiB. Duplicate keys are kept.
-    init(parsing bytes: [UInt8], maxDepth: Int = 512) throws(JSONParseError) {
-        try self.init(bytes: TapeBytes(copying: bytes), maxDepth: maxDepth)
+    /// containers nested deeper than `maxDepth`, inputs larger than 4 GiB and documents of more than `maxNodes` values
+    /// (``JSONTape/maxNodes``, about 268 million). Duplicate keys are kept.
+    init(parsing bytes: [UInt8], maxDepth: Int = 512, maxNodes: Int = JSONTape.maxNodes) throws(JSONParseError) {
+        try self.init(bytes: TapeBytes(copying: bytes), maxDepth: maxDepth, maxNodes: maxNodes)
     }
 
     /// Parses bytes the caller lends for as long as the tape is used: no copy. The tape must not outlive `buffer`.
@@ -30,12 +31,12 @@ extension JSONTape {
         JSONTape(bytes: TapeBytes(copying: Array(bytes.buffer)), nodes: nodes)
     }
 
-    private init(bytes: TapeBytes, maxDepth: Int) throws(JSONParseError) {
+    private init(bytes: TapeBytes, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes) throws(JSONParseError) {
         guard UInt64(bytes.count) <= UInt64(UInt32.max) else {
             throw JSONParseError(offset: Int(exactly: UInt64(UInt32.max) + 1) ?? Int.max, reason: "input larger than 4 GiB")
         }
         let nodes = try bytes.withUnsafeBufferPointer { (input) throws(JSONParseError) -> [Node] in
-            try JSONTapeParser.parse(input, maxDepth: maxDepth)
+            try JSONTapeParser.parse(input, maxDepth: maxDepth, maxNodes: maxNodes)
         }
         self.init(bytes: bytes, nodes: nodes)
     }
@@ -213,15 +214,24 @@ private struct JSONTapeParser: ~Copyable {
 
     deinit { stack.deallocate() }
 
-    static func parse(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(JSONParseError) -> [Node] {
+    /// Parses `input` into at most `maxNodes` nodes (a parameter so that tests can reach the limit).
+    static func parse(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes)
+        throws(JSONParseError) -> [Node]
+    {
         guard let base = input.baseAddress, input.count > 0 else {
             throw JSONParseError(offset: 0, reason: "empty input")
         }
         var parser = JSONTapeParser(base, input.count, maxDepth: maxDepth)
         var failure: JSONParseError?
         var finished = false
+        // Room for two nodes past the limit: `run` stops when fewer than two slots are left, so a document of exactly
+        // `maxNodes` values still fits, and one of more is caught below (its ends may be cut short: it is thrown away).
+        let cap = maxNodes + 2
+        func tooMany(at offset: Int) -> JSONParseError {
+            JSONParseError(offset: offset, reason: "more than \(maxNodes) values: the document is too large to index")
+        }
         // Most documents have fewer than one node per 8 bytes; a denser one grows the buffer below.
-        var capacity = input.count / 8 + 16
+        var capacity = min(input.count / 8 + 16, cap)
         var nodes = [Node](unsafeUninitializedCapacity: capacity) { buffer, count in
             guard let out = buffer.baseAddress else {
                 failure = JSONParseError(offset: 0, reason: "could not allocate the tape")
@@ -232,13 +242,17 @@ private struct JSONTapeParser: ~Copyable {
             } catch { failure = error }
         }
         while failure == nil && !finished {
+            guard capacity < cap else {
+                failure = tooMany(at: parser.pos)
+                break
+            }
             // Extrapolate from the density so far, at least one and a half times as much, but no more than the
             // input can need: every node starts at a byte of its own.
             let soFar = nodes.count
             let density = Double(soFar) / Double(max(parser.pos, 1))
             let estimate = Int(density * Double(input.count) * 1.1)
             let atLeast = capacity + capacity / 2
-            capacity = min(max(estimate, atLeast), input.count + 16)
+            capacity = min(max(estimate, atLeast), input.count + 16, cap)
             let previous = nodes
             nodes = [Node](unsafeUninitializedCapacity: capacity) { buffer, count in
                 guard let out = buffer.baseAddress else {
@@ -255,6 +269,7 @@ private struct JSONTapeParser: ~Copyable {
             }
         }
         if let failure { throw failure }
+        guard nodes.count <= maxNodes else { throw tooMany(at: input.count) }
         return nodes
     }
 
@@ -266,6 +281,7 @@ private struct JSONTapeParser: ~Copyable {
         _ out: UnsafeMutablePointer<Node>, capacity: Int, count nodeCount: inout Int
     ) throws(JSONParseError) -> Bool {
         let p = self.p, n = self.n
+        let s = JSONScanner(p: p, n: n)
         var pos = self.pos
         var depth = self.depth
         var topIndex = self.topIndex, topCommas = self.topCommas, topIsObject = self.topIsObject
@@ -282,16 +298,16 @@ private struct JSONTapeParser: ~Copyable {
                 self.topIsObject = topIsObject
                 return false
             }
-            skipWhitespace(&pos)
-            guard pos < n else { throw endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out) }
+            s.skipWhitespace(&pos)
+            guard pos < n else { throw s.endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out) }
             let c = p[pos]
             switch c {
             case quote:
-                let (end, flags) = try scanString(pos &+ 1)
+                let (end, flags) = try s.scanString(pos &+ 1)
                 Self.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
                 pos = end &+ 1
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
-                let (end, integer) = try scanNumber(pos)
+                let (end, integer) = try s.scanNumber(pos)
                 Self.emit(out, &count, .number, integer ? JSONTape.numberIsInteger : 0, pos, end &- pos)
                 pos = end
             case openBrace, openBracket:
@@ -309,8 +325,8 @@ private struct JSONTapeParser: ~Copyable {
                 topIsObject = isObject
                 Self.emit(out, &count, isObject ? .object : .array, 0, pos, 0)
                 pos &+= 1
-                skipWhitespace(&pos)
-                guard pos < n else { throw endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out) }
+                s.skipWhitespace(&pos)
+                guard pos < n else { throw s.endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out) }
                 if p[pos] == (isObject ? closeBrace : closeBracket) {
                     // Empty: length is 0 already.
                     out[topIndex].end = UInt32(truncatingIfNeeded: count)
@@ -318,44 +334,44 @@ private struct JSONTapeParser: ~Copyable {
                     depth &-= 1
                     if depth > 0 { (topIndex, topCommas, topIsObject) = Self.unpack(stack[depth &- 1]) }
                 } else if isObject {
-                    try scanKey(&pos, afterComma: false, out, &count)
+                    try s.scanKey(&pos, afterComma: false, out, &count)
                     continue value
                 } else {
                     continue value
                 }
             case UInt8(ascii: "t"):
-                guard matches(pos, "true") else { throw invalidLiteral(pos, "true") }
+                guard s.matches(pos, "true") else { throw s.invalidLiteral(pos, "true") }
                 Self.emit(out, &count, .true, 0, pos, 0)
                 pos &+= 4
             case UInt8(ascii: "f"):
-                guard matches(pos, "fals"), pos &+ 4 < n, p[pos &+ 4] == UInt8(ascii: "e") else {
-                    throw invalidLiteral(pos, "false")
+                guard s.matches(pos, "fals"), pos &+ 4 < n, p[pos &+ 4] == UInt8(ascii: "e") else {
+                    throw s.invalidLiteral(pos, "false")
                 }
                 Self.emit(out, &count, .false, 0, pos, 0)
                 pos &+= 5
             case UInt8(ascii: "n"):
-                guard matches(pos, "null") else { throw invalidLiteral(pos, "null") }
+                guard s.matches(pos, "null") else { throw s.invalidLiteral(pos, "null") }
                 Self.emit(out, &count, .null, 0, pos, 0)
                 pos &+= 4
             default:
-                throw unexpectedInValue(pos, depth: depth, topIsObject: topIsObject)
+                throw s.unexpectedInValue(pos, depth: depth, topIsObject: topIsObject)
             }
 
             // After a value: a comma, the end of the innermost container, or the end of the input.
             while depth > 0 {
-                skipWhitespace(&pos)
+                s.skipWhitespace(&pos)
                 guard pos < n else {
-                    throw endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out)
+                    throw s.endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out)
                 }
                 let c = p[pos]
                 if c == comma {
                     topCommas &+= 1
                     pos &+= 1
-                    if topIsObject { try scanKey(&pos, afterComma: true, out, &count) }
+                    if topIsObject { try s.scanKey(&pos, afterComma: true, out, &count) }
                     continue value
                 }
                 guard c == (topIsObject ? closeBrace : closeBracket) else {
-                    throw unexpectedAfterValue(pos, topIsObject: topIsObject)
+                    throw s.unexpectedAfterValue(pos, topIsObject: topIsObject)
                 }
                 out[topIndex].length = UInt32(truncatingIfNeeded: topCommas &+ 1)
                 out[topIndex].end = UInt32(truncatingIfNeeded: count)
@@ -366,9 +382,9 @@ private struct JSONTapeParser: ~Copyable {
             break value
         }
 
-        skipWhitespace(&pos)
+        s.skipWhitespace(&pos)
         if pos < n {
-            throw JSONParseError(offset: pos, reason: junkAfterToken(pos) ?? "unexpected data after the root value")
+            throw JSONParseError(offset: pos, reason: s.junkAfterToken(pos) ?? "unexpected data after the root value")
         }
         self.pos = pos
         return true
@@ -402,6 +418,15 @@ private struct JSONTapeParser: ~Copyable {
         stack = bigger
         stackCapacity *= 2
     }
+}
+
+/// The input and the scanning of single tokens: a struct of two words, passed in registers, so the parser's
+/// hot loop calls it without spilling the parser's own state (which it copied to the stack for every string).
+private struct JSONScanner {
+    typealias Node = JSONTape.Node
+
+    let p: UnsafePointer<UInt8>
+    let n: Int
 
     // MARK: Tokens
 
@@ -427,7 +452,7 @@ private struct JSONTapeParser: ~Copyable {
         skipWhitespace(&pos)
         guard pos < n, p[pos] == quote else { throw badKey(pos, afterComma: afterComma) }
         let (end, flags) = try scanString(pos &+ 1)
-        Self.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
+        JSONTapeParser.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
         pos = end &+ 1
         if pos < n, p[pos] == colon {
             pos &+= 1
