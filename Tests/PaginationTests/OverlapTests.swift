@@ -58,11 +58,13 @@ struct OverlapTests {
         }
     }
 
-    private func source(_ collection: Collection, store: Bool = false) -> DataSource<Item> {
+    private func source(_ collection: Collection, store: Bool = false, prefetchThreshold: Duration = .zero)
+        -> DataSource<Item>
+    {
         let client = ScriptedClient { try await collection.respond($0) }
         return DataSource<Item>(
             baseURL: exampleBase, strategy: .path("items/<id>"), client: client,
-            configuration: .init(store: store ? .init() : nil))
+            configuration: .init(store: store ? .init() : nil, prefetchThreshold: prefetchThreshold))
     }
 
     /// Waits (a little) until the collection has seen `count` requests.
@@ -95,6 +97,31 @@ struct OverlapTests {
         while let page = try await pages.next() { ids += page.data?.map(\.id) ?? [] }
         #expect(ids == (1...15).map(String.init))
         #expect(collection.requested == [1, 2, 3, 4, 5])  // nothing past the last page
+    }
+
+    @Test("A consumer that comes back within the threshold gets each page as it asks; a slower one, the next ahead")
+    func quickConsumersAreNotPrefetchedFor() async throws {
+        let collection = Collection(pages: 6)
+        let threshold = Duration.milliseconds(500)
+        var pages = source(collection, prefetchThreshold: threshold).fetch().page(.pageBased(1, 3)).pages()
+            .makeAsyncIterator()
+        _ = try await pages.next()  // nothing known of the consumer yet: page 2 goes ahead
+        try await settle(collection, at: 2)
+        #expect(collection.requested == [1, 2])
+        _ = try await pages.next()  // back within 50 ms: page 2 was ready, page 3 is not asked for ahead
+        try await settle(collection, at: 3)
+        #expect(collection.requested == [1, 2])
+        _ = try await pages.next()  // page 3, fetched on demand
+        #expect(collection.requested == [1, 2, 3])
+        try await Task.sleep(for: threshold + .milliseconds(200))
+        _ = try await pages.next()  // page 4 after a slow page: page 5 goes ahead
+        try await settle(collection, at: 5)
+        #expect(collection.requested == [1, 2, 3, 4, 5])
+        var rest = 0
+        while try await pages.next() != nil { rest += 1 }
+        #expect(rest == 2)
+        #expect(collection.requested == [1, 2, 3, 4, 5, 6])
+        #expect(SessionConfiguration().prefetchThreshold == .milliseconds(1))
     }
 
     @Test("Cancelling the consumer cancels the prefetch in flight; no further request is sent")

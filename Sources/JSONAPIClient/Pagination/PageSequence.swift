@@ -33,7 +33,9 @@ extension PaginationProgress: CustomStringConvertible {
 /// - **Prefetch** (`prefetch: 1`, the default): while you work on a page, the next one is already on its way, so a
 ///   walk costs about the larger of the network and your work per page instead of their sum. Only pages the
 ///   iteration would reach are fetched (a page without `next` ends it), and `prefetch: 0` fetches each page only
-///   when you ask for it.
+///   when you ask for it. A consumer that comes back for the next page within the session's
+///   ``SessionConfiguration/prefetchThreshold`` (1 ms) has nothing to hide behind the network: its pages are
+///   fetched as it asks, which saves the thread hops, until it takes longer again.
 /// - **Concurrent pages** (`concurrency: n`): when the strategy addresses pages by number or offset and the first
 ///   page tells where the last is (`meta` totals or the `last` link), up to `n` pages are fetched at once, and still
 ///   yielded in order, each once. Otherwise (cursors, no totals) the walk prefetches.
@@ -83,12 +85,18 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private let ahead = InFlight()
         private var pages = 0
         private var resources = 0
+        /// When the last page was handed to the consumer, and whether the consumer came back for the next one
+        /// sooner than `prefetchThreshold`: then nothing is fetched ahead (there is nothing to hide behind it).
+        private var handedOver: ContinuousClock.Instant?
+        private var consumerIsQuick = false
+        private let prefetchThreshold: Duration
 
         init(
             request: FetchRequest<Primary>, prefetch: Int, concurrency: Int,
             progress: (@Sendable (PaginationProgress) -> Void)?
         ) {
             self.mode = .initial(request)
+            self.prefetchThreshold = request.session.configuration.prefetchThreshold
             self.prefetch = Swift.max(prefetch, 0)
             self.concurrency = Swift.max(concurrency, 1)
             self.progress = progress
@@ -96,6 +104,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
 
         /// The next page; `nil` after the last.
         public mutating func next() async throws -> FetchResponse<Primary>? {
+            if let handedOver { consumerIsQuick = ContinuousClock.now - handedOver < prefetchThreshold }
             let page: FetchResponse<Primary>?
             do {
                 try Task.checkCancellation()
@@ -125,6 +134,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 PaginationProgress(
                     pagesFetched: pages, resourcesFetched: resources,
                     totalResources: PageContext.totalResources(in: page.meta)))
+            handedOver = .now
             return page
         }
 
@@ -157,7 +167,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 mode = .addressed(requests, index: index)
             case .following:
                 mode = .following(page)
-                while ahead.count < prefetch {
+                while ahead.count < (consumerIsQuick ? 0 : prefetch) {
                     let previous = ahead.last
                     ahead.append(
                         Task {
