@@ -207,9 +207,6 @@ final class ResourceCapture {
         Self.ordered(relationships.map { ($0.name, $0.relationship) })
     }
 
-    // Inlined into its two callers, where `Value` is known: unspecialized, every tuple it moved went through the
-    // runtime's generic tuple witnesses (8 % of encoding a compound document).
-    @inline(__always)
     private static func ordered<Value>(_ members: [(name: String, value: Value)]) -> [(name: String, value: Value)] {
         switch members.count {
         case 0, 1: return members
