@@ -1,5 +1,5 @@
 import Foundation
-import JSONAPIClientCore
+@testable import JSONAPIClientCore
 import Testing
 
 /// ISO 8601 dates without a UTC offset, as Django and FastAPI servers write times stored without a zone.
@@ -58,6 +58,38 @@ struct DateStrategyTests {
         #expect(error?.description.contains("UTC offset") == true)
         #expect(try decode(Event.self, document("2024-01-01T01:00:00Z"), decoder: decoder).data?.at
             == Date(timeIntervalSince1970: 1_704_070_800))
+    }
+
+    @Test("Dates are written as Foundation writes them from 1583 to 9999, read back exactly from year 0, expanded beyond")
+    func formatting() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let fractional = ISO8601DateFormatter()
+        fractional.timeZone = TimeZone(identifier: "UTC")
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var random = SplitMix(seed: 0xDA7E)
+        // -12_212_553_600 is 1583-01-01, 253_402_300_799 is 9999-12-31T23:59:59Z.
+        var seconds: [Int64] = [0, -1, 1, 86_399, 86_400, 951_782_400, -12_212_553_600, 253_402_300_799]
+        for _ in 0..<2_000 { seconds.append(-12_212_553_600 + Int64(random.next() % 265_614_854_400)) }
+        for second in seconds {
+            let date = Date(timeIntervalSince1970: Double(second))
+            #expect(ISO8601.format(date, fractionalSeconds: false) == formatter.string(from: date))
+            let withMilliseconds = date.addingTimeInterval(Double(random.next() % 8) * 0.125)
+            #expect(ISO8601.format(withMilliseconds, fractionalSeconds: true) == fractional.string(from: withMilliseconds))
+        }
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 0.9996), fractionalSeconds: true) == "1970-01-01T00:00:01.000Z")
+        // Years 0 to 1582 are proleptic Gregorian (Foundation's calendar is Julian there): they read back exactly.
+        for second: Int64 in [-62_167_219_200, -12_212_553_601, -31_000_000_000] {
+            let date = Date(timeIntervalSince1970: Double(second))
+            let text = ISO8601.format(date, fractionalSeconds: false)
+            #expect(ISO8601.parse(text) == date, "\(text)")
+        }
+        func text(_ second: Double) -> String { ISO8601.format(Date(timeIntervalSince1970: second), fractionalSeconds: false) }
+        #expect(text(-62_167_219_200) == "0000-01-01T00:00:00Z")
+        #expect(text(-12_212_553_601) == "1582-12-31T23:59:59Z")
+        // Outside RFC 3339's years, ISO 8601's expanded form.
+        #expect(text(-62_167_219_201) == "-0001-12-31T23:59:59Z")
+        #expect(text(253_402_300_800) == "10000-01-01T00:00:00Z")
     }
 
     @Test("Writing with a local-time option still writes UTC with Z")

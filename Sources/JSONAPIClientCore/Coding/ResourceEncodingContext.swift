@@ -29,6 +29,9 @@ final class ResourceEncodingContext {
     @exclusivity(unchecked) private var seen = IdentifierSet()
     @exclusivity(unchecked) private var wireNames: WireNames
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
+    /// Captures done with, emptied, for the next model: most of a document's models are linked ones, captured only
+    /// to learn their identity, and allocating a capture and its arrays for each was a tenth of an encode.
+    @exclusivity(unchecked) private var spareCaptures: [ResourceCapture] = []
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
@@ -50,9 +53,21 @@ final class ResourceEncodingContext {
 
     /// The resource object for a model.
     func resourceObject(for model: some Encodable, type: String?) throws -> ResourceObject {
-        let capture = ResourceCapture()
+        var capture = makeCapture()
+        defer { recycle(&capture) }
         let resourceType = try self.capture(model, type: type, into: capture)
         return capture.resourceObject(type: resourceType)
+    }
+
+    /// An empty capture: a spare one, or a new one.
+    func makeCapture() -> ResourceCapture { spareCaptures.popLast() ?? ResourceCapture() }
+
+    /// Takes back a capture the caller is done with, to reuse it, unless something else still holds it (a model that
+    /// kept its encoder would otherwise write into another model's capture).
+    func recycle(_ capture: inout ResourceCapture) {
+        guard isKnownUniquelyReferenced(&capture) else { return }
+        capture.empty()
+        spareCaptures.append(capture)
     }
 
     /// Runs the model's encoding into `capture`; returns its resource type.
@@ -74,7 +89,8 @@ final class ResourceEncodingContext {
     /// attributes are no longer converted. Its relationships still are, so that everything it links is linked.
     func link(_ model: any Resource) throws -> ResourceIdentifier {
         let defaultType = type(of: model).resourceType
-        var capture = ResourceCapture()
+        var capture = makeCapture()
+        defer { recycle(&capture) }
         capture.defaultType = defaultType
         capture.skipsAttributes = !collectsIncluded
         var resourceType = try self.capture(model, type: defaultType, into: capture)
@@ -82,7 +98,8 @@ final class ResourceEncodingContext {
         if collectsIncluded, !seen.contains(identifier) {
             // Its identity changed after it looked written (a `type` or `lid` after the `id`): write it in full.
             if capture.skipsAttributes {
-                capture = ResourceCapture()
+                recycle(&capture)
+                capture = makeCapture()
                 resourceType = try self.capture(model, type: defaultType, into: capture)
             }
             seen.insert(identifier)
@@ -184,7 +201,7 @@ final class ResourceCapture {
     /// In the order written; of the same name written twice, the last counts (attributes written through nested
     /// containers, in `deferred`, count last of all).
     @exclusivity(unchecked) var attributes: [(name: String, value: JSONValue)] = []
-    @exclusivity(unchecked) var relationships: [(name: String, relationship: Relationship)] = []
+    @exclusivity(unchecked) var relationships: [(name: String, value: Relationship)] = []
     @exclusivity(unchecked) var links: Links?
     @exclusivity(unchecked) var meta: Meta?
     /// Attributes written through nested containers, read when the model is done.
@@ -193,6 +210,20 @@ final class ResourceCapture {
     @exclusivity(unchecked) var defaultType: String?
     /// Whether attributes are ignored: the model is linked and its resource object will not be written.
     @exclusivity(unchecked) var skipsAttributes = false
+
+    /// Forgets everything captured, keeping the arrays' storage.
+    func empty() {
+        type = nil
+        id = nil
+        lid = nil
+        attributes.removeAll(keepingCapacity: true)
+        relationships.removeAll(keepingCapacity: true)
+        links = nil
+        meta = nil
+        deferred.removeAll(keepingCapacity: true)
+        defaultType = nil
+        skipsAttributes = false
+    }
 
     /// The attributes, nested containers' included, in member order; of equal names the first spelling with the
     /// last value, as a dictionary filled in writing order would hold them.
@@ -204,7 +235,7 @@ final class ResourceCapture {
 
     /// The relationships in member order (of equal names, the last written).
     func orderedRelationships() -> [(name: String, value: Relationship)] {
-        Self.ordered(relationships.map { ($0.name, $0.relationship) })
+        Self.ordered(relationships)
     }
 
     private static func ordered<Value>(_ members: [(name: String, value: Value)]) -> [(name: String, value: Value)] {
