@@ -269,14 +269,14 @@ extension DocumentWriter {
         var object = ObjectWriter(&writer)
         if !attributes.isEmpty || !relationships.isEmpty {
             object.member(#""attributes":"#, &writer) { writer in
-                writer.bytes.append(UInt8(ascii: "{"))
+                writer.append(UInt8(ascii: "{"))
                 for (position, (name, value)) in attributes.enumerated() {
-                    if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                    if position > 0 { writer.append(UInt8(ascii: ",")) }
                     writer.writeString(name)
-                    writer.bytes.append(UInt8(ascii: ":"))
+                    writer.append(UInt8(ascii: ":"))
                     writer.write(value, sortedKeys: true)
                 }
-                writer.bytes.append(UInt8(ascii: "}"))
+                writer.append(UInt8(ascii: "}"))
             }
         }
         if let id = capture.id { object.member(#""id":"#, &writer) { $0.writeString(id) } }
@@ -285,14 +285,14 @@ extension DocumentWriter {
         if let meta = capture.meta { object.member(#""meta":"#, &writer) { $0.write(.object(meta), sortedKeys: true) } }
         if !relationships.isEmpty {
             object.member(#""relationships":"#, &writer) { writer in
-                writer.bytes.append(UInt8(ascii: "{"))
+                writer.append(UInt8(ascii: "{"))
                 for (position, (name, relationship)) in relationships.enumerated() {
-                    if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                    if position > 0 { writer.append(UInt8(ascii: ",")) }
                     writer.writeString(name)
-                    writer.bytes.append(UInt8(ascii: ":"))
+                    writer.append(UInt8(ascii: ":"))
                     write(relationship, into: &writer)
                 }
-                writer.bytes.append(UInt8(ascii: "}"))
+                writer.append(UInt8(ascii: "}"))
             }
         }
         object.member(#""type":"#, &writer) { $0.writeString(type) }
@@ -303,26 +303,27 @@ extension DocumentWriter {
     /// text each) were written from models; the rest of `document` (errors, included resource objects, jsonapi,
     /// links, meta) as ``write(_:into:)-(RawDocument,_)`` writes it. `included` is left out when empty.
     static func write(
-        _ document: RawDocument, data: [UInt8], related: [ArraySlice<UInt8>], into writer: inout JSONWriter
+        _ document: RawDocument, data: borrowing JSONWriter, related: [Range<Int>], of source: borrowing JSONWriter,
+        into writer: inout JSONWriter
     ) {
         var object = ObjectWriter(&writer)
-        object.member(#""data":"#, &writer) { $0.bytes.append(contentsOf: data) }
+        object.member(#""data":"#, &writer) { $0.append(0..<data.count, of: data) }
         if let errors = document.errors {
             object.member(#""errors":"#, &writer) { writer in writeArray(errors, into: &writer, write(_:into:)) }
         }
         let included = document.included ?? []
         if !included.isEmpty || !related.isEmpty {
             object.member(#""included":"#, &writer) { writer in
-                writer.bytes.append(UInt8(ascii: "["))
+                writer.append(UInt8(ascii: "["))
                 for (position, resource) in included.enumerated() {
-                    if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                    if position > 0 { writer.append(UInt8(ascii: ",")) }
                     write(resource, into: &writer)
                 }
                 for (position, text) in related.enumerated() {
-                    if position > 0 || !included.isEmpty { writer.bytes.append(UInt8(ascii: ",")) }
-                    writer.bytes.append(contentsOf: text)
+                    if position > 0 || !included.isEmpty { writer.append(UInt8(ascii: ",")) }
+                    writer.append(text, of: source)
                 }
-                writer.bytes.append(UInt8(ascii: "]"))
+                writer.append(UInt8(ascii: "]"))
             }
         }
         if let jsonapi = document.jsonapi { object.member(#""jsonapi":"#, &writer) { write(jsonapi, into: &$0) } }
@@ -336,43 +337,43 @@ extension DocumentWriter {
     private static func writeArray<Element>(
         _ elements: [Element], into writer: inout JSONWriter, _ write: (Element, inout JSONWriter) -> Void
     ) {
-        writer.bytes.append(UInt8(ascii: "["))
+        writer.append(UInt8(ascii: "["))
         for (position, element) in elements.enumerated() {
-            if position > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            if position > 0 { writer.append(UInt8(ascii: ",")) }
             write(element, &writer)
         }
-        writer.bytes.append(UInt8(ascii: "]"))
+        writer.append(UInt8(ascii: "]"))
     }
 
     /// An object whose members are a dictionary's, in key order.
     private static func writeSorted<Value>(
         _ members: [String: Value], into writer: inout JSONWriter, _ write: (Value, inout JSONWriter) -> Void
     ) {
-        writer.bytes.append(UInt8(ascii: "{"))
+        writer.append(UInt8(ascii: "{"))
         for (count, position) in JSONWriter.sortedPositions(members).enumerated() {
-            if count > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            if count > 0 { writer.append(UInt8(ascii: ",")) }
             let (key, value) = members[position]
             writer.writeString(key)
-            writer.bytes.append(UInt8(ascii: ":"))
+            writer.append(UInt8(ascii: ":"))
             write(value, &writer)
         }
-        writer.bytes.append(UInt8(ascii: "}"))
+        writer.append(UInt8(ascii: "}"))
     }
 
     /// Writes `{`, then members with commas between them, then `}`.
     private struct ObjectWriter {
         private var first = true
 
-        init(_ writer: inout JSONWriter) { writer.bytes.append(UInt8(ascii: "{")) }
+        init(_ writer: inout JSONWriter) { writer.append(UInt8(ascii: "{")) }
 
         /// Writes the member's quoted name and colon (`name` includes both), then its value.
         mutating func member(_ name: StaticString, _ writer: inout JSONWriter, _ value: (inout JSONWriter) -> Void) {
-            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            if !first { writer.append(UInt8(ascii: ",")) }
             first = false
             writer.writeRaw(name)
             value(&writer)
         }
 
-        func close(_ writer: inout JSONWriter) { writer.bytes.append(UInt8(ascii: "}")) }
+        func close(_ writer: inout JSONWriter) { writer.append(UInt8(ascii: "}")) }
     }
 }

@@ -47,7 +47,7 @@ public struct JSONAPIEncoder: Sendable {
         if outputFormatting.contains(.prettyPrinted) { return Data(bytes(of: DocumentWriter.value(of: raw))) }
         var writer = JSONWriter(capacity: 4096)
         DocumentWriter.write(raw, into: &writer)
-        return Data(writer.bytes)
+        return writer.data
     }
 
     /// The schema-less form of a typed document, with related models collected into `included`.
@@ -140,26 +140,24 @@ public struct JSONAPIEncoder: Sendable {
         let context = ResourceEncodingContext(options: self, collectsIncluded: true, writesBytes: true)
         var data = JSONWriter(capacity: 4096)
         var identifiers = IdentifierSet()
-        if !primary.single { data.bytes.append(UInt8(ascii: "[")) }
+        if !primary.single { data.append(UInt8(ascii: "[")) }
         for (position, (model, type)) in primary.models.enumerated() {
-            if position > 0 { data.bytes.append(UInt8(ascii: ",")) }
+            if position > 0 { data.append(UInt8(ascii: ",")) }
             var capture = context.makeCapture()
             defer { context.recycle(&capture) }
             let resourceType = try context.capture(model, type: type, into: capture)
             DocumentWriter.write(capture, type: resourceType, into: &data)
             identifiers.insert(ResourceIdentifier(type: resourceType, id: capture.id, lid: capture.lid))
         }
-        if !primary.single { data.bytes.append(UInt8(ascii: "]")) }
+        if !primary.single { data.append(UInt8(ascii: "]")) }
         // Related resources that are also primary data are written there only.
-        let related = context.includedRanges.filter { !identifiers.contains($0.identifier) }.map {
-            context.includedText.bytes[$0.range]
-        }
+        let related = context.includedRanges.filter { !identifiers.contains($0.identifier) }.map(\.range)
         let rest = RawDocument(
             included: document.included, meta: document.meta, links: document.links, jsonapi: document.jsonapi,
             errors: document.errors)
-        var writer = JSONWriter(capacity: data.bytes.count + context.includedText.bytes.count + 256)
-        DocumentWriter.write(rest, data: data.bytes, related: related, into: &writer)
-        return Data(writer.bytes)
+        var writer = JSONWriter(capacity: data.count + context.includedText.count + 256)
+        DocumentWriter.write(rest, data: data, related: related, of: context.includedText, into: &writer)
+        return writer.data
     }
 
     private func primaryData(_ data: some Encodable, context: ResourceEncodingContext) throws -> PrimaryData {

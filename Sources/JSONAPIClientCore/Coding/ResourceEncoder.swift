@@ -76,18 +76,18 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     }
 
     func encodeNil(forKey key: Key) throws {
-        switch key.stringValue {
-        case "id", "lid", "type": return
+        switch ReservedMember(key.stringValue) {
+        case .id, .lid, .type: return
         default: attribute(key, .null)
         }
     }
 
     func encode(_ value: Bool, forKey key: Key) throws { attribute(key, .bool(value)) }
     func encode(_ value: String, forKey key: Key) throws {
-        switch key.stringValue {
-        case "id": identity { $0.id = value }
-        case "lid": identity { $0.lid = value }
-        case "type": identity { $0.type = value }
+        switch ReservedMember(key.stringValue) {
+        case .id: identity { $0.id = value }
+        case .lid: identity { $0.lid = value }
+        case .type: identity { $0.type = value }
         default: attribute(key, .string(value))
         }
     }
@@ -106,11 +106,15 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     private func integer(_ value: Int64, _ key: Key) throws {
         // Ids are strings on the wire, whatever the model uses.
-        if key.stringValue == "id" { identity { $0.id = String(value) } } else { attribute(key, .int(value)) }
+        if ReservedMember(key.stringValue) == .id {
+            identity { $0.id = String(value) }
+        } else {
+            attribute(key, .int(value))
+        }
     }
 
     private func unsigned(_ value: UInt64, _ key: Key) throws {
-        if key.stringValue == "id" {
+        if ReservedMember(key.stringValue) == .id {
             identity { $0.id = String(value) }
         } else {
             attribute(key, unsignedValue(value))
@@ -120,8 +124,8 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let name = key.stringValue
         let role = context.role(of: T.self)
-        switch name {
-        case "id", "lid", "type":
+        switch ReservedMember(name) {
+        case .id, .lid, .type:
             let json = try context.jsonValue(of: value)
             let text: String? =
                 switch json {
@@ -138,7 +142,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
                 if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
             }
             return
-        case "links":
+        case .links:
             if role.isDynamic, let links = value as? Links {
                 capture.links = links
                 return
@@ -147,7 +151,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
                 capture.links = try reinterpret(value, as: Links.self)
                 return
             }
-        case "meta":
+        case .meta:
             if role.isDynamic, let meta = value as? Meta {
                 capture.meta = meta
                 return
@@ -239,5 +243,24 @@ extension Collection {
     static var isRelationshipArray: Bool {
         Element.self is any Resource.Type || Element.self is any PolymorphicResource.Type
             || Element.self == ResourceIdentifier.self
+    }
+}
+
+/// The property names a resource's encoding treats specially.
+enum ReservedMember {
+    case id, lid, type, links, meta, other
+
+    /// Compares the length first: `==` on strings that differ goes the slow way round (canonical equivalence), and
+    /// most names are attributes that match none of these. (No other text is canonically equivalent to these ASCII
+    /// names, so comparing lengths first changes no answer.)
+    init(_ name: String) {
+        switch name.utf8.count {
+        case 2 where name == "id": self = .id
+        case 3 where name == "lid": self = .lid
+        case 4 where name == "type": self = .type
+        case 4 where name == "meta": self = .meta
+        case 5 where name == "links": self = .links
+        default: self = .other
+        }
     }
 }

@@ -104,9 +104,9 @@ final class ResourceEncodingContext {
             }
             seen.insert(identifier)
             if writesBytes {
-                let start = includedText.bytes.count
+                let start = includedText.count
                 DocumentWriter.write(capture, type: resourceType, into: &includedText)
-                includedRanges.append((identifier, start..<includedText.bytes.count))
+                includedRanges.append((identifier, start..<includedText.count))
             } else {
                 included.append(capture.resourceObject(type: resourceType))
             }

@@ -1,14 +1,78 @@
-/// Appends JSON text to a byte buffer.
+import Foundation
+
+/// Appends JSON text to a byte buffer it owns.
 ///
-/// The primitives write one token each and leave separators to the caller (``writeRaw(_:)``); ``write(_:sortedKeys:)``
-/// and ``writePretty(_:indent:)`` write whole values.
-struct JSONWriter {
-    /// The JSON text written so far (UTF-8).
-    var bytes: [UInt8]
+/// The primitives write one token each and leave separators to the caller (``append(_:)``, ``writeRaw(_:)``);
+/// ``write(_:sortedKeys:)`` and ``writePretty(_:indent:)`` write whole values.
+///
+/// The buffer is raw memory rather than an `[UInt8]`: an array checks that it is uniquely referenced and has room on
+/// every append, and a document is hundreds of thousands of small appends (a fifth of encoding one went there).
+/// Non-copyable, so that nothing can share the buffer behind a writer's back.
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// The number of bytes written.
+    private(set) var count = 0
 
     init(capacity: Int = 1024) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The JSON text written so far (UTF-8), copied.
+    var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// The JSON text written so far, as `Data` (one copy).
+    var data: Data { withBytes { Data(buffer: $0) } }
+
+    /// Calls `body` with the text written so far.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if count &+ extra > capacity { grow(to: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(to needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        bigger.initialize(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity = newCapacity
+    }
+
+    /// Appends one byte, e.g. `{`, `,` or `:`.
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Appends `bytes` as they are (JSON text, or a string's body that needs no escaping).
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        (base + count).update(from: source, count: bytes.count)
+        count &+= bytes.count
+    }
+
+    /// Appends `bytes` as they are.
+    mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Appends the bytes `range` of `other`'s text.
+    mutating func append(_ range: Range<Int>, of other: borrowing JSONWriter) {
+        other.withBytes { append(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     // MARK: Primitives
@@ -22,7 +86,7 @@ struct JSONWriter {
 
     /// Writes the UTF-8 text `utf8` quoted and escaped like ``writeString(_:)``.
     mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var runStart = 0
         var i = 0
         let n = utf8.count
@@ -48,36 +112,36 @@ struct JSONWriter {
                 i &+= 1
                 continue
             }
-            if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-            bytes.append(UInt8(ascii: "\\"))
+            if runStart < i { append(UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+            append(UInt8(ascii: "\\"))
             switch c {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(c)
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(c)
+            case 0x0A: append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "t"))
+            case 0x08: append(UInt8(ascii: "b"))
+            case 0x0C: append(UInt8(ascii: "f"))
             default:
                 let hexDigits: StaticString = "0123456789abcdef"
                 let digits = hexDigits.utf8Start
-                bytes.append(UInt8(ascii: "u"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(UInt8(ascii: "0"))
-                bytes.append(digits[Int(c >> 4)])
-                bytes.append(digits[Int(c & 0xF)])
+                append(UInt8(ascii: "u"))
+                append(UInt8(ascii: "0"))
+                append(UInt8(ascii: "0"))
+                append(digits[Int(c >> 4)])
+                append(digits[Int(c & 0xF)])
             }
             i &+= 1
             runStart = i
         }
-        if runStart < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<n])) }
-        bytes.append(UInt8(ascii: "\""))
+        if runStart < n { append(UnsafeBufferPointer(rebasing: utf8[runStart..<n])) }
+        append(UInt8(ascii: "\""))
     }
 
     mutating func writeInt(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         if magnitude < 10 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
+            append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
             return
         }
         // At most 20 digits; write them backwards into a small buffer.
@@ -89,7 +153,7 @@ struct JSONWriter {
                 buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
                 magnitude = quotient
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i..<20]))
+            append(UnsafeBufferPointer(rebasing: buffer[i..<20]))
         }
     }
 
@@ -103,17 +167,15 @@ struct JSONWriter {
         // Swift's description is the shortest round-trip form and valid JSON for finite values: an optional `-`,
         // digits, then `.digits` and/or `e` with a signed exponent; it always has a `.` or an `e`.
         var text = value.description
-        let start = bytes.count
-        text.withUTF8 { bytes.append(contentsOf: $0) }
-        if !bytes[start...].contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-            bytes.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "0")])
-        }
+        let isFloating = text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        text.withUTF8 { append($0) }
+        if !isFloating { writeRaw(".0") }
     }
 
     /// Writes a number's text verbatim (it is valid JSON: ``JSONNumber`` checks it).
     mutating func writeNumber(_ number: JSONNumber) {
         var text = number.text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { append($0) }
     }
 
     mutating func writeBool(_ value: Bool) {
@@ -125,11 +187,11 @@ struct JSONWriter {
     /// Appends `ascii` as is, e.g. `{`, `,` or a literal fragment.
     mutating func writeRaw(_ ascii: StaticString) {
         if ascii.hasPointerRepresentation {
-            bytes.append(contentsOf: UnsafeBufferPointer(start: ascii.utf8Start, count: ascii.utf8CodeUnitCount))
+            append(UnsafeBufferPointer(start: ascii.utf8Start, count: ascii.utf8CodeUnitCount))
         } else {
             // A single Unicode scalar.
             var scalarText = String(ascii.unicodeScalar)
-            scalarText.withUTF8 { bytes.append(contentsOf: $0) }
+            scalarText.withUTF8 { append($0) }
         }
     }
 
@@ -145,22 +207,22 @@ struct JSONWriter {
         case .number(let number): writeNumber(number)
         case .string(let text): writeString(text)
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
+            append(UInt8(ascii: "["))
             var first = true
             for element in elements {
-                if !first { bytes.append(UInt8(ascii: ",")) }
+                if !first { append(UInt8(ascii: ",")) }
                 first = false
                 write(element, sortedKeys: sortedKeys)
             }
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
         case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
             var first = true
             func member(_ key: String, _ memberValue: JSONValue) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
+                if !first { append(UInt8(ascii: ",")) }
                 first = false
                 writeString(key)
-                bytes.append(UInt8(ascii: ":"))
+                append(UInt8(ascii: ":"))
                 write(memberValue, sortedKeys: sortedKeys)
             }
             if sortedKeys {
@@ -171,7 +233,7 @@ struct JSONWriter {
             } else {
                 for (key, memberValue) in members { member(key, memberValue) }
             }
-            bytes.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
         }
     }
 
@@ -195,32 +257,32 @@ struct JSONWriter {
     }
 
     private mutating func newline(_ spaces: Int) {
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces))
+        append(0x0A)
+        for _ in 0..<spaces { append(UInt8(ascii: " ")) }
     }
 
     private mutating func writePretty(_ value: JSONValue, indent: Int, level: Int) {
         switch value {
         case .array(let elements) where !elements.isEmpty:
-            bytes.append(UInt8(ascii: "["))
+            append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                if position > 0 { append(UInt8(ascii: ",")) }
                 newline(indent * (level + 1))
                 writePretty(element, indent: indent, level: level + 1)
             }
             newline(indent * level)
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
         case .object(let members) where !members.isEmpty:
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
             for (position, key) in members.keys.sorted().enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                if position > 0 { append(UInt8(ascii: ",")) }
                 newline(indent * (level + 1))
                 writeString(key)
                 writeRaw(": ")
                 writePretty(members[key] ?? .null, indent: indent, level: level + 1)
             }
             newline(indent * level)
-            bytes.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
         default:
             write(value, sortedKeys: true)
         }
