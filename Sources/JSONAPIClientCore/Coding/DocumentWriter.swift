@@ -299,15 +299,14 @@ extension DocumentWriter {
         object.close(&writer)
     }
 
-    /// A compound document whose primary data (`data`, already JSON text) and related resources (`related`, JSON
-    /// text each) were written from models; the rest of `document` (errors, included resource objects, jsonapi,
-    /// links, meta) as ``write(_:into:)-(RawDocument,_)`` writes it. `included` is left out when empty.
-    static func write(
-        _ document: RawDocument, data: borrowing JSONWriter, related: [Range<Int>], of source: borrowing JSONWriter,
-        into writer: inout JSONWriter
+    /// The members of a compound document after its primary data, which the caller wrote (`{"data":` and the
+    /// models, straight into `writer`): the related resources (`related`, ranges of JSON text in `source`), then
+    /// the rest of `document` (errors, included resource objects, jsonapi, links, meta) as
+    /// ``write(_:into:)-(RawDocument,_)`` writes them, and the closing brace. `included` is left out when empty.
+    static func writeMembersAfterData(
+        of document: RawDocument, related: [Range<Int>], of source: borrowing JSONWriter, into writer: inout JSONWriter
     ) {
-        var object = ObjectWriter(&writer)
-        object.member(#""data":"#, &writer) { $0.append(0..<data.count, of: data) }
+        var object = ObjectWriter.afterFirstMember()
         if let errors = document.errors {
             object.member(#""errors":"#, &writer) { writer in writeArray(errors, into: &writer, write(_:into:)) }
         }
@@ -365,6 +364,15 @@ extension DocumentWriter {
         private var first = true
 
         init(_ writer: inout JSONWriter) { writer.append(UInt8(ascii: "{")) }
+
+        private init() {}
+
+        /// An object whose opening brace and first member were written already.
+        static func afterFirstMember() -> ObjectWriter {
+            var object = ObjectWriter()
+            object.first = false
+            return object
+        }
 
         /// Writes the member's quoted name and colon (`name` includes both), then its value.
         mutating func member(_ name: StaticString, _ writer: inout JSONWriter, _ value: (inout JSONWriter) -> Void) {

@@ -138,7 +138,9 @@ public struct JSONAPIEncoder: Sendable {
         _ primary: (models: [(model: any Encodable, type: String)], single: Bool), of document: Document<Primary>
     ) throws -> Data {
         let context = ResourceEncodingContext(options: self, collectsIncluded: true, writesBytes: true)
-        var data = JSONWriter(capacity: 4096)
+        // `data` is the first member in key order: the models are written straight into the document.
+        var data = JSONWriter(capacity: 64 * 1024)
+        data.writeRaw(#"{"data":"#)
         var identifiers = IdentifierSet()
         if !primary.single { data.append(UInt8(ascii: "[")) }
         for (position, (model, type)) in primary.models.enumerated() {
@@ -155,9 +157,8 @@ public struct JSONAPIEncoder: Sendable {
         let rest = RawDocument(
             included: document.included, meta: document.meta, links: document.links, jsonapi: document.jsonapi,
             errors: document.errors)
-        var writer = JSONWriter(capacity: data.count + context.includedText.count + 256)
-        DocumentWriter.write(rest, data: data, related: related, of: context.includedText, into: &writer)
-        return writer.data
+        DocumentWriter.writeMembersAfterData(of: rest, related: related, of: context.includedText, into: &data)
+        return data.takeData()
     }
 
     private func primaryData(_ data: some Encodable, context: ResourceEncodingContext) throws -> PrimaryData {

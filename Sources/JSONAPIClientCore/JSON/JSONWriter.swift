@@ -27,6 +27,17 @@ struct JSONWriter: ~Copyable {
     /// The JSON text written so far, as `Data` (one copy).
     var data: Data { withBytes { Data(buffer: $0) } }
 
+    /// The JSON text as `Data` that takes over the writer's memory (no copy).
+    consuming func takeData() -> Data {
+        let (base, count) = (self.base, self.count)
+        discard self
+        guard count > 0 else {
+            base.deallocate()
+            return Data()
+        }
+        return Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
+    }
+
     /// Calls `body` with the text written so far.
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: base, count: count))
