@@ -288,6 +288,9 @@ extension Relationship: RelationshipEncodable {
 
 extension Array: RelationshipEncodable where Element: Encodable {
     func relationship(in context: ResourceEncodingContext) throws -> Relationship {
+        // An array of one resource type (the usual `[Comment]`) is linked without casting each element to
+        // `any Resource`, a conformance lookup per element.
+        if let resourceType = Element.self as? any Resource.Type { return try linkAll(as: resourceType, in: context) }
         var identifiers: [ResourceIdentifier] = []
         identifiers.reserveCapacity(count)
         for element in self {
@@ -300,6 +303,15 @@ extension Array: RelationshipEncodable where Element: Encodable {
                     element, EncodingError.Context(codingPath: [], debugDescription: "not a resource"))
             }
         }
+        return Relationship(data: .toMany(identifiers))
+    }
+
+    private func linkAll<Model: Resource>(as type: Model.Type, in context: ResourceEncodingContext) throws
+        -> Relationship
+    {
+        var identifiers: [ResourceIdentifier] = []
+        identifiers.reserveCapacity(count)
+        for element in self { identifiers.append(try context.link(reinterpret(element, as: Model.self))) }
         return Relationship(data: .toMany(identifiers))
     }
 }
