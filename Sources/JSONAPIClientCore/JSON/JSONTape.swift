@@ -29,7 +29,7 @@ struct JSONTape {
             packed = end << 4 | UInt32(flags & 1) << 3 | UInt32(kind.rawValue)
         }
 
-        var kind: Kind {
+        @inline(__always) var kind: Kind {
             // Only the parser writes kinds, each a valid raw value; `.null` cannot be reached.
             Kind(rawValue: UInt8(truncatingIfNeeded: packed & 7)) ?? .null
         }
