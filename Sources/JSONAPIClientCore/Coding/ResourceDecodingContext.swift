@@ -62,12 +62,12 @@ final class ResourceDecodingContext {
     //   code). `endDecode` empties `decoded` while a copy keeps the models alive, so no `deinit` runs inside the write.
     // - `roles`: `role(of:)` reads it, examines the type (casts, no user code), then appends: separate accesses.
     // - `wireNames`: `wireName` reads the cache, calls the key transform with no access open, then stores.
-    // - `tape`, `reader`: only read while the decode runs (a read may last for a tape or reader method, which calls
-    //   no user code); written only by `endDecode`, after the decode's last call into a model has returned.
-    /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)``.
-    @exclusivity(unchecked) private(set) var tape: JSONTape
+    // (`tape` and `reader` are constants; `endDecode` moves the bytes they share through `TapeBytes.adoptCopy()`.)
+    /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)`` (a constant: reading a variable's
+    /// arrays would retain them on every read).
+    let tape: JSONTape
     /// Reads schema-less values from `tape`.
-    @exclusivity(unchecked) private(set) var reader: DocumentReader
+    let reader: DocumentReader
     let keyStrategy: KeyStrategy
     /// Whether the key strategy maps names at all (when not, a property name is the member name).
     let transformsKeys: Bool
@@ -104,13 +104,12 @@ final class ResourceDecodingContext {
     /// Ends the decode that lent the tape's bytes; call it before the bytes go away, with the decode's own (and
     /// then only) reference to the context.
     ///
-    /// When something else still holds the context — a model kept its decoder or a container — the context moves
-    /// onto a copy of the bytes that it owns, so a read through what was kept reads valid memory (the copy), and
+    /// When something else still holds the context — a model kept its decoder or a container — the tape (and every
+    /// copy of it) moves onto a copy of the bytes that it owns, so a read through what was kept reads valid memory (the copy), and
     /// lets go of the models it decoded (a model that keeps its decoder would otherwise keep itself alive).
     static func endDecode(_ context: inout ResourceDecodingContext) {
         guard !isKnownUniquelyReferenced(&context) else { return }
-        context.tape = context.tape.owningItsBytes()
-        context.reader = DocumentReader(tape: context.tape)
+        context.tape.bytes.adoptCopy()
         let models = context.decoded
         context.decoded = [:]
         withExtendedLifetime(models) {}

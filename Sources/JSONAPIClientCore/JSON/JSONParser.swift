@@ -26,11 +26,6 @@ extension JSONTape {
         try self.init(bytes: TapeBytes(borrowing: buffer), maxDepth: maxDepth)
     }
 
-    /// The same tape over a copy of its bytes that it owns: for a tape that must outlive the bytes it borrows.
-    func owningItsBytes() -> JSONTape {
-        JSONTape(bytes: TapeBytes(copying: Array(bytes.buffer)), nodes: nodes)
-    }
-
     private init(bytes: TapeBytes, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes) throws(JSONParseError) {
         guard UInt64(bytes.count) <= UInt64(UInt32.max) else {
             throw JSONParseError(offset: Int(exactly: UInt64(UInt32.max) + 1) ?? Int.max, reason: "input larger than 4 GiB")
