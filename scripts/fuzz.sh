@@ -27,7 +27,14 @@ swift build -c release --scratch-path "$scratch" --target JSONAPIClient -Xswiftc
     || { cat "$work/build.log"; exit 1; }
 build="$scratch/release"
 mkdir -p "$work/bin"
-objects=("$build"/JSONAPIClientCore.build/*.o "$build"/JSONAPIClient.build/*.o)
+# The objects of the sources that exist now: the build directory keeps those of files since renamed or removed,
+# whose symbols would be linked twice.
+objects=()
+for module in JSONAPIClientCore JSONAPIClient; do
+    while IFS= read -r source; do
+        objects+=("$build/$module.build/$(basename "$source").o")
+    done < <(find "Sources/$module" -name '*.swift')
+done
 
 for target in "${targets[@]}"; do
     [ -f "Fuzz/$target.swift" ] || { echo "no fuzz target Fuzz/$target.swift" >&2; exit 2; }
