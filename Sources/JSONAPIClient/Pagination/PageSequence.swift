@@ -245,21 +245,33 @@ public struct ResourceSequence<Element: Decodable & Sendable>: AsyncSequence, Se
 
     /// Walks the resources of each page, fetching the next page when one is used up.
     public struct Iterator: AsyncIteratorProtocol {
-        private var pages: PageSequence<[Element]>.Iterator
-        private var buffer: [Element] = []
-        private var index = 0
+        @usableFromInline var pages: PageSequence<[Element]>.Iterator
+        @usableFromInline var buffer: [Element] = []
+        @usableFromInline var index = 0
 
         init(pages: PageSequence<[Element]>.Iterator) { self.pages = pages }
 
         /// The next resource; `nil` after the last page's last.
+        // Inlinable, so that the caller's module specializes it for its `Element`: unspecialized, each resource cost
+        // about 700 instructions of generic-metadata lookups (1 % of a walk that only counts them).
+        @inlinable
         public mutating func next() async throws -> Element? {
-            while index >= buffer.count {
-                guard let page = try await pages.next() else { return nil }
-                buffer = page.data ?? []
-                index = 0
+            if index >= buffer.count {
+                guard try await nextPage() else { return nil }
             }
             defer { index += 1 }
             return buffer[index]
+        }
+
+        /// Moves on to the next page with resources; `false` after the last.
+        @usableFromInline
+        mutating func nextPage() async throws -> Bool {
+            while index >= buffer.count {
+                guard let page = try await pages.next() else { return false }
+                buffer = page.data ?? []
+                index = 0
+            }
+            return true
         }
     }
 }
