@@ -9,7 +9,20 @@ struct IdentifierSet {
 
     func contains(_ identifier: ResourceIdentifier) -> Bool {
         guard let number = Self.dense(identifier) else { return others.contains(identifier) }
-        for entry in types where entry.type == identifier.type {
+        return contains(type: identifier.type, number: number)
+    }
+
+    /// Whether the identifier `(type, id, lid)` without meta is in the set; builds no ``ResourceIdentifier`` for
+    /// the common one (asked for every linked model whose identity the encoder learns).
+    func contains(type: String, id: String?, lid: String?) -> Bool {
+        guard lid == nil, let id, let number = Self.dense(id) else {
+            return contains(ResourceIdentifier(type: type, id: id, lid: lid))
+        }
+        return contains(type: type, number: number)
+    }
+
+    private func contains(type: String, number: Int) -> Bool {
+        for entry in types where entry.type == type {
             let word = number >> 6
             return word < entry.bits.count && entry.bits[word] & (1 << UInt64(number & 63)) != 0
         }
@@ -39,7 +52,12 @@ struct IdentifierSet {
     /// The id as a number when the identifier is an `id` in canonical decimal form (no sign, no leading zero) below
     /// the limit, with no `lid` or `meta`. Equal strings are then equal numbers: no other text is equal to digits.
     private static func dense(_ identifier: ResourceIdentifier) -> Int? {
-        guard identifier.lid == nil, identifier.meta == nil, var id = identifier.id else { return nil }
+        guard identifier.lid == nil, identifier.meta == nil, let id = identifier.id else { return nil }
+        return dense(id)
+    }
+
+    private static func dense(_ id: String) -> Int? {
+        var id = id
         return id.withUTF8 { utf8 -> Int? in
             guard utf8.count >= 1, utf8.count <= 7, utf8.count == 1 || utf8[0] != UInt8(ascii: "0") else { return nil }
             var value = 0

@@ -165,7 +165,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         guard role.isDynamic else {
             switch role.relation {
             case .resource(let type):
-                let relationship = Relationship(data: .toOne(try context.link(Self.model(value, as: type))))
+                let relationship = Relationship(data: .toOne(try Self.link(value, as: type, in: context)))
                 capture.relationships.append((context.wireName(name), relationship))
             case .polymorphic(let type):
                 let model = try Self.polymorphic(value, as: type).resource
@@ -193,9 +193,11 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         }
     }
 
-    // The value as the existential its role names (its type is that type: no cast).
-    private static func model<T, R: Resource>(_ value: T, as type: R.Type) throws -> any Resource {
-        try reinterpret(value, as: R.self)
+    // The value linked as the model type its role names (its type is that type: no cast, no existential box).
+    private static func link<T, R: Resource>(_ value: T, as type: R.Type, in context: ResourceEncodingContext) throws
+        -> ResourceIdentifier
+    {
+        try context.link(reinterpret(value, as: R.self))
     }
 
     private static func polymorphic<T, P: PolymorphicResource>(_ value: T, as type: P.Type) throws
@@ -254,12 +256,13 @@ enum ReservedMember {
     /// most names are attributes that match none of these. (No other text is canonically equivalent to these ASCII
     /// names, so comparing lengths first changes no answer.)
     init(_ name: String) {
-        switch name.utf8.count {
-        case 2 where name == "id": self = .id
-        case 3 where name == "lid": self = .lid
-        case 4 where name == "type": self = .type
-        case 4 where name == "meta": self = .meta
-        case 5 where name == "links": self = .links
+        // The first byte too: `==` on strings of equal length that differ is still the slow comparison.
+        switch (name.utf8.count, name.utf8.first) {
+        case (2, UInt8(ascii: "i")) where name == "id": self = .id
+        case (3, UInt8(ascii: "l")) where name == "lid": self = .lid
+        case (4, UInt8(ascii: "t")) where name == "type": self = .type
+        case (4, UInt8(ascii: "m")) where name == "meta": self = .meta
+        case (5, UInt8(ascii: "l")) where name == "links": self = .links
         default: self = .other
         }
     }

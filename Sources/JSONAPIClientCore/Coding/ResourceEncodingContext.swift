@@ -87,8 +87,11 @@ final class ResourceEncodingContext {
     /// A related model is usually linked many times (every article's author) but written once: as soon as its
     /// identity shows it is already written (or, in a request body, that only the linkage is wanted), its
     /// attributes are no longer converted. Its relationships still are, so that everything it links is linked.
-    func link(_ model: any Resource) throws -> ResourceIdentifier {
-        let defaultType = type(of: model).resourceType
+    ///
+    /// Generic rather than taking `any Resource`: a model larger than three words would be boxed on the heap for
+    /// every link (an existential argument opens into this without a box).
+    func link<Model: Resource>(_ model: Model) throws -> ResourceIdentifier {
+        let defaultType = Model.resourceType
         var capture = makeCapture()
         defer { recycle(&capture) }
         capture.defaultType = defaultType
@@ -120,7 +123,7 @@ final class ResourceEncodingContext {
         guard collectsIncluded, !capture.skipsAttributes, let type = capture.type ?? capture.defaultType,
             capture.id != nil || capture.lid != nil
         else { return }
-        if seen.contains(ResourceIdentifier(type: type, id: capture.id, lid: capture.lid)) {
+        if seen.contains(type: type, id: capture.id, lid: capture.lid) {
             capture.skipsAttributes = true
         }
     }
