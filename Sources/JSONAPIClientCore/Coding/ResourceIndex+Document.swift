@@ -21,7 +21,7 @@ extension ResourceIndex {
         guard tape.kind(object) == .object else {
             throw reader.mismatch(object, expected: "a resource object")
         }
-        let members = ResourceMembers(tape: tape, object: object)
+        let members = ResourceMembers.identity(of: object, in: tape)
         guard let typeIndex = members.type else { throw reader.missing("type", in: object) }
         guard tape.kind(typeIndex) == .string else { throw reader.mismatch(typeIndex, expected: "a string") }
         if let idIndex = members.id {
