@@ -552,34 +552,15 @@ struct ResourceMembers {
         var child = object + 1
         for _ in 0..<tape.count(object) {
             let value = child + 1
-            let node = tape.nodes[child]
-            if node.flags & JSONTape.stringHasEscapes == 0 {
-                // Dispatch on length first: most keys are compared once, as bytes.
-                switch node.length {
-                case 2: if tape.keyBytesEqual(child, "id") { id = value }
-                case 3: if tape.keyBytesEqual(child, "lid") { lid = value }
-                case 4:
-                    if tape.keyBytesEqual(child, "type") {
-                        type = value
-                    } else if tape.keyBytesEqual(child, "meta") {
-                        meta = value
-                    }
-                case 5: if tape.keyBytesEqual(child, "links") { links = value }
-                case 10: if tape.keyBytesEqual(child, "attributes") { attributes = value }
-                case 13: if tape.keyBytesEqual(child, "relationships") { relationships = value }
-                default: break
-                }
-            } else {
-                switch tape.string(child) {
-                case "id": id = value
-                case "lid": lid = value
-                case "type": type = value
-                case "meta": meta = value
-                case "links": links = value
-                case "attributes": attributes = value
-                case "relationships": relationships = value
-                default: break
-                }
+            switch Self.fixedMember(child, in: tape) {
+            case .id: id = value
+            case .lid: lid = value
+            case .type: type = value
+            case .meta: meta = value
+            case .links: links = value
+            case .attributes: attributes = value
+            case .relationships: relationships = value
+            case nil: break
             }
             child = tape.skip(value)
         }
@@ -590,32 +571,44 @@ struct ResourceMembers {
     }
 
     /// The `type`, `id` and `lid` members of the object at `object` (which must be an object), as
-    /// ``init(tape:object:)`` finds them: what resolving an identifier needs, without looking at the rest. (Most
-    /// objects resolved are identifiers in linkage; this is a third of the cost of the full scan.)
+    /// ``init(tape:object:)`` finds them: what resolving an identifier or indexing a resource needs, without the
+    /// rest.
     static func identity(of object: Int, in tape: JSONTape) -> (type: Int?, id: Int?, lid: Int?) {
         var type: Int?, id: Int?, lid: Int?
         var child = object + 1
         for _ in 0..<tape.count(object) {
             let value = child + 1
-            let node = tape.nodes[child]
-            if node.flags & JSONTape.stringHasEscapes == 0 {
-                switch node.length {
-                case 2: if tape.keyBytesEqual(child, "id") { id = value }
-                case 3: if tape.keyBytesEqual(child, "lid") { lid = value }
-                case 4: if tape.keyBytesEqual(child, "type") { type = value }
-                default: break
-                }
-            } else {
-                switch tape.string(child) {
-                case "id": id = value
-                case "lid": lid = value
-                case "type": type = value
-                default: break
-                }
+            switch fixedMember(child, in: tape) {
+            case .id: id = value
+            case .lid: lid = value
+            case .type: type = value
+            default: break
             }
             child = tape.skip(value)
         }
         return (type, id, lid)
+    }
+
+    /// The members of a resource object with fixed meanings.
+    enum FixedMember: String {
+        case id, lid, type, meta, links, attributes, relationships
+    }
+
+    /// Which fixed member the key at `child` names, if any. Dispatches on the length first: most keys are compared
+    /// once, as bytes; a key with escapes is decoded and compared as text.
+    @inline(__always)
+    static func fixedMember(_ child: Int, in tape: JSONTape) -> FixedMember? {
+        let node = tape.nodes[child]
+        guard node.flags & JSONTape.stringHasEscapes == 0 else { return FixedMember(rawValue: tape.string(child)) }
+        switch node.length {
+        case 2: return tape.keyBytesEqual(child, "id") ? .id : nil
+        case 3: return tape.keyBytesEqual(child, "lid") ? .lid : nil
+        case 4: return tape.keyBytesEqual(child, "type") ? .type : tape.keyBytesEqual(child, "meta") ? .meta : nil
+        case 5: return tape.keyBytesEqual(child, "links") ? .links : nil
+        case 10: return tape.keyBytesEqual(child, "attributes") ? .attributes : nil
+        case 13: return tape.keyBytesEqual(child, "relationships") ? .relationships : nil
+        default: return nil
+        }
     }
 
     /// Where the member for the property `name` is: `id`, `type` or `lid`, then an attribute, then a relationship,
