@@ -6,7 +6,7 @@ import Foundation
 /// ``write(_:sortedKeys:)`` and ``writePretty(_:indent:)`` write whole values.
 ///
 /// The buffer is raw memory rather than an `[UInt8]`: an array checks that it is uniquely referenced and has room on
-/// every append, and a document is hundreds of thousands of small appends (a fifth of encoding one went there).
+/// every append, and a document is hundreds of thousands of small appends (a tenth of encoding one went there).
 /// Non-copyable, so that nothing can share the buffer behind a writer's back.
 struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
@@ -74,11 +74,6 @@ struct JSONWriter: ~Copyable {
         reserve(bytes.count)
         (base + count).update(from: source, count: bytes.count)
         count &+= bytes.count
-    }
-
-    /// Appends `bytes` as they are.
-    mutating func append(contentsOf bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { append($0) }
     }
 
     /// Appends the bytes `range` of `other`'s text.
