@@ -105,6 +105,34 @@ struct GraphDecodingTests {
         #expect(written[0].author?.name == nil)
     }
 
+    /// The same `people` resource read as two model types, each named by many relationships: what is kept for one
+    /// type is never handed to the other.
+    @Test("One resource as two model types, each through many relationships: each gets the type it asks for")
+    func oneResourceTwoTypes() throws {
+        struct Reviewer: Resource {
+            static let resourceType = "people"
+            var id: String
+            var email: String
+            var score: Int
+        }
+        struct Review: Resource {
+            static let resourceType = "reviews"
+            var id: String
+            var author: Person?
+            var reviewer: Reviewer?
+        }
+        let count = 50
+        let reviews = (0..<count).map {
+            #"{"type": "reviews", "id": "\#($0)", "relationships": {"author": {"data": {"type": "people", "id": "p"}}, "reviewer": {"data": {"type": "people", "id": "p"}}}}"#
+        }
+        let person = #"{"type": "people", "id": "p", "attributes": {"name": "Ada", "email": "ada@example.com", "score": 7}}"#
+        let text = #"{"data": [\#(reviews.joined(separator: ","))], "included": [\#(person)]}"#
+        let data = try #require(try decode([Review].self, text).data)
+        #expect(data.count == count)
+        #expect(data.allSatisfy { $0.author?.name == "Ada" && $0.author?.id == "p" })
+        #expect(data.allSatisfy { $0.reviewer?.email == "ada@example.com" && $0.reviewer?.score == 7 })
+    }
+
     @Test("A resource that fails to decode fails the document at its own pointer, however many link to it")
     func failuresAreShared() throws {
         struct Strict: Resource {

@@ -74,9 +74,7 @@ struct DocumentReader {
 
     /// The members of the object at `index` as JSON values (the last of duplicate keys wins).
     func object(_ index: Int) -> [String: JSONValue] {
-        // Dictionary(minimumCapacity:) is specialized here; reserveCapacity is a call into the standard library
-        // that looks up the dictionary's generic metadata each time.
-        var members = [String: JSONValue](minimumCapacity: tape.count(index))
+        var members = [String: JSONValue].empty(capacity: tape.count(index), from: DictionaryTemplates.members)
         var child = index + 1
         for _ in 0..<tape.count(index) {
             members[tape.string(child)] = JSONValue(tape: tape, index: child + 1)
@@ -184,7 +182,8 @@ struct DocumentReader {
             } else if tape.key(key, is: "relationships") {
                 guard tape.kind(value) != .null else { return }
                 try expectObject(value)
-                var relationships = [String: Relationship](minimumCapacity: tape.count(value))
+                var relationships = [String: Relationship].empty(
+                    capacity: tape.count(value), from: DictionaryTemplates.relationships)
                 try forEachMember(value) { name, relationshipIndex throws(Failure) in
                     relationships[tape.string(name)] = try relationship(relationshipIndex)
                 }

@@ -30,12 +30,6 @@ struct TapeLocation: Error {
     var detail: String?
 }
 
-/// A model decoded from a resource: the resource's tape index and the model's type.
-struct DecodedKey: Hashable {
-    var index: Int
-    var type: ObjectIdentifier
-}
-
 /// Identifies a resource in a document.
 struct ResourceKey: Hashable {
     var type: String
@@ -86,7 +80,7 @@ final class ResourceDecodingContext {
     /// threw, by resource and model type: such a resource is decoded at most twice per type however many
     /// relationships name it, so that the work is linear in the document whatever the shape of its graph (a mesh of
     /// resources that all name each other would otherwise be decoded once per path through it).
-    @exclusivity(unchecked) private var decoded: [DecodedKey: Result<Any, any Error>] = [:]
+    @exclusivity(unchecked) private var decoded = SharedModels()
     @exclusivity(unchecked) private var wireNames: WireNames
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
@@ -111,7 +105,7 @@ final class ResourceDecodingContext {
         guard !isKnownUniquelyReferenced(&context) else { return }
         context.tape.bytes.adoptCopy()
         let models = context.decoded
-        context.decoded = [:]
+        context.decoded = SharedModels()
         withExtendedLifetime(models) {}
     }
 
@@ -245,22 +239,21 @@ final class ResourceDecodingContext {
     }
 
     /// ``decodeResource(_:at:)`` for a resource reached before: the model kept from then, or decoded and kept now.
-    /// (A function of its own so that the common path does not instantiate `Optional<T>`'s metadata for the cast,
-    /// which the runtime looks up in a hash map on every call: 7 % of a typed decode.)
+    /// (A function of its own, so that the common path does not instantiate the generic metadata this one needs,
+    /// which the runtime looks up in a hash map on every call.)
     @inline(never)
     private func decodeShared<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        let key = DecodedKey(index: index, type: ObjectIdentifier(T.self))
-        if let earlier = decoded[key] {
-            // What was kept under `T`'s identifier is a `T`; the cast cannot fail, but fails as an error if it did.
-            guard let model = try earlier.get() as? T else { throw TypeIdentityError(description: "internal: \(T.self)") }
-            return model
+        switch decoded.kept(T.self, at: index) {
+        case .model(let object): return SharedModels.model(object, as: T.self)
+        case .failure(let error): throw error
+        case .none: break
         }
         do {
             let model = try decodeModel(T.self, at: index)
-            decoded[key] = .success(model)
+            decoded.keep(model, at: index)
             return model
         } catch {
-            decoded[key] = .failure(error)
+            decoded.keepFailure(error, as: T.self, at: index)
             throw error
         }
     }

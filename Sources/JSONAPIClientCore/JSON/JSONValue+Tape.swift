@@ -24,7 +24,7 @@ extension JSONValue {
             }
             self = .array(elements)
         case .object:
-            var members: [String: JSONValue] = Dictionary(minimumCapacity: tape.count(index))
+            var members = [String: JSONValue].empty(capacity: tape.count(index), from: DictionaryTemplates.members)
             var i = index + 1
             for _ in 0..<tape.count(index) {
                 members[tape.string(i)] = JSONValue(tape: tape, index: i + 1)
