@@ -7,6 +7,8 @@
 /// `included` without `data`, the same `(type, id)` twice, a resource that is not an object).
 struct DocumentReader {
     let tape: JSONTape
+    /// Member names and types, which a document repeats.
+    let shortStrings = ShortStrings()
 
     typealias Failure = JSONAPIDecodingError
 
@@ -55,6 +57,12 @@ struct DocumentReader {
         return tape.string(index)
     }
 
+    /// A string that the document likely repeats (a `type`), through ``shortStrings``.
+    func repeatedString(_ index: Int) throws(Failure) -> String {
+        guard tape.kind(index) == .string else { throw mismatch(index, expected: "a string") }
+        return shortStrings.string(at: index, in: tape)
+    }
+
     func optionalString(_ index: Int) throws(Failure) -> String? {
         tape.kind(index) == .null ? nil : try string(index)
     }
@@ -77,7 +85,7 @@ struct DocumentReader {
         var members = [String: JSONValue].empty(capacity: tape.count(index), from: DictionaryTemplates.members)
         var child = index + 1
         for _ in 0..<tape.count(index) {
-            members[tape.string(child)] = JSONValue(tape: tape, index: child + 1)
+            members[shortStrings.string(at: child, in: tape)] = JSONValue(tape: tape, index: child + 1)
             child = tape.skip(child + 1)
         }
         return members
@@ -172,7 +180,7 @@ struct DocumentReader {
         // one another.
         try forEachMember(index) { key, value throws(Failure) in
             if tape.key(key, is: "type") {
-                type = try string(value)
+                type = try repeatedString(value)
             } else if tape.key(key, is: "id") {
                 resource.id = try identifierString(value)
             } else if tape.key(key, is: "attributes") {
@@ -185,7 +193,7 @@ struct DocumentReader {
                 var relationships = [String: Relationship].empty(
                     capacity: tape.count(value), from: DictionaryTemplates.relationships)
                 try forEachMember(value) { name, relationshipIndex throws(Failure) in
-                    relationships[tape.string(name)] = try relationship(relationshipIndex)
+                    relationships[shortStrings.string(at: name, in: tape)] = try relationship(relationshipIndex)
                 }
                 resource.relationships = relationships
             } else if tape.key(key, is: "lid") {
@@ -207,7 +215,7 @@ struct DocumentReader {
         var identifier = ResourceIdentifier(type: "")
         try forEachMember(index) { key, value throws(Failure) in
             if tape.key(key, is: "type") {
-                type = try string(value)
+                type = try repeatedString(value)
             } else if tape.key(key, is: "id") {
                 identifier.id = try identifierString(value)
             } else if tape.key(key, is: "lid") {
