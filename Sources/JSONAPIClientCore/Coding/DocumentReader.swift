@@ -172,77 +172,103 @@ struct DocumentReader {
 
     // MARK: Resources
 
+    // The readers below loop over members themselves rather than through `forEachMember`: a struct variable that a
+    // closure captures is copied out (and the temporary destroyed) when it is returned, a tenth of reading a
+    // `RawDocument` for resources and relationships.
+
     func resource(_ index: Int) throws(Failure) -> ResourceObject {
         try expectObject(index)
         var type: String?
-        var resource = ResourceObject(type: "")
+        var id: String?, lid: String?
+        var attributes: [String: JSONValue]?
+        var relationships: [String: Relationship]?
+        var links: Links?, meta: Meta?
         // Keys are compared as bytes (no String per key); the order of the tests does not matter, they exclude
         // one another.
-        try forEachMember(index) { key, value throws(Failure) in
+        var key = index + 1
+        for _ in 0..<tape.count(index) {
+            let value = key + 1
             if tape.key(key, is: "type") {
                 type = try repeatedString(value)
             } else if tape.key(key, is: "id") {
-                resource.id = try identifierString(value)
+                id = try identifierString(value)
             } else if tape.key(key, is: "attributes") {
-                guard tape.kind(value) != .null else { return }
-                try expectObject(value)
-                resource.attributes = object(value)
-            } else if tape.key(key, is: "relationships") {
-                guard tape.kind(value) != .null else { return }
-                try expectObject(value)
-                var relationships = [String: Relationship].empty(
-                    capacity: tape.count(value), from: DictionaryTemplates.relationships)
-                try forEachMember(value) { name, relationshipIndex throws(Failure) in
-                    relationships[shortStrings.string(at: name, in: tape)] = try relationship(relationshipIndex)
+                if tape.kind(value) != .null {
+                    try expectObject(value)
+                    attributes = object(value)
                 }
-                resource.relationships = relationships
+            } else if tape.key(key, is: "relationships") {
+                if tape.kind(value) != .null {
+                    try expectObject(value)
+                    relationships = try relationshipObject(value)
+                }
             } else if tape.key(key, is: "lid") {
-                resource.lid = try string(value)
+                lid = try string(value)
             } else if tape.key(key, is: "links") {
-                resource.links = try optionalLinks(value)
+                links = try optionalLinks(value)
             } else if tape.key(key, is: "meta") {
-                resource.meta = try optionalMeta(value)
+                meta = try optionalMeta(value)
             }
+            key = tape.skip(value)
         }
         guard let type else { throw missing("type", in: index) }
-        resource.type = type
-        return resource
+        return ResourceObject(
+            type: type, id: id, lid: lid, attributes: attributes, relationships: relationships, links: links, meta: meta)
+    }
+
+    /// The members of a `relationships` object (which must be an object).
+    private func relationshipObject(_ index: Int) throws(Failure) -> [String: Relationship] {
+        var relationships = [String: Relationship].empty(
+            capacity: tape.count(index), from: DictionaryTemplates.relationships)
+        var name = index + 1
+        for _ in 0..<tape.count(index) {
+            relationships[shortStrings.string(at: name, in: tape)] = try relationship(name + 1)
+            name = tape.skip(name + 1)
+        }
+        return relationships
     }
 
     func identifier(_ index: Int) throws(Failure) -> ResourceIdentifier {
         try expectObject(index)
         var type: String?
-        var identifier = ResourceIdentifier(type: "")
-        try forEachMember(index) { key, value throws(Failure) in
+        var id: String?, lid: String?
+        var meta: Meta?
+        var key = index + 1
+        for _ in 0..<tape.count(index) {
+            let value = key + 1
             if tape.key(key, is: "type") {
                 type = try repeatedString(value)
             } else if tape.key(key, is: "id") {
-                identifier.id = try identifierString(value)
+                id = try identifierString(value)
             } else if tape.key(key, is: "lid") {
-                identifier.lid = try string(value)
+                lid = try string(value)
             } else if tape.key(key, is: "meta") {
-                identifier.meta = try optionalMeta(value)
+                meta = try optionalMeta(value)
             }
+            key = tape.skip(value)
         }
         guard let type else { throw missing("type", in: index) }
-        guard identifier.id != nil || identifier.lid != nil else { throw missing("id", in: index) }
-        identifier.type = type
-        return identifier
+        guard id != nil || lid != nil else { throw missing("id", in: index) }
+        return ResourceIdentifier(type: type, id: id, lid: lid, meta: meta)
     }
 
     func relationship(_ index: Int) throws(Failure) -> Relationship {
         try expectObject(index)
-        var relationship = Relationship()
-        try forEachMember(index) { key, value throws(Failure) in
+        var data: Linkage?
+        var links: Links?, meta: Meta?
+        var key = index + 1
+        for _ in 0..<tape.count(index) {
+            let value = key + 1
             if tape.key(key, is: "data") {
-                relationship.data = try linkage(value)
+                data = try linkage(value)
             } else if tape.key(key, is: "links") {
-                relationship.links = try optionalLinks(value)
+                links = try optionalLinks(value)
             } else if tape.key(key, is: "meta") {
-                relationship.meta = try optionalMeta(value)
+                meta = try optionalMeta(value)
             }
+            key = tape.skip(value)
         }
-        return relationship
+        return Relationship(data: data, links: links, meta: meta)
     }
 
     func linkage(_ index: Int) throws(Failure) -> Linkage {
