@@ -694,13 +694,18 @@ protocol TapeDecodableArray {
 }
 
 extension Array: TapeDecodableArray where Element: Decodable {
-    /// What `Array.init(from:)` does (decode elements until the container is at its end), with the capacity
-    /// reserved up front and no existential container.
+    /// What `Array.init(from:)` does (decode elements until the container is at its end), with no existential
+    /// container, each element decoded into place. (`reserveCapacity` and `append` are not specialized outside the
+    /// standard library: they looked up the array's generic metadata and checked capacity for every element.)
     init(tapeArrayAt index: Int, linked: Bool, context: ResourceDecodingContext) throws {
         var container = ArrayContainer(context: context, index: index, linked: linked)
-        self.init()
-        reserveCapacity(context.tape.count(index))
-        while !container.isAtEnd { append(try container.decode(Element.self)) }
+        try self.init(unsafeUninitializedCapacity: context.tape.count(index)) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            while initialized < buffer.count, !container.isAtEnd {
+                (base + initialized).initialize(to: try container.decode(Element.self))
+                initialized += 1
+            }
+        }
     }
 }
 
