@@ -270,11 +270,11 @@ extension DocumentWriter {
         if !attributes.isEmpty || !relationships.isEmpty {
             object.member(#""attributes":"#, &writer) { writer in
                 writer.append(UInt8(ascii: "{"))
-                for (position, (name, value)) in attributes.enumerated() {
+                for (position, member) in attributes.enumerated() {
                     if position > 0 { writer.append(UInt8(ascii: ",")) }
-                    writer.writeString(name)
+                    writer.writeString(member.name)
                     writer.append(UInt8(ascii: ":"))
-                    writer.write(value, sortedKeys: true)
+                    writer.write(member.value, sortedKeys: true)
                 }
                 writer.append(UInt8(ascii: "}"))
             }
@@ -286,11 +286,11 @@ extension DocumentWriter {
         if !relationships.isEmpty {
             object.member(#""relationships":"#, &writer) { writer in
                 writer.append(UInt8(ascii: "{"))
-                for (position, (name, relationship)) in relationships.enumerated() {
+                for (position, member) in relationships.enumerated() {
                     if position > 0 { writer.append(UInt8(ascii: ",")) }
-                    writer.writeString(name)
+                    writer.writeString(member.name)
                     writer.append(UInt8(ascii: ":"))
-                    write(relationship, into: &writer)
+                    write(member.value, into: &writer)
                 }
                 writer.append(UInt8(ascii: "}"))
             }

@@ -67,7 +67,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     private func attribute(_ key: Key, _ value: JSONValue) {
         guard !capture.skipsAttributes else { return }
-        capture.attributes.append((context.wireName(key.stringValue), value))
+        capture.attributes.append(CapturedAttribute(name: context.wireName(key.stringValue), value: value))
     }
 
     private func identity(_ update: (ResourceCapture) -> Void) {
@@ -166,14 +166,14 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
             switch role.relation {
             case .resource(let type):
                 let relationship = Relationship(data: .toOne(try Self.link(value, as: type, in: context)))
-                capture.relationships.append((context.wireName(name), relationship))
+                capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
             case .polymorphic(let type):
                 let model = try Self.polymorphic(value, as: type).resource
                 let relationship = Relationship(data: .toOne(try context.link(model)))
-                capture.relationships.append((context.wireName(name), relationship))
+                capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
             case .relationship(let type):
                 let relationship = try Self.relationship(value, as: type).relationship(in: context)
-                capture.relationships.append((context.wireName(name), relationship))
+                capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
             case .none:
                 if !capture.skipsAttributes { attribute(key, try context.jsonValue(of: value)) }
             }
@@ -181,13 +181,13 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         }
         if let model = value as? any Resource {
             let relationship = Relationship(data: .toOne(try context.link(model)))
-            capture.relationships.append((context.wireName(name), relationship))
+            capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
         } else if let polymorphic = value as? any PolymorphicResource {
             let relationship = Relationship(data: .toOne(try context.link(polymorphic.resource)))
-            capture.relationships.append((context.wireName(name), relationship))
+            capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
         } else if let relationship = value as? any RelationshipEncodable, Self.isRelationship(value) {
             let relationship = try relationship.relationship(in: context)
-            capture.relationships.append((context.wireName(name), relationship))
+            capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
         } else if !capture.skipsAttributes {
             attribute(key, try context.jsonValue(of: value))
         }
@@ -222,13 +222,13 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         -> KeyedEncodingContainer<NestedKey>
     {
         let storage = ValueStorage()
-        capture.deferred.append((context.wireName(key.stringValue), storage))
+        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
         return ValueEncoder(context: context, storage: storage).container(keyedBy: keyType)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let storage = ValueStorage()
-        capture.deferred.append((context.wireName(key.stringValue), storage))
+        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
         return ValueEncoder(context: context, storage: storage).unkeyedContainer()
     }
 
@@ -236,7 +236,7 @@ struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     func superEncoder(forKey key: Key) -> any Encoder {
         let storage = ValueStorage()
-        capture.deferred.append((context.wireName(key.stringValue), storage))
+        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
         return ValueEncoder(context: context, storage: storage)
     }
 }

@@ -25,7 +25,7 @@ final class ResourceEncodingContext {
     @exclusivity(unchecked) private(set) var included: [ResourceObject] = []
     /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
     @exclusivity(unchecked) private(set) var includedText = JSONWriter(capacity: 4096)
-    @exclusivity(unchecked) private(set) var includedRanges: [(identifier: ResourceIdentifier, range: Range<Int>)] = []
+    @exclusivity(unchecked) private(set) var includedRanges: [IncludedRange] = []
     @exclusivity(unchecked) private var seen = IdentifierSet()
     @exclusivity(unchecked) private var wireNames: WireNames
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
@@ -109,7 +109,7 @@ final class ResourceEncodingContext {
             if writesBytes {
                 let start = includedText.count
                 DocumentWriter.write(capture, type: resourceType, into: &includedText)
-                includedRanges.append((identifier, start..<includedText.count))
+                includedRanges.append(IncludedRange(identifier: identifier, range: start..<includedText.count))
             } else {
                 included.append(capture.resourceObject(type: resourceType))
             }
@@ -203,12 +203,12 @@ final class ResourceCapture {
     @exclusivity(unchecked) var lid: String?
     /// In the order written; of the same name written twice, the last counts (attributes written through nested
     /// containers, in `deferred`, count last of all).
-    @exclusivity(unchecked) var attributes: [(name: String, value: JSONValue)] = []
-    @exclusivity(unchecked) var relationships: [(name: String, value: Relationship)] = []
+    @exclusivity(unchecked) var attributes: [CapturedAttribute] = []
+    @exclusivity(unchecked) var relationships: [CapturedRelationship] = []
     @exclusivity(unchecked) var links: Links?
     @exclusivity(unchecked) var meta: Meta?
     /// Attributes written through nested containers, read when the model is done.
-    @exclusivity(unchecked) var deferred: [(name: String, storage: ValueStorage)] = []
+    @exclusivity(unchecked) var deferred: [DeferredAttribute] = []
     /// For a linked model: its type when it does not write one (`nil` for primary data, which is always written).
     @exclusivity(unchecked) var defaultType: String?
     /// Whether attributes are ignored: the model is linked and its resource object will not be written.
@@ -230,18 +230,18 @@ final class ResourceCapture {
 
     /// The attributes, nested containers' included, in member order; of equal names the first spelling with the
     /// last value, as a dictionary filled in writing order would hold them.
-    func orderedAttributes() -> [(name: String, value: JSONValue)] {
+    func orderedAttributes() -> [CapturedAttribute] {
         var all = attributes
-        for (name, storage) in deferred { all.append((name, storage.value)) }
+        for member in deferred { all.append(CapturedAttribute(name: member.name, value: member.storage.value)) }
         return Self.ordered(all)
     }
 
     /// The relationships in member order (of equal names, the last written).
-    func orderedRelationships() -> [(name: String, value: Relationship)] {
+    func orderedRelationships() -> [CapturedRelationship] {
         Self.ordered(relationships)
     }
 
-    private static func ordered<Value>(_ members: [(name: String, value: Value)]) -> [(name: String, value: Value)] {
+    private static func ordered<Member: CapturedMember>(_ members: [Member]) -> [Member] {
         switch members.count {
         case 0, 1: return members
         case 2 where members[0].name < members[1].name: return members
@@ -251,7 +251,7 @@ final class ResourceCapture {
         let order = members.indices.sorted { a, b in
             members[a].name < members[b].name || (members[a].name == members[b].name && a < b)
         }
-        var result: [(name: String, value: Value)] = []
+        var result: [Member] = []
         result.reserveCapacity(members.count)
         for position in order {
             if let last = result.last, last.name == members[position].name {
@@ -274,6 +274,38 @@ final class ResourceCapture {
                 ? nil : Dictionary(relationships.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }),
             links: links, meta: meta)
     }
+}
+
+/// Where a related resource's object is in ``ResourceEncodingContext/includedText``. (A struct, not a tuple: see
+/// ``CapturedMember``.)
+struct IncludedRange {
+    var identifier: ResourceIdentifier
+    var range: Range<Int>
+}
+
+/// A captured attribute or relationship. Structs of their own rather than tuples or one generic struct: emptying an
+/// array destroys each element through its type's value witness, which for a tuple (or an instance of a generic
+/// struct) is the runtime's generic walk over the fields (5 % of encoding a document).
+protocol CapturedMember {
+    associatedtype Value
+    var name: String { get }
+    var value: Value { get set }
+}
+
+struct CapturedAttribute: CapturedMember {
+    var name: String
+    var value: JSONValue
+}
+
+struct CapturedRelationship: CapturedMember {
+    var name: String
+    var value: Relationship
+}
+
+/// An attribute written through a nested container, read when the model is done.
+struct DeferredAttribute {
+    var name: String
+    var storage: ValueStorage
 }
 
 /// Types that are written as a relationship rather than an attribute.
