@@ -239,8 +239,7 @@ final class ResourceDecodingContext {
     }
 
     /// ``decodeResource(_:at:)`` for a resource reached before: the model kept from then, or decoded and kept now.
-    /// (A function of its own, so that the common path does not instantiate the generic metadata this one needs,
-    /// which the runtime looks up in a hash map on every call.)
+    /// (A function of its own: the common path, a resource reached once, does not pay for the table.)
     @inline(never)
     private func decodeShared<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
         switch decoded.kept(T.self, at: index) {
@@ -695,8 +694,8 @@ protocol TapeDecodableArray {
 
 extension Array: TapeDecodableArray where Element: Decodable {
     /// What `Array.init(from:)` does (decode elements until the container is at its end), with no existential
-    /// container, each element decoded into place. (`reserveCapacity` and `append` are not specialized outside the
-    /// standard library: they looked up the array's generic metadata and checked capacity for every element.)
+    /// container, each element decoded into place. (`append` is not specialized outside the standard library: it
+    /// checked uniqueness and capacity for every element.)
     init(tapeArrayAt index: Int, linked: Bool, context: ResourceDecodingContext) throws {
         var container = ArrayContainer(context: context, index: index, linked: linked)
         try self.init(unsafeUninitializedCapacity: context.tape.count(index)) { buffer, initialized in
