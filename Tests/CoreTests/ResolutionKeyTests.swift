@@ -151,4 +151,36 @@ struct ResolutionKeyTests {
         let names = try authors(ids.reversed().map { #"{"type":"people","id":"\#($0)"}"# }, included: included)
         #expect(names == ids.reversed().map { "n\($0)" })
     }
+
+    /// A later page of a collection: ids near each other, far from 0, in any order. Each resolves to its own resource,
+    /// whether the array grows up, grows down below its first id, or runs out of room.
+    @Test("Ids far from 0, ascending, descending, shuffled or spread, resolve to their own resources")
+    func idsFarFromZero() throws {
+        let ascending = Array(1_000_001...1_000_300)
+        var generator = SplitMix(seed: 7)
+        let orders: [[Int]] = [
+            ascending, ascending.reversed(), ascending.shuffled(using: &generator),
+            // Down below the first id by more than the array holds, then far above it: the array's room runs out.
+            [500_000, 499_999, 1] + ascending + [999_999_999],
+        ]
+        for ids in orders {
+            let included = ids.map { person(#""\#($0)""#, "n\($0)") }.joined(separator: ",")
+            let linked = ids.shuffled(using: &generator) + [1_000_301, 1_000_000, 0]
+            let names = try authors(linked.map { #"{"type":"people","id":"\#($0)"}"# }, included: included)
+            #expect(names == linked.map { ids.contains($0) ? "n\($0)" : nil })
+        }
+    }
+
+    /// A seeded generator, so that a failure repeats.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
 }

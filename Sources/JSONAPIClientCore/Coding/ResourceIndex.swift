@@ -7,7 +7,8 @@
 /// non-ASCII key goes to a dictionary of `String`s.
 ///
 /// Types are few, so each has its own table, found by comparing bytes. Ids written as small decimal numbers
-/// (`"1"`, `"973"`: most servers' primary keys) index an array directly; any other id is hashed with the standard
+/// (`"1"`, `"973"`: most servers' primary keys) index an array directly, from the lowest of them (a later page of a
+/// collection holds ids near each other, far from 0); any other id is hashed with the standard
 /// library's seeded `Hasher`, so a hostile document cannot make lookups degrade. The arrays' total size is bounded
 /// by a multiple of the document's resource count.
 struct ResourceIndex {
@@ -20,8 +21,10 @@ struct ResourceIndex {
     private struct TypeTable {
         /// A `type` string naming this type.
         var type: Key
-        /// `id` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
+        /// `id` − `base` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
         var dense: [UInt32] = []
+        /// The id `dense[0]` stands for: a page of a collection holds ids near each other, but rarely near 0.
+        var base = 0
     }
 
     private struct Entry {
@@ -66,25 +69,15 @@ struct ResourceIndex {
             return nil
         }
         let table = tableIndex(type, in: tape) ?? addTable(type)
-        if !local, let number = Self.smallDecimal(key, in: tape) {
-            let count = types[table].dense.count
-            if number >= count {
-                let growth = max(number + 1, count * 2, 16) - count
-                if growth <= denseBudget {
-                    denseBudget -= growth
-                    types[table].dense.append(contentsOf: repeatElement(0, count: growth))
-                }
+        if !local, let number = Self.smallDecimal(key, in: tape), let offset = denseOffset(of: number, in: table) {
+            let existing = types[table].dense[offset]
+            if existing != 0 { return Int(existing) - 1 }
+            // It may have been hashed before the array reached it.
+            if !entries.isEmpty, let existing = find(type: type, key: key, local: false, in: tape) {
+                return Int(entries[existing].target)
             }
-            if number < types[table].dense.count {
-                let existing = types[table].dense[number]
-                if existing != 0 { return Int(existing) - 1 }
-                // It may have been hashed before the array reached it.
-                if !entries.isEmpty, let existing = find(type: type, key: key, local: false, in: tape) {
-                    return Int(entries[existing].target)
-                }
-                types[table].dense[number] = UInt32(truncatingIfNeeded: target + 1)
-                return nil
-            }
+            types[table].dense[offset] = UInt32(truncatingIfNeeded: target + 1)
+            return nil
         }
         let hash = Self.hash(type: type, key: key, local: local, in: tape)
         if let existing = find(hash: hash, type: type, key: key, local: local, in: tape) {
@@ -111,9 +104,12 @@ struct ResourceIndex {
                 UnicodeKey(type: Self.text(typeIndex, in: tape), key: Self.text(keyIndex, in: tape), isLocal: local)]
         }
         guard let table = tableIndex(type, in: tape) else { return nil }
-        if !local, let number = Self.smallDecimal(key, in: tape), number < types[table].dense.count {
-            let target = types[table].dense[number]
-            if target != 0 { return Int(target) - 1 }
+        if !local, let number = Self.smallDecimal(key, in: tape) {
+            let offset = number &- types[table].base
+            if offset >= 0, offset < types[table].dense.count {
+                let target = types[table].dense[offset]
+                if target != 0 { return Int(target) - 1 }
+            }
         }
         guard !entries.isEmpty else { return nil }
         return find(type: type, key: key, local: local, in: tape).map { Int(entries[$0].target) }
@@ -145,6 +141,39 @@ struct ResourceIndex {
             }
             return nil
         }
+    }
+
+    /// Where `number` goes in the table's array, which grows (up or down, at least doubling) while the budget lasts;
+    /// `nil` when it would outgrow the budget (the id is hashed instead).
+    @inline(__always)
+    private mutating func denseOffset(of number: Int, in table: Int) -> Int? {
+        let base = types[table].base, count = types[table].dense.count
+        let offset = number &- base
+        // The common case: inside the array.
+        if offset >= 0, offset < count { return offset }
+        return growDense(to: number, in: table)
+    }
+
+    private mutating func growDense(to number: Int, in table: Int) -> Int? {
+        if types[table].dense.isEmpty { types[table].base = number }
+        let base = types[table].base, count = types[table].dense.count
+        if number < base {
+            // Ids are not negative: the array reaches down to 0 at most.
+            let newBase = max(0, base - max(base - number, count, 16))
+            guard base - newBase <= denseBudget else { return nil }
+            denseBudget -= base - newBase
+            types[table].dense.insert(contentsOf: repeatElement(0, count: base - newBase), at: 0)
+            types[table].base = newBase
+            return number - newBase
+        }
+        let offset = number - base
+        if offset >= count {
+            let growth = max(offset + 1, count * 2, 16) - count
+            guard growth <= denseBudget else { return nil }
+            denseBudget -= growth
+            types[table].dense.append(contentsOf: repeatElement(0, count: growth))
+        }
+        return offset
     }
 
     private mutating func addTable(_ type: Key) -> Int {
