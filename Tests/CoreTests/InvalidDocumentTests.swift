@@ -32,22 +32,10 @@ struct InvalidDocumentTests {
         #expect((9...12).contains(error?.byteOffset ?? -1))
     }
 
-    /// A small deterministic generator, so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("Truncated and mutated documents never crash: they decode or throw JSONAPIDecodingError", arguments: Fixture.valid)
     func mutations(name: String) throws {
         let original = [UInt8](try Fixture.data(name))
-        var generator = SplitMix(state: UInt64(original.count))
+        var generator = SplitMix(seed: UInt64(original.count))
         let interesting: [UInt8] = Array(#"{}[]",:"\0123456789.eE-+tfnul"#.utf8) + [0x00, 0x1F, 0x80, 0xC0, 0xED, 0xF4, 0xFF]
         var inputs: [[UInt8]] = stride(from: 0, to: original.count, by: max(1, original.count / 60)).map {
             Array(original[..<$0])

@@ -489,8 +489,9 @@ struct Rejection: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// A small deterministic random number generator for the fuzz-style tests.
-struct SplitMix {
+/// A small deterministic random number generator for the fuzz-style tests: the same numbers on every run, so a
+/// failure repeats.
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
