@@ -173,8 +173,8 @@ struct DocumentReader {
     // MARK: Resources
 
     // The readers below loop over members themselves rather than through `forEachMember`: a struct variable that a
-    // closure captures is copied out (and the temporary destroyed) when it is returned, a tenth of reading a
-    // `RawDocument` for resources and relationships.
+    // closure captures was copied out (and the original destroyed) when it was returned, 4 % of reading a
+    // `RawDocument`.
 
     func resource(_ index: Int) throws(Failure) -> ResourceObject {
         try expectObject(index)
