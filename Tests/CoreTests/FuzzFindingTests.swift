@@ -45,6 +45,25 @@ struct FuzzFindingTests {
         #expect(try JSONAPIDecoder().decode(RawDocument.self, from: identifiers).data?.identifiers.count == 2)
     }
 
+    @Test("@-members and extension members in links and relationships: valid, read, and ignored (Validate: links {\"@:ext\":3})")
+    func specialMembersInLinksAndRelationships() throws {
+        let documents = [
+            #"{"data": null, "links": {"@:ext":3}}"#,
+            #"{"data":{"type":"a","id":"1","links":{"@x":3,"self":"/a/1"}}}"#,
+            #"{"data":{"type":"a","id":"1","relationships":{"@x":3,"r":{"data":null}}}}"#,
+            #"{"data":{"type":"a","id":"1","relationships":{"ext:x":3,"r":{"data":null}}}}"#,
+        ]
+        for text in documents {
+            let data = Data(text.utf8)
+            #expect(try DocumentValidator.validate(data).isEmpty, "\(text)")
+            let document = try JSONAPIDecoder().decode(RawDocument.self, from: data)
+            #expect(document.links?.members["@:ext"] == nil)
+            let resource = document.data?.resources.first
+            #expect(resource?.links?.members.keys.sorted() ?? ["self"] == ["self"])
+            #expect(resource?.relationships?.keys.sorted() ?? ["r"] == ["r"])
+        }
+    }
+
     @Test("Numbers no Double holds are kept and written as they came (RawDecode: 1e400 and a 30-digit integer)")
     func unrepresentableNumbers() throws {
         let input = #"{"meta":{"big":123456789012345678901234567889,"inf":1e400,"tiny":1e-175,"money":1289,"nep":-0,"e":1E+2}}"#

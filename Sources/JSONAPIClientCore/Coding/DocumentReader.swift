@@ -216,16 +216,34 @@ struct DocumentReader {
             type: type, id: id, lid: lid, attributes: attributes, relationships: relationships, links: links, meta: meta)
     }
 
-    /// The members of a `relationships` object (which must be an object).
+    /// The members of a `relationships` object (which must be an object). `@`-members and extension members are not
+    /// relationships: they are skipped, as the validator skips them.
     private func relationshipObject(_ index: Int) throws(Failure) -> [String: Relationship] {
         var relationships = [String: Relationship].empty(
             capacity: tape.count(index), from: DictionaryTemplates.relationships)
-        var name = index + 1
+        var key = index + 1
         for _ in 0..<tape.count(index) {
-            relationships[shortStrings.string(at: name, in: tape)] = try relationship(name + 1)
-            name = tape.skip(name + 1)
+            let name = shortStrings.string(at: key, in: tape)
+            if !mayNameSpecialMember(key) || !(name.hasPrefix("@") || MemberName.isExtensionMember(name)) {
+                relationships[name] = try relationship(key + 1)
+            }
+            key = tape.skip(key + 1)
         }
         return relationships
+    }
+
+    /// Whether the key at `index` may name an `@`-member or an extension member: it starts with `@` or holds a `:`.
+    /// The bytes tell without the `String` checks, which walk characters (a key with escapes is left to them).
+    private func mayNameSpecialMember(_ index: Int) -> Bool {
+        let node = tape.nodes[index]
+        guard node.flags & JSONTape.stringHasEscapes == 0 else { return true }
+        let start = Int(node.start), end = start + Int(node.length)
+        return tape.bytes.withUnsafeBufferPointer { bytes in
+            guard start < end else { return false }
+            if bytes[start] == UInt8(ascii: "@") { return true }
+            for position in start..<end where bytes[position] == UInt8(ascii: ":") { return true }
+            return false
+        }
     }
 
     func identifier(_ index: Int) throws(Failure) -> ResourceIdentifier {
@@ -291,7 +309,10 @@ struct DocumentReader {
         var links = Links()
         try forEachMember(index) { key, value throws(Failure) in
             let name = tape.string(key)
-            if MemberName.isExtensionMember(name) {
+            let special = mayNameSpecialMember(key)
+            if special, name.hasPrefix("@") {
+                // An @-member: processors ignore it (JSON:API 1.1, "@-Members"), as the validator does.
+            } else if special, MemberName.isExtensionMember(name) {
                 links.extensionMembers[name] = self.value(value)
             } else {
                 links.members[name] = .some(tape.kind(value) == .null ? nil : try link(value))
