@@ -30,12 +30,6 @@ struct TapeLocation: Error {
     var detail: String?
 }
 
-/// Identifies a resource in a document.
-struct ResourceKey: Hashable {
-    var type: String
-    var id: String
-}
-
 /// The state of one typed decode: the tape, the options, the index of the document's resources, and the
 /// resources being decoded (to cut cycles).
 ///
