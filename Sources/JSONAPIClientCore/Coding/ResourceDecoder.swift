@@ -13,11 +13,11 @@ struct ResourceDecoder: Decoder {
         switch position {
         case .resource(let index):
             try context.expectKind(.object, at: index, "a resource object")
-            return KeyedDecodingContainer(ResourceContainer<Key>(context: context, index: index))
+            return context.resourceContainer(keyedBy: Key.self, at: index)
         case .linked(let index):
             let resolved = context.resolve(index) ?? index
             try context.expectKind(.object, at: resolved, "a resource object")
-            return KeyedDecodingContainer(ResourceContainer<Key>(context: context, index: resolved))
+            return context.resourceContainer(keyedBy: Key.self, at: resolved)
         case .value(let index), .resources(let index), .relationship(let index):
             try context.expectKind(.object, at: index, "an object")
             return KeyedDecodingContainer(ObjectContainer<Key>(context: context, index: index))
@@ -131,16 +131,15 @@ extension ResourceDecodingContext {
 // MARK: - Resources
 
 /// A resource object, flattened: `id`, `type` and `lid`, then attributes, then relationships, by property name.
+///
+/// Which resource it reads is in a ``ResourceCursor``, so that the context can hand the same container out again,
+/// pointed at another resource, once nothing holds it (``ResourceDecodingContext/resourceContainer(keyedBy:at:)``).
 struct ResourceContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let context: ResourceDecodingContext
-    let index: Int
-    let members: ResourceMembers
+    let cursor: ResourceCursor
 
-    init(context: ResourceDecodingContext, index: Int) {
-        self.context = context
-        self.index = index
-        self.members = ResourceMembers(tape: context.tape, object: index)
-    }
+    var index: Int { cursor.index }
+    var members: ResourceMembers { cursor.members }
 
     var codingPath: [any CodingKey] { context.codingPath(to: index) }
 

@@ -50,6 +50,8 @@ final class ResourceDecodingContext {
     //   code). `endDecode` empties `decoded` while a copy keeps the models alive, so no `deinit` runs inside the write.
     // - `roles`: `role(of:)` reads it, examines the type (casts, no user code), then appends: separate accesses.
     // - `wireNames`: `wireName` reads the cache, calls the key transform with no access open, then stores.
+    // - `spareContainers`: `resourceContainer` makes one access that runs no code outside this module (building and
+    //   releasing containers; a box it lets go of is held elsewhere, so no `deinit` runs).
     // (`tape` and `reader` are constants; `endDecode` moves the bytes they share through `TapeBytes.adoptCopy()`.)
     /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)`` (a constant: reading a variable's
     /// arrays would retain them on every read).
@@ -76,6 +78,8 @@ final class ResourceDecodingContext {
     /// resources that all name each other would otherwise be decoded once per path through it).
     @exclusivity(unchecked) private var decoded = SharedModels()
     @exclusivity(unchecked) private var wireNames: WireNames
+    /// Resource containers to hand out again.
+    @exclusivity(unchecked) private var spareContainers = SpareContainers()
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
         self.tape = tape
@@ -96,6 +100,8 @@ final class ResourceDecodingContext {
     /// copy of it) moves onto a copy of the bytes that it owns, so a read through what was kept reads valid memory (the copy), and
     /// lets go of the models it decoded (a model that keeps its decoder would otherwise keep itself alive).
     static func endDecode(_ context: inout ResourceDecodingContext) {
+        // The spare containers hold the context.
+        context.spareContainers.removeAll()
         guard !isKnownUniquelyReferenced(&context) else { return }
         context.tape.bytes.adoptCopy()
         let models = context.decoded
@@ -147,6 +153,11 @@ final class ResourceDecodingContext {
     }
 
     // MARK: Decoding
+
+    /// A keyed container for the resource object at `index`; one handed out before when nothing holds it any more.
+    func resourceContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
+        spareContainers.container(keyedBy: Key.self, at: index, context: self)
+    }
 
     /// The position of linkage (or primary data) at `index`: `null`, one resource, or many.
     func linkagePosition(_ index: Int) -> TapePosition {

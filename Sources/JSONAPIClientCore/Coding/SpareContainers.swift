@@ -1,0 +1,77 @@
+/// Which resource a ``ResourceContainer`` reads: apart from the container, so that the container can be pointed at
+/// another resource and handed out again (``SpareContainers``).
+final class ResourceCursor {
+    // Exclusivity: written only by `move(to:in:)`, which `SpareContainers` calls when nothing but itself holds the
+    // container that reads this cursor, so no read can be under way.
+    @exclusivity(unchecked) private(set) var index: Int
+    @exclusivity(unchecked) private(set) var members: ResourceMembers
+
+    init(index: Int, in tape: JSONTape) {
+        self.index = index
+        self.members = ResourceMembers(tape: tape, object: index)
+    }
+
+    func move(to index: Int, in tape: JSONTape) {
+        self.index = index
+        members = ResourceMembers(tape: tape, object: index)
+    }
+}
+
+/// Keyed containers for resources, handed out again once nothing holds them: one per key type.
+///
+/// Each model's `init(from:)` asks for a container. A new one costs about 1,000 instructions before anything is
+/// read (8 % of a typed decode): the standard library boxes the ``ResourceContainer`` in a class, and the runtime
+/// looks up the generic metadata of both (a hash lookup each), a witness table, and allocates. When the last model of
+/// a key type is done with its container — its `init(from:)` returned — that container is pointed at the next
+/// resource and handed out again.
+///
+/// A container is only handed out again when the box is *uniquely referenced* by this table: a model that keeps
+/// its container (or is still decoding with it, as when a `Comment` decodes its parent `Comment`) holds the box, so
+/// a new container is made and replaces it here.
+///
+/// This relies on `KeyedDecodingContainer` being a single reference to that box, as it is in every standard library
+/// so far; it is checked (size and non-trivial copy) before a container is kept, and none is kept otherwise. The
+/// containers hold the context that holds this table: ``removeAll()`` breaks the cycle when the decode ends.
+struct SpareContainers {
+    private struct Spare {
+        let key: ObjectIdentifier
+        var box: AnyObject
+        let cursor: ResourceCursor
+    }
+
+    private var spares: [Spare] = []
+    /// Off once the decode has ended: a container made later (through a decoder a model kept) is not kept, or it
+    /// would keep the context alive.
+    private var isEnabled = true
+
+    /// A container for the resource object at `index` (which the caller has checked is an object).
+    mutating func container<Key: CodingKey>(
+        keyedBy type: Key.Type, at index: Int, context: ResourceDecodingContext
+    ) -> KeyedDecodingContainer<Key> {
+        let key = ObjectIdentifier(Key.self)
+        var slot = 0
+        while slot < spares.count, spares[slot].key != key { slot &+= 1 }
+        if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
+            spares[slot].cursor.move(to: index, in: context.tape)
+            return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
+        }
+        let cursor = ResourceCursor(index: index, in: context.tape)
+        let container = KeyedDecodingContainer(ResourceContainer<Key>(context: context, cursor: cursor))
+        guard isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) else { return container }
+        let spare = Spare(key: key, box: unsafeBitCast(container, to: AnyObject.self), cursor: cursor)
+        if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
+        return container
+    }
+
+    /// Lets go of every container, and keeps no more.
+    mutating func removeAll() {
+        isEnabled = false
+        spares = []
+    }
+
+    /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes.
+    private static func isOneReference<Container>(_ type: Container.Type) -> Bool {
+        MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
+            && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment && !_isPOD(Container.self)
+    }
+}
