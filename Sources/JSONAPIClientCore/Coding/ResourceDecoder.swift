@@ -132,15 +132,10 @@ extension ResourceDecodingContext {
 
 /// A resource object, flattened: `id`, `type` and `lid`, then attributes, then relationships, by property name.
 ///
-/// Which resource it reads is in a ``ResourceCursor``, so that the context can hand the same container out again,
-/// pointed at another resource, once nothing holds it (``ResourceDecodingContext/resourceContainer(keyedBy:at:)``).
-struct ResourceContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let context: ResourceDecodingContext
-    let cursor: ResourceCursor
-
-    var index: Int { cursor.index }
-    var members: ResourceMembers { cursor.members }
-
+/// A class, so that the standard library's box, which copies the container for every call it forwards, copies one
+/// reference; and a ``ResourceCursor``, so that the context can point it at another resource and hand it out again
+/// once nothing holds it (``SpareContainers``).
+final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { context.codingPath(to: index) }
 
     var allKeys: [Key] {

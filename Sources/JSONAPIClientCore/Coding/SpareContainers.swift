@@ -1,19 +1,21 @@
-/// Which resource a ``ResourceContainer`` reads: apart from the container, so that the container can be pointed at
-/// another resource and handed out again (``SpareContainers``).
-final class ResourceCursor {
-    // Exclusivity: written only by `move(to:in:)`, which `SpareContainers` calls when nothing but itself holds the
-    // container that reads this cursor, so no read can be under way.
-    @exclusivity(unchecked) private(set) var index: Int
-    @exclusivity(unchecked) private(set) var members: ResourceMembers
+/// Which resource a ``ResourceContainer`` reads, apart from its key type: what ``SpareContainers`` moves to point a
+/// container at another resource.
+class ResourceCursor {
+    let context: ResourceDecodingContext
+    // Exclusivity: written only by `move(to:)`, which `SpareContainers` calls when nothing but itself holds the
+    // container, so no read can be under way.
+    @exclusivity(unchecked) private(set) final var index: Int
+    @exclusivity(unchecked) private(set) final var members: ResourceMembers
 
-    init(index: Int, in tape: JSONTape) {
+    init(context: ResourceDecodingContext, index: Int) {
+        self.context = context
         self.index = index
-        self.members = ResourceMembers(tape: tape, object: index)
+        self.members = ResourceMembers(tape: context.tape, object: index)
     }
 
-    func move(to index: Int, in tape: JSONTape) {
+    final func move(to index: Int) {
         self.index = index
-        members = ResourceMembers(tape: tape, object: index)
+        members = ResourceMembers(tape: context.tape, object: index)
     }
 }
 
@@ -52,11 +54,11 @@ struct SpareContainers {
         var slot = 0
         while slot < spares.count, spares[slot].key != key { slot &+= 1 }
         if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
-            spares[slot].cursor.move(to: index, in: context.tape)
+            spares[slot].cursor.move(to: index)
             return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
         }
-        let cursor = ResourceCursor(index: index, in: context.tape)
-        let container = KeyedDecodingContainer(ResourceContainer<Key>(context: context, cursor: cursor))
+        let cursor = ResourceContainer<Key>(context: context, index: index)
+        let container = KeyedDecodingContainer(cursor)
         guard isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) else { return container }
         let spare = Spare(key: key, box: unsafeBitCast(container, to: AnyObject.self), cursor: cursor)
         if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
