@@ -263,7 +263,9 @@ final class ResourceDecodingContext {
     }
 
     private func decodeModel<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        if case .resource(let resourceType) = role(of: T.self) { try checkType(of: index, is: resourceType, for: T.self) }
+        if case .resource(let resourceType) = role(of: T.self) {
+            try checkType(of: index, is: resourceType.resourceType, for: T.self)
+        }
         ancestors.append(index)
         defer { ancestors.removeLast() }
         return try T(from: ResourceDecoder(context: self, position: .resource(index)))
@@ -392,7 +394,8 @@ final class ResourceDecodingContext {
         /// ``Relationship``.
         case relationship
         /// A ``Resource`` model: the resource objects it is decoded from must be of its type.
-        case resource(type: String)
+        /// (The type, not its `resourceType`: a role is copied on every lookup, and a `String` would be retained.)
+        case resource(any Resource.Type)
     }
 
     func role<T>(of type: T.Type) -> Role {
@@ -415,7 +418,7 @@ final class ResourceDecodingContext {
         if T.self == Relationship.self { return .relationship }
         if let relationshipType = T.self as? any RelationshipDecodable.Type { return .relationshipDecodable(relationshipType) }
         if let arrayType = T.self as? any TapeDecodableArray.Type { return .array(arrayType) }
-        if let resourceType = T.self as? any Resource.Type { return .resource(type: resourceType.resourceType) }
+        if let resourceType = T.self as? any Resource.Type { return .resource(resourceType) }
         return .plain
     }
 
