@@ -614,6 +614,12 @@ struct ResourceMembers {
     /// Where the member for the property `name` is: `id`, `type` or `lid`, then an attribute, then a relationship,
     /// then the resource's `links` or `meta`. (Not generic over the key type, so no generic metadata is needed.)
     func position(of name: String, in context: ResourceDecodingContext) -> TapePosition? {
+        // Without `var name = name; name.withUTF8`: the copy is retained and released on every lookup.
+        if !context.transformsKeys,
+            let found = name.utf8.withContiguousStorageIfAvailable({ position(name: $0, wire: $0, in: context.tape) })
+        {
+            return found
+        }
         var name = name
         guard context.transformsKeys else {
             return name.withUTF8 { position(name: $0, wire: $0, in: context.tape) }
