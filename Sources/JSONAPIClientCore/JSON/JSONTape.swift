@@ -106,6 +106,8 @@ struct JSONTape {
 
     /// Whether the string at `index` equals `text`.
     func stringEquals(_ index: Int, _ text: String) -> Bool {
+        // In place when it can be: a copy for `withUTF8` is retained and released.
+        if let equal = text.utf8.withContiguousStorageIfAvailable({ stringEquals(index, $0) }) { return equal }
         var text = text
         return text.withUTF8 { stringEquals(index, $0) }
     }

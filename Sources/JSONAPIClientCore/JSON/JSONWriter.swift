@@ -86,6 +86,8 @@ struct JSONWriter: ~Copyable {
     /// Writes `string` quoted. Escapes `"`, `\` and the control characters U+0000–U+001F (as `\n`, `\r`, `\t`, `\b`,
     /// `\f`, otherwise `\u00XX`); everything else, `/` and non-ASCII included, is written as is (UTF-8).
     mutating func writeString(_ string: String) {
+        // In place when it can be: a copy for `withUTF8` is retained and released.
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0) }) != nil { return }
         var string = string
         string.withUTF8 { writeEscaped($0) }
     }
