@@ -70,6 +70,9 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// The role of each type decoded so far (few: a model's property types).
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
+    /// The same, direct-mapped by the type's address (filled on first use): most lookups compare once.
+    @exclusivity(unchecked) private var roleSlotTypes: [UInt] = []
+    @exclusivity(unchecked) private var roleSlots: [Role] = []
     /// One bit per tape node: resources a relationship has led to before.
     @exclusivity(unchecked) private var reached: [UInt64] = []
     /// The model decoded from each resource that relationships lead to more than once, or the error its decoding
@@ -400,10 +403,26 @@ final class ResourceDecodingContext {
 
     func role<T>(of type: T.Type) -> Role {
         let identifier = ObjectIdentifier(T.self)
-        for (known, role) in roles where known == identifier { return role }
+        let address = UInt(bitPattern: identifier)
+        let slot = Int(truncatingIfNeeded: (address >> 4 ^ address >> 10) & 63)
+        if !roleSlotTypes.isEmpty, roleSlotTypes[slot] == address { return roleSlots[slot] }
+        for (known, role) in roles where known == identifier {
+            remember(role, at: slot, for: address)
+            return role
+        }
         let role = Self.examine(T.self)
         roles.append((identifier, role))
+        remember(role, at: slot, for: address)
         return role
+    }
+
+    private func remember(_ role: Role, at slot: Int, for address: UInt) {
+        if roleSlotTypes.isEmpty {
+            roleSlotTypes = Array(repeating: 0, count: 64)
+            roleSlots = Array(repeating: .plain, count: 64)
+        }
+        roleSlotTypes[slot] = address
+        roleSlots[slot] = role
     }
 
     private static func examine<T>(_ type: T.Type) -> Role {
