@@ -32,8 +32,9 @@ class ResourceCursor {
 /// a new container is made and replaces it here.
 ///
 /// This relies on `KeyedDecodingContainer` being a single reference to that box, as it is in every standard library
-/// so far; it is checked (size and non-trivial copy) before a container is kept, and none is kept otherwise. The
-/// containers hold the context that holds this table: ``removeAll()`` breaks the cycle when the decode ends.
+/// so far; it is checked (size, alignment and a non-trivial copy) before a container is kept, and none is kept
+/// otherwise. The containers hold the context that holds this table: ``removeAll()`` breaks the cycle when the decode
+/// ends.
 struct SpareContainers {
     private struct Spare {
         let key: ObjectIdentifier
