@@ -15,15 +15,15 @@ func tape(_ text: String, maxDepth: Int = 512) throws -> JSONTape {
     try JSONTape(parsing: Array(text.utf8), maxDepth: maxDepth)
 }
 
-/// Checks the structural invariants of a tape: every container's `end` is where its last member's value ends, and
-/// the root spans all nodes.
+/// Checks the structural invariants of a tape: every container's `end` is where its last member's value ends, every
+/// string's and number's text is inside the input, and the root spans all nodes.
 func checkInvariants(_ tape: JSONTape) -> Bool {
     func walk(_ index: Int) -> Int? {
         let node = tape.nodes[index]
         switch node.kind {
         case .array, .object:
             var i = index + 1
-            for _ in 0..<node.length {
+            for _ in 0..<node.count {
                 if node.kind == .object {
                     guard i < tape.nodes.count, tape.nodes[i].kind == .string else { return nil }
                     i += 1
@@ -33,7 +33,8 @@ func checkInvariants(_ tape: JSONTape) -> Bool {
             }
             return i == Int(node.end) ? i : nil
         default:
-            return node.end == 0 ? index + 1 : nil
+            // A string's or number's text lies inside the input.
+            return Int(node.start) + Int(node.length) <= tape.bytes.count ? index + 1 : nil
         }
     }
     return walk(0) == tape.nodes.count
@@ -76,7 +77,6 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         #expect(t.skip(0) == 16)
         // Strings: start after the quote, length without quotes, escape flag.
         #expect(t.nodes[1].start == 3 && t.nodes[1].length == 1 && t.nodes[1].flags == 0)
-        #expect(t.byteOffset(1) == 2)
         #expect(t.string(1) == "a")
         #expect(t.nodes[9].length == 3 && t.nodes[9].flags == JSONTape.stringHasEscapes)
         #expect(t.string(9) == "x\n")
@@ -85,7 +85,6 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         #expect(t.numberText(7) == "-2.5e3" && !t.isInteger(7))
         #expect(t.double(7) == -2500)
         #expect(t.int64(7) == nil)
-        #expect(t.byteOffset(0) == 1)
         #expect(checkInvariants(t))
     }
 
@@ -176,6 +175,8 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         Rejection(#"{"a""#, 4, "unterminated object"),
         Rejection(#"{"a":1,"#, 7, "unterminated object"),
         Rejection(#"[{"a":[1]"#, 9, "unterminated object starting at offset 1"),
+        // Closed containers hold their counts where open ones hold their offsets.
+        Rejection(#" [{}, [1, 2], {"a": []}"#, 23, "unterminated array starting at offset 1"),
         // Numbers.
         Rejection("[01]", 2, "leading zeros"),
         Rejection("-01", 2, "leading zeros"),
@@ -375,21 +376,43 @@ struct Rejection: Sendable, CustomTestStringConvertible {
 
     // MARK: Size
 
-    @Test func nodesAreTwelveBytesAndKeepEveryField() {
-        #expect(MemoryLayout<JSONTape.Node>.stride == 12)
+    @Test func nodesAreEightBytesAndKeepEveryField() {
+        #expect(MemoryLayout<JSONTape.Node>.stride == 8)
         let kinds: [JSONTape.Kind] = [.null, .true, .false, .number, .string, .array, .object]
         for kind in kinds {
             for flags: UInt8 in [0, 1] {
-                for end: UInt32 in [0, 1, 12_345, JSONTape.Node.maxEnd] {
-                    var node = JSONTape.Node(kind: kind, flags: flags, start: .max, length: .max, end: end)
-                    #expect(node.kind == kind && node.flags == flags && node.end == end)
-                    #expect(node.start == .max && node.length == .max)
-                    node.end = JSONTape.Node.maxEnd - end
-                    #expect(node.kind == kind && node.flags == flags && node.end == JSONTape.Node.maxEnd - end)
+                for value: UInt32 in [0, 1, 12_345, JSONTape.Node.maxEnd] {
+                    let scalar = JSONTape.Node(kind: kind, flags: flags, start: .max - value, length: value)
+                    #expect(scalar.kind == kind && scalar.flags == flags)
+                    #expect(scalar.start == .max - value && scalar.length == value)
+                    var container = JSONTape.Node(kind: kind, flags: flags, start: .max, end: value)
+                    #expect(container.kind == kind && container.flags == flags && container.end == value)
+                    container.end = JSONTape.Node.maxEnd - value
+                    container.count = value
+                    #expect(container.kind == kind && container.flags == flags)
+                    #expect(container.end == JSONTape.Node.maxEnd - value && container.count == value)
                 }
             }
         }
         #expect(JSONTape.maxNodes == (1 << 28) - 1)
+        #expect(JSONTape.maxLength == (1 << 28) - 1)
+    }
+
+    /// A string, key or number holds at most `maxLength` bytes (lengths are 28 bits); a longer one is a parse error.
+    @Test(arguments: [
+        (#"["abcd"]"#, 1, "string"), (#"{"abcd":1}"#, 1, "key"), ("[1234]", 1, "number"), ("[-1.5]", 1, "number"),
+        (#""\nab""#, 0, "string"),
+    ])
+    func valuesLongerThanTheLimitAreRejected(text: String, offset: Int, what: String) throws {
+        let bytes = Array(text.utf8)
+        let atTheLimit = try JSONTape(parsing: bytes, maxLength: 4)
+        #expect(checkInvariants(atTheLimit))
+        do {
+            _ = try JSONTape(parsing: bytes, maxLength: 3)
+            Issue.record("\(text) parsed with a limit of 3 bytes")
+        } catch {
+            #expect(error == JSONParseError(offset: offset, reason: "\(what) longer than 3 bytes: too large to index"))
+        }
     }
 
     /// A tape holds at most `maxNodes` values (ends are 28 bits); one more is a parse error, not a corrupt tape.

@@ -15,10 +15,14 @@ extension JSONTape {
     ///
     /// Rejects invalid UTF-8 (anywhere), unescaped control characters in strings, invalid escapes and lone
     /// surrogates, non-RFC numbers, trailing commas, anything but whitespace after the root value, a byte order mark,
-    /// containers nested deeper than `maxDepth`, inputs larger than 4 GiB and documents of more than `maxNodes` values
-    /// (``JSONTape/maxNodes``, about 268 million). Duplicate keys are kept.
-    init(parsing bytes: [UInt8], maxDepth: Int = 512, maxNodes: Int = JSONTape.maxNodes) throws(JSONParseError) {
-        try self.init(bytes: TapeBytes(copying: bytes), maxDepth: maxDepth, maxNodes: maxNodes)
+    /// containers nested deeper than `maxDepth`, inputs larger than 4 GiB, documents of more than `maxNodes` values
+    /// (``JSONTape/maxNodes``, about 268 million) and strings or numbers longer than `maxLength` bytes
+    /// (``JSONTape/maxLength``, about 268 MB). Duplicate keys are kept.
+    init(
+        parsing bytes: [UInt8], maxDepth: Int = 512, maxNodes: Int = JSONTape.maxNodes,
+        maxLength: Int = JSONTape.maxLength
+    ) throws(JSONParseError) {
+        try self.init(bytes: TapeBytes(copying: bytes), maxDepth: maxDepth, maxNodes: maxNodes, maxLength: maxLength)
     }
 
     /// Parses bytes the caller lends for as long as the tape is used: no copy. The tape must not outlive `buffer`.
@@ -26,12 +30,14 @@ extension JSONTape {
         try self.init(bytes: TapeBytes(borrowing: buffer), maxDepth: maxDepth)
     }
 
-    private init(bytes: TapeBytes, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes) throws(JSONParseError) {
+    private init(
+        bytes: TapeBytes, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes, maxLength: Int = JSONTape.maxLength
+    ) throws(JSONParseError) {
         guard UInt64(bytes.count) <= UInt64(UInt32.max) else {
             throw JSONParseError(offset: Int(exactly: UInt64(UInt32.max) + 1) ?? Int.max, reason: "input larger than 4 GiB")
         }
         let nodes = try bytes.withUnsafeBufferPointer { (input) throws(JSONParseError) -> [Node] in
-            try JSONTapeParser.parse(input, maxDepth: maxDepth, maxNodes: maxNodes)
+            try JSONTapeParser.parse(input, maxDepth: maxDepth, maxNodes: maxNodes, maxLength: maxLength)
         }
         self.init(bytes: bytes, nodes: nodes)
     }
@@ -186,6 +192,7 @@ private struct JSONTapeParser: ~Copyable {
     let p: UnsafePointer<UInt8>
     let n: Int
     let maxDepth: Int
+    let maxLength: Int
 
     /// Where the next value starts (the parser is always about to read a value when it returns).
     var pos = 0
@@ -199,24 +206,27 @@ private struct JSONTapeParser: ~Copyable {
     var stack: UnsafeMutablePointer<UInt64>
     var stackCapacity: Int
 
-    init(_ p: UnsafePointer<UInt8>, _ n: Int, maxDepth: Int) {
+    init(_ p: UnsafePointer<UInt8>, _ n: Int, maxDepth: Int, maxLength: Int) {
         self.p = p
         self.n = n
         self.maxDepth = maxDepth
+        self.maxLength = maxLength
         stackCapacity = 64
         stack = .allocate(capacity: stackCapacity)
     }
 
     deinit { stack.deallocate() }
 
-    /// Parses `input` into at most `maxNodes` nodes (a parameter so that tests can reach the limit).
-    static func parse(_ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes)
-        throws(JSONParseError) -> [Node]
-    {
+    /// Parses `input` into at most `maxNodes` nodes, each string or number at most `maxLength` bytes (parameters so
+    /// that tests can reach the limits).
+    static func parse(
+        _ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes,
+        maxLength: Int = JSONTape.maxLength
+    ) throws(JSONParseError) -> [Node] {
         guard let base = input.baseAddress, input.count > 0 else {
             throw JSONParseError(offset: 0, reason: "empty input")
         }
-        var parser = JSONTapeParser(base, input.count, maxDepth: maxDepth)
+        var parser = JSONTapeParser(base, input.count, maxDepth: maxDepth, maxLength: maxLength)
         var failure: JSONParseError?
         var finished = false
         // Room for two nodes past the limit: `run` stops when fewer than two slots are left, so a document of exactly
@@ -276,7 +286,7 @@ private struct JSONTapeParser: ~Copyable {
         _ out: UnsafeMutablePointer<Node>, capacity: Int, count nodeCount: inout Int
     ) throws(JSONParseError) -> Bool {
         let p = self.p, n = self.n
-        let s = JSONScanner(p: p, n: n)
+        let s = JSONScanner(p: p, n: n, maxLength: maxLength)
         var pos = self.pos
         var depth = self.depth
         var topIndex = self.topIndex, topCommas = self.topCommas, topIsObject = self.topIsObject
@@ -299,10 +309,12 @@ private struct JSONTapeParser: ~Copyable {
             switch c {
             case quote:
                 let (end, flags) = try s.scanString(pos &+ 1)
+                guard end &- pos &- 1 <= s.maxLength else { throw s.tooLong(pos, "string") }
                 Self.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
                 pos = end &+ 1
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
                 let (end, integer) = try s.scanNumber(pos)
+                guard end &- pos <= s.maxLength else { throw s.tooLong(pos, "number") }
                 Self.emit(out, &count, .number, integer ? JSONTape.numberIsInteger : 0, pos, end &- pos)
                 pos = end
             case openBrace, openBracket:
@@ -323,7 +335,7 @@ private struct JSONTapeParser: ~Copyable {
                 s.skipWhitespace(&pos)
                 guard pos < n else { throw s.endOfInput(depth: depth, topIndex: topIndex, topIsObject: topIsObject, out) }
                 if p[pos] == (isObject ? closeBrace : closeBracket) {
-                    // Empty: length is 0 already.
+                    out[topIndex].count = 0
                     out[topIndex].end = UInt32(truncatingIfNeeded: count)
                     pos &+= 1
                     depth &-= 1
@@ -368,7 +380,7 @@ private struct JSONTapeParser: ~Copyable {
                 guard c == (topIsObject ? closeBrace : closeBracket) else {
                     throw s.unexpectedAfterValue(pos, topIsObject: topIsObject)
                 }
-                out[topIndex].length = UInt32(truncatingIfNeeded: topCommas &+ 1)
+                out[topIndex].count = UInt32(truncatingIfNeeded: topCommas &+ 1)
                 out[topIndex].end = UInt32(truncatingIfNeeded: count)
                 pos &+= 1
                 depth &-= 1
@@ -415,13 +427,15 @@ private struct JSONTapeParser: ~Copyable {
     }
 }
 
-/// The input and the scanning of single tokens: a struct of two words, passed in registers, so the parser's
+/// The input and the scanning of single tokens: a struct of three words, passed in registers, so the parser's
 /// hot loop calls it without spilling the parser's own state (which it copied to the stack for every string).
 private struct JSONScanner {
     typealias Node = JSONTape.Node
 
     let p: UnsafePointer<UInt8>
     let n: Int
+    /// The longest string or number a node records.
+    let maxLength: Int
 
     // MARK: Tokens
 
@@ -447,6 +461,7 @@ private struct JSONScanner {
         skipWhitespace(&pos)
         guard pos < n, p[pos] == quote else { throw badKey(pos, afterComma: afterComma) }
         let (end, flags) = try scanString(pos &+ 1)
+        guard end &- pos &- 1 <= maxLength else { throw tooLong(pos, "key") }
         JSONTapeParser.emit(out, &count, .string, flags, pos &+ 1, end &- pos &- 1)
         pos = end &+ 1
         if pos < n, p[pos] == colon {
@@ -664,6 +679,11 @@ private struct JSONScanner {
             k &+= 1
         }
         return JSONParseError(offset: i, reason: "invalid literal (expected \(word))")
+    }
+
+    /// A string or number longer than a node records.
+    func tooLong(_ pos: Int, _ what: String) -> JSONParseError {
+        JSONParseError(offset: pos, reason: "\(what) longer than \(maxLength) bytes: too large to index")
     }
 
     func endOfInput(depth: Int, topIndex: Int, topIsObject: Bool, _ out: UnsafeMutablePointer<Node>) -> JSONParseError {

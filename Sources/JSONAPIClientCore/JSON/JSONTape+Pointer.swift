@@ -13,7 +13,7 @@ extension JSONTape {
             var found = false
             switch node.kind {
             case .object:
-                for _ in 0..<Int(node.length) {
+                for _ in 0..<Int(node.count) {
                     let value = child + 1
                     let after = skip(value)
                     if target >= child, target < after {
@@ -25,7 +25,7 @@ extension JSONTape {
                     child = after
                 }
             case .array:
-                for position in 0..<Int(node.length) {
+                for position in 0..<Int(node.count) {
                     let after = skip(child)
                     if target >= child, target < after {
                         pointer += "/\(position)"

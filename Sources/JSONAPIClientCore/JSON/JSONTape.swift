@@ -10,23 +10,29 @@ struct JSONTape {
         case null, `true`, `false`, number, string, array, object
     }
 
-    /// One value: 12 bytes (three 32-bit words), so the tape of a large document is a quarter smaller and more of
-    /// it fits in the caches than with a byte for the kind and a byte for the flags padded to 16.
+    /// One value in 8 bytes (two 32-bit words), so the tape of a large document takes less memory than its input
+    /// and more of it stays in the caches.
+    ///
+    /// A string or number needs its byte offset and length; an array or object its count and where it ends. A
+    /// container's own byte offset is not kept: only a parse error for an unterminated container needs it, and the
+    /// parser writes the count over it when the container closes.
     struct Node: Sendable {
-        /// Byte offset: for strings the first byte after the opening quote, otherwise the value's first byte.
-        var start: UInt32
-        /// Strings and numbers: their byte length (without quotes). Arrays and objects: the element / member count.
-        var length: UInt32
-        /// `end << 4 | flags << 3 | kind`.
+        /// Strings and numbers: the byte offset (for strings the first byte after the opening quote). Arrays and
+        /// objects: the element / member count (the byte offset of `[` or `{` until the parser closes them).
+        private var word: UInt32
+        /// `(length or end) << 4 | flags << 3 | kind`.
         private var packed: UInt32
 
         /// The largest `end` a node holds: a tape has fewer nodes than this (``JSONTape/maxNodes``).
         static let maxEnd = UInt32.max >> 4
+        /// The longest string or number a node holds, in bytes (about 268 MB).
+        static let maxLength = maxEnd
 
-        init(kind: Kind, flags: UInt8, start: UInt32, length: UInt32, end: UInt32 = 0) {
-            self.start = start
-            self.length = length
-            packed = end << 4 | UInt32(flags & 1) << 3 | UInt32(kind.rawValue)
+        /// A node; `length` is a string's or number's, `end` a container's (a container's `start` is its byte
+        /// offset, kept until its count replaces it).
+        init(kind: Kind, flags: UInt8, start: UInt32, length: UInt32 = 0, end: UInt32 = 0) {
+            word = start
+            packed = (length | end) << 4 | UInt32(flags & 1) << 3 | UInt32(kind.rawValue)
         }
 
         @inline(__always) var kind: Kind {
@@ -37,9 +43,22 @@ struct JSONTape {
         /// For strings: `stringHasEscapes`; for numbers: `numberIsInteger`.
         var flags: UInt8 { UInt8(truncatingIfNeeded: packed >> 3) & 1 }
 
-        /// Arrays and objects: the index of the node just past the container. Others: 0.
+        /// Strings and numbers: the byte offset where the text starts. (Arrays and objects the parser has not closed:
+        /// the offset of their opening bracket.)
+        @inline(__always) var start: UInt32 { word }
+
+        /// Strings and numbers: the byte length (strings without quotes).
+        @inline(__always) var length: UInt32 { packed >> 4 }
+
+        /// Arrays and objects: the element / member count.
+        @inline(__always) var count: UInt32 {
+            get { word }
+            set { word = newValue }
+        }
+
+        /// Arrays and objects: the index of the node just past the container.
         var end: UInt32 {
-            get { packed >> 4 }
+            @inline(__always) get { packed >> 4 }
             set { packed = newValue << 4 | packed & 0xF }
         }
     }
@@ -47,6 +66,9 @@ struct JSONTape {
     /// The most values a tape holds (each container records where it ends in 28 bits): about 268 million, which
     /// only a document of several hundred megabytes reaches.
     static let maxNodes = Int(Node.maxEnd)
+
+    /// The longest string or number a tape holds, in bytes (lengths are 28 bits): about 268 MB.
+    static let maxLength = Int(Node.maxLength)
 
     static let stringHasEscapes: UInt8 = 1
     static let numberIsInteger: UInt8 = 1
@@ -68,13 +90,7 @@ struct JSONTape {
     }
 
     /// The number of elements of an array, or members of an object.
-    @inline(__always) func count(_ index: Int) -> Int { Int(nodes[index].length) }
-
-    /// The byte offset where the value at `index` starts (for error messages).
-    func byteOffset(_ index: Int) -> Int {
-        let node = nodes[index]
-        return node.kind == .string ? Int(node.start) - 1 : Int(node.start)
-    }
+    @inline(__always) func count(_ index: Int) -> Int { Int(nodes[index].count) }
 
     /// The decoded text of the string at `index`.
     func string(_ index: Int) -> String {
