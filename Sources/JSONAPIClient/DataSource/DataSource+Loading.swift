@@ -22,7 +22,7 @@ extension DataSource {
         if relationship.hasLinkage, relationship.identifier == nil { return nil }
         if let stored = try stored(Target.self, relationship.identifier.map { [$0] } ?? [])?.first { return stored }
         guard let related = relationship.links?.related else { throw unreachable(Target.self) }
-        return try await session.fetch(link: related, as: Target?.self).result().data ?? nil
+        return try await session.fetch(link: related, as: Target?.self).result().document.data ?? nil
     }
 
     /// The targets of a to-many relationship: the resolved ones when the response included them all, else the
@@ -100,7 +100,7 @@ extension DataSource {
     private nonisolated func fetchRelated<Primary: Decodable & Sendable>(
         _ name: String, of model: Model, link: Link?, as type: Primary.Type
     ) async throws -> Primary? {
-        try await session.fetch(try relatedURL(name, of: model, link: link), as: Primary.self).result().data
+        try await session.fetch(try relatedURL(name, of: model, link: link), as: Primary.self).result().document.data
     }
 
     /// The related link when there is one, else the related endpoint the strategy names.

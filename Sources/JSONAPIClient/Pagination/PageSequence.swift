@@ -133,7 +133,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             progress?(
                 PaginationProgress(
                     pagesFetched: pages, resourcesFetched: resources,
-                    totalResources: PageContext.totalResources(in: page.meta)))
+                    totalResources: PageContext.totalResources(in: page.document.meta)))
             handedOver = .now
             return page
         }
@@ -189,7 +189,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
             -> [any PaginationStrategy]?
         {
-            let lastQuery = page.links?.last.flatMap { URL(string: $0.href) }.map { JSONAPIRequest.split($0).items }
+            let lastQuery = page.document.links?.last.flatMap { URL(string: $0.href) }.map { JSONAPIRequest.split($0).items }
             func remaining<Strategy: PaginationStrategy>(_ strategy: Strategy) -> [any PaginationStrategy]? {
                 strategy.remainingPages(after: page.navigation.page, lastLinkQuery: lastQuery)
             }
@@ -268,7 +268,7 @@ public struct ResourceSequence<Element: Decodable & Sendable>: AsyncSequence, Se
         mutating func nextPage() async throws -> Bool {
             while index >= buffer.count {
                 guard let page = try await pages.next() else { return false }
-                buffer = page.data ?? []
+                buffer = page.document.data ?? []
                 index = 0
             }
             return true
