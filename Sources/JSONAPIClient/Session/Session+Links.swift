@@ -4,8 +4,8 @@ import Foundation
 extension Session {
     /// Whether `url` has the session's origin.
     func isSameOrigin(_ url: URL) -> Bool {
-        guard let base = Origin(baseURL) else { return false }
-        return Origin(url) == base
+        guard let origin else { return false }
+        return Origin(url) == origin
     }
 
     /// Resolves `href` against `base` and checks that it may be followed: `http`/`https` only, and the
@@ -18,7 +18,7 @@ extension Session {
             throw JSONAPIClientError(
                 code: .linkRefused, detail: "only http and https links are followed, not \"\(href)\"", url: url)
         }
-        guard isSameOrigin(url) || configuration.allowedLinkOrigins.contains(origin) else {
+        guard origin == self.origin || configuration.allowedLinkOrigins.contains(origin) else {
             throw JSONAPIClientError(
                 code: .linkRefused,
                 detail: "the link leads to \(origin), which is neither the session's origin nor allowed "

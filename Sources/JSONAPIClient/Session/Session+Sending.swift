@@ -40,7 +40,8 @@ extension Session {
     func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         do {
-            return try await chain.send(request, context: MiddlewareContext(baseURL: baseURL, request: request))
+            let context = MiddlewareContext(baseURL: baseURL, origin: origin, request: request)
+            return try await chain.send(request, context: context)
         } catch let error as CancellationError {
             throw error
         } catch let error as JSONAPIClientError {

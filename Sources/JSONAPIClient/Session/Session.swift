@@ -37,6 +37,9 @@ public final class Session: Sendable {
     public let store: ResourceStore?
     let chain: MiddlewareChain
     let flights = InFlightRequests()
+    /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
+    /// request and every link compares against it.
+    let origin: Origin?
 
     /// Creates a session.
     ///
@@ -46,6 +49,7 @@ public final class Session: Sendable {
     ///   - configuration: Middleware, headers, media type, coders, link safety and the page limit.
     public init(baseURL: URL, client: any Client = URLSessionClient(), configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
+        self.origin = Origin(baseURL)
         self.client = client
         self.configuration = configuration
         self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)

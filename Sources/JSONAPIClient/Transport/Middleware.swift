@@ -49,10 +49,9 @@ public struct MiddlewareContext: Sendable, Hashable {
         self.isSameOrigin = isSameOrigin
     }
 
-    /// A context for `request` sent by a session at `baseURL`.
-    init(baseURL: URL, request: HTTPRequest) {
-        let base = Origin(baseURL)
-        self.init(baseURL: baseURL, isSameOrigin: base != nil && base == Origin(request.url))
+    /// A context for `request` sent by a session at `baseURL`, whose origin is `origin`.
+    init(baseURL: URL, origin: Origin?, request: HTTPRequest) {
+        self.init(baseURL: baseURL, isSameOrigin: origin != nil && origin == Origin(request.url))
     }
 }
 
