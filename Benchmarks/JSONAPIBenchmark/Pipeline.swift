@@ -16,12 +16,27 @@ enum Pipeline {
         let pages: [Data]
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            guard let number = items.first(where: { $0.name == "page[number]" })?.value.flatMap({ Int($0) }),
-                pages.indices.contains(number - 1)
-            else { return HTTPResponse(status: 404) }
+            guard let number = Self.pageNumber(in: request.url), pages.indices.contains(number - 1) else {
+                return HTTPResponse(status: 404)
+            }
             return HTTPResponse(
                 status: 200, headerFields: [.contentType: "application/vnd.api+json"], body: pages[number - 1])
+        }
+
+        /// The `page[number]` of the query, brackets percent-encoded or not. Read from the bytes: this transport
+        /// stands in for a server, and parsing the query with `URLComponents` (about 12,000 instructions a page) is
+        /// the stand-in's cost, not the pipeline's.
+        static func pageNumber(in url: URL) -> Int? {
+            let text = Array(url.absoluteString.utf8)
+            let markers = ["page%5Bnumber%5D=", "page[number]="].map { Array($0.utf8) }
+            for marker in markers where text.count >= marker.count {
+                for start in 0...(text.count - marker.count)
+                where text[start..<start + marker.count].elementsEqual(marker) {
+                    let digits = text[(start + marker.count)...].prefix { (0x30...0x39).contains($0) }
+                    return Int(String(decoding: digits, as: UTF8.self))
+                }
+            }
+            return nil
         }
     }
 
