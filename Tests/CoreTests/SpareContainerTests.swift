@@ -165,3 +165,131 @@ private struct KeptDecoderArticle: Resource {
 
     func encode(to encoder: any Encoder) throws {}
 }
+
+// MARK: - Handing out again, observed
+
+/// The box a `KeyedDecodingContainer` is (one reference, which `SpareContainers` checks before it keeps any).
+private func containerBox<Key>(of container: KeyedDecodingContainer<Key>) -> ObjectIdentifier {
+    ObjectIdentifier(unsafeBitCast(container, to: AnyObject.self))
+}
+
+/// The boxes the decoders below were handed, in order: a class, because models are values.
+private final class Boxes: @unchecked Sendable {
+    var seen: [ObjectIdentifier] = []
+}
+
+/// A plain object (in attributes) that notes its container's box.
+private struct Tag: Decodable {
+    enum CodingKeys: String, CodingKey { case label, weight }
+    var label: String
+    var weight: Int
+    var boxes = Boxes()
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        boxes.seen.append(containerBox(of: container))
+        label = try container.decode(String.self, forKey: .label)
+        weight = try container.decode(Int.self, forKey: .weight)
+    }
+}
+
+/// A plain object that reads objects of its own type between its own members: a tree.
+private struct Node: Decodable {
+    enum CodingKeys: String, CodingKey { case name, children, size }
+    var name: String
+    var children: [Node]
+    var size: Int
+    var box: ObjectIdentifier
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        box = containerBox(of: container)
+        children = try container.decode([Node].self, forKey: .children)
+        name = try container.decode(String.self, forKey: .name)
+        size = try container.decode(Int.self, forKey: .size)
+    }
+}
+
+/// A plain object that keeps its container (only read on the test's own task).
+private struct Note: Decodable, @unchecked Sendable {
+    enum CodingKeys: String, CodingKey { case text }
+    var container: KeyedDecodingContainer<CodingKeys>
+
+    init(from decoder: any Decoder) throws {
+        container = try decoder.container(keyedBy: CodingKeys.self)
+    }
+}
+
+private struct Shelf: Resource {
+    static let resourceType = "shelves"
+    enum CodingKeys: String, CodingKey { case id, tags, tree, notes }
+    var id: String
+    var tags: [Tag]
+    var tree: Node?
+    var notes: [Note]?
+    var box: ObjectIdentifier
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        box = containerBox(of: container)
+        id = try container.decode(String.self, forKey: .id)
+        tags = try container.decode([Tag].self, forKey: .tags)
+        tree = try container.decodeIfPresent(Node.self, forKey: .tree)
+        notes = try container.decodeIfPresent([Note].self, forKey: .notes)
+    }
+
+    func encode(to encoder: any Encoder) throws {}
+}
+
+@Suite("Containers handed out again, observed")
+struct SpareContainerReuseTests {
+    private func shelves(_ body: String) throws -> [Shelf] {
+        try #require(MemoryLayout<KeyedDecodingContainer<Shelf.CodingKeys>>.size == MemoryLayout<AnyObject>.size)
+        return try #require(try JSONAPIDecoder().decode(Document<[Shelf]>.self, from: Data(body.utf8)).data)
+    }
+
+    @Test("Sibling resources and sibling plain objects are read through one container each, handed out again")
+    func siblingsShareOneContainer() throws {
+        let tags = (1...4).map { #"{"label":"t\#($0)","weight":\#($0)}"# }.joined(separator: ",")
+        let resources = (1...3).map { #"{"type":"shelves","id":"\#($0)","attributes":{"tags":[\#(tags)]}}"# }
+        let shelves = try shelves(#"{"data":[\#(resources.joined(separator: ","))]}"#)
+        #expect(shelves.map(\.id) == ["1", "2", "3"])
+        #expect(Set(shelves.map(\.box)).count == 1)
+        let tagBoxes = shelves.flatMap { $0.tags.flatMap(\.boxes.seen) }
+        #expect(tagBoxes.count == 12 && Set(tagBoxes).count == 1)
+        #expect(!Set(tagBoxes).isSubset(of: Set(shelves.map(\.box))))
+        for shelf in shelves {
+            #expect(shelf.tags.map(\.label) == ["t1", "t2", "t3", "t4"])
+            #expect(shelf.tags.map(\.weight) == [1, 2, 3, 4])
+        }
+    }
+
+    @Test("A plain object reading objects of its own type part-way gets its own container, at every depth")
+    func treeOfOneType() throws {
+        let tree = #"""
+            {"name":"root","size":3,"children":[
+              {"name":"a","size":1,"children":[{"name":"a1","size":0,"children":[]}]},
+              {"name":"b","size":1,"children":[{"name":"b1","size":0,"children":[]}]}]}
+            """#
+        let shelves = try shelves(#"{"data":[{"type":"shelves","id":"1","attributes":{"tags":[],"tree":\#(tree)}}]}"#)
+        let root = try #require(shelves.first?.tree)
+        #expect(root.name == "root" && root.size == 3)
+        #expect(root.children.map(\.name) == ["a", "b"] && root.children.map(\.size) == [1, 1])
+        #expect(root.children.flatMap(\.children).map(\.name) == ["a1", "b1"])
+        // The root's container is in use while its children are read; each level below it likewise.
+        let a = root.children[0], b = root.children[1]
+        #expect(root.box != a.box && a.box != a.children[0].box)
+        // The table keeps the last container made for a key type: `a1`'s. `b` is read after `a1` has returned, so it
+        // gets that container again; `b1` is read while `b` uses it, so it gets a new one.
+        #expect(b.box == a.children[0].box && b.children[0].box != b.box)
+    }
+
+    @Test("A plain object that keeps its container still reads its own object through it")
+    func keptObjectContainers() throws {
+        let notes = (1...3).map { #"{"text":"note \#($0)"}"# }.joined(separator: ",")
+        let shelves = try shelves(#"{"data":[{"type":"shelves","id":"1","attributes":{"tags":[],"notes":[\#(notes)]}}]}"#)
+        let kept = try #require(shelves.first?.notes)
+        #expect(try kept.map { try $0.container.decode(String.self, forKey: .text) } == ["note 1", "note 2", "note 3"])
+        #expect(Set(kept.map { containerBox(of: $0.container) }).count == 3)
+    }
+}

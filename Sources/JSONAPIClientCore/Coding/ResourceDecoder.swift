@@ -20,7 +20,7 @@ struct ResourceDecoder: Decoder {
             return context.resourceContainer(keyedBy: Key.self, at: resolved)
         case .value(let index), .resources(let index), .relationship(let index):
             try context.expectKind(.object, at: index, "an object")
-            return KeyedDecodingContainer(ObjectContainer<Key>(context: context, index: index))
+            return context.objectContainer(keyedBy: Key.self, at: index)
         }
     }
 
@@ -275,10 +275,10 @@ final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingCont
 // MARK: - Plain objects
 
 /// A plain JSON object (inside attributes or meta).
-struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let context: ResourceDecodingContext
-    let index: Int
-
+///
+/// A class, and a ``ContainerCursor``, for the same reasons as ``ResourceContainer``: the box copies one reference,
+/// and the context can point it at another object and hand it out again.
+final class ObjectContainer<Key: CodingKey>: ContainerCursor, KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { context.codingPath(to: index) }
 
     var allKeys: [Key] {

@@ -50,7 +50,7 @@ final class ResourceDecodingContext {
     //   code). `endDecode` empties `decoded` while a copy keeps the models alive, so no `deinit` runs inside the write.
     // - `roles`: `role(of:)` reads it, examines the type (casts, no user code), then appends: separate accesses.
     // - `wireNames`: `wireName` reads the cache, calls the key transform with no access open, then stores.
-    // - `spareContainers`: `resourceContainer` makes one access that runs no code outside this module (building and
+    // - `spareContainers`: `resourceContainer` and `objectContainer` each make one access that runs no code outside this module (building and
     //   releasing containers; a box it lets go of is held elsewhere, so no `deinit` runs).
     // (`tape` and `reader` are constants; `endDecode` moves the bytes they share through `TapeBytes.adoptCopy()`.)
     /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)`` (a constant: reading a variable's
@@ -160,6 +160,11 @@ final class ResourceDecodingContext {
     /// A keyed container for the resource object at `index`; one handed out before when nothing holds it any more.
     func resourceContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
         spareContainers.container(keyedBy: Key.self, at: index, context: self)
+    }
+
+    /// A keyed container for the plain object at `index`; one handed out before when nothing holds it any more.
+    func objectContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
+        spareContainers.objectContainer(keyedBy: Key.self, at: index, context: self)
     }
 
     /// The position of linkage (or primary data) at `index`: `null`, one resource, or many.

@@ -1,35 +1,50 @@
-/// Which resource a ``ResourceContainer`` reads, apart from its key type: what ``SpareContainers`` moves to point a
-/// container at another resource.
-class ResourceCursor {
+/// Which value a kept container reads, apart from its key type: what ``SpareContainers`` moves to point a container
+/// at another value.
+class ContainerCursor {
     let context: ResourceDecodingContext
     // Exclusivity: written only by `move(to:)`, which `SpareContainers` calls when nothing but itself holds the
     // container, so no read can be under way.
     @exclusivity(unchecked) private(set) final var index: Int
-    @exclusivity(unchecked) private(set) final var members: ResourceMembers
 
     init(context: ResourceDecodingContext, index: Int) {
         self.context = context
         self.index = index
-        self.members = ResourceMembers(tape: context.tape, object: index)
     }
 
+    /// Points the container at the object at `index`.
     final func move(to index: Int) {
         self.index = index
+    }
+}
+
+/// The cursor of a ``ResourceContainer``: also where the resource's own members are.
+class ResourceCursor: ContainerCursor {
+    @exclusivity(unchecked) private(set) final var members: ResourceMembers
+
+    override init(context: ResourceDecodingContext, index: Int) {
+        self.members = ResourceMembers(tape: context.tape, object: index)
+        super.init(context: context, index: index)
+    }
+
+    /// Points the container at the resource object at `index`.
+    final func moveResource(to index: Int) {
+        move(to: index)
         members = ResourceMembers(tape: context.tape, object: index)
     }
 }
 
-/// Keyed containers for resources, handed out again once nothing holds them: one per key type.
+/// Keyed containers for resources and plain objects, handed out again once nothing holds them: one per key type and
+/// kind.
 ///
-/// Each model's `init(from:)` asks for a container. A new one costs about 1,000 instructions before anything is
-/// read (8 % of a typed decode): the standard library boxes the ``ResourceContainer`` in a class, and the runtime
-/// looks up the generic metadata of both (a hash lookup each), a witness table, and allocates. When the last model of
-/// a key type is done with its container — its `init(from:)` returned — that container is pointed at the next
-/// resource and handed out again.
+/// Each model's `init(from:)` asks for a container, and so does each nested object an attribute decodes into. A new
+/// one costs about 1,000 instructions before anything is read (8 % of a typed decode): the standard library boxes
+/// the ``ResourceContainer`` or ``ObjectContainer`` in a class, and the runtime looks up the generic metadata of both
+/// (a hash lookup each), a witness table, and allocates. When the last user of a key type is done with its
+/// container — its `init(from:)` returned — that container is pointed at the next value and handed out again.
 ///
 /// A container is only handed out again when the box is *uniquely referenced* by this table: a model that keeps
-/// its container (or is still decoding with it, as when a `Comment` decodes its parent `Comment`) holds the box, so
-/// a new container is made and replaces it here.
+/// its container (or is still decoding with it, as when a `Comment` decodes its parent `Comment`, or a tree node
+/// its children) holds the box, so a new container is made and replaces it here.
 ///
 /// This relies on `KeyedDecodingContainer` being a single reference to that box, as it is in every standard library
 /// so far; it is checked (size, alignment and a non-trivial copy) before a container is kept, and none is kept
@@ -38,8 +53,9 @@ class ResourceCursor {
 struct SpareContainers {
     private struct Spare {
         let key: ObjectIdentifier
+        let isResource: Bool
         var box: AnyObject
-        let cursor: ResourceCursor
+        let cursor: ContainerCursor
     }
 
     private var spares: [Spare] = []
@@ -47,22 +63,45 @@ struct SpareContainers {
     /// would keep the context alive.
     private var isEnabled = true
 
+    // The slot is searched for inline in each function below, not in a helper: a non-mutating helper borrowed a copy
+    // of `spares`, so the array was shared when a container was checked, and no box was ever uniquely referenced.
+
     /// A container for the resource object at `index` (which the caller has checked is an object).
     mutating func container<Key: CodingKey>(
         keyedBy type: Key.Type, at index: Int, context: ResourceDecodingContext
     ) -> KeyedDecodingContainer<Key> {
         let key = ObjectIdentifier(Key.self)
         var slot = 0
-        while slot < spares.count, spares[slot].key != key { slot &+= 1 }
+        while slot < spares.count, spares[slot].key != key || !spares[slot].isResource { slot &+= 1 }
         if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
-            spares[slot].cursor.move(to: index)
+            // A resource slot's cursor is a `ResourceCursor` (`keep` stores it with `isResource`).
+            unsafeDowncast(spares[slot].cursor, to: ResourceCursor.self).moveResource(to: index)
             return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
         }
         let cursor = ResourceContainer<Key>(context: context, index: index)
         let container = KeyedDecodingContainer(cursor)
-        guard isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) else { return container }
-        let spare = Spare(key: key, box: unsafeBitCast(container, to: AnyObject.self), cursor: cursor)
-        if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
+        if isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) {
+            keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: true, in: slot)
+        }
+        return container
+    }
+
+    /// A container for the plain object at `index` (which the caller has checked is an object).
+    mutating func objectContainer<Key: CodingKey>(
+        keyedBy type: Key.Type, at index: Int, context: ResourceDecodingContext
+    ) -> KeyedDecodingContainer<Key> {
+        let key = ObjectIdentifier(Key.self)
+        var slot = 0
+        while slot < spares.count, spares[slot].key != key || spares[slot].isResource { slot &+= 1 }
+        if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
+            spares[slot].cursor.move(to: index)
+            return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
+        }
+        let cursor = ObjectContainer<Key>(context: context, index: index)
+        let container = KeyedDecodingContainer(cursor)
+        if isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) {
+            keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: false, in: slot)
+        }
         return container
     }
 
@@ -70,6 +109,14 @@ struct SpareContainers {
     mutating func removeAll() {
         isEnabled = false
         spares = []
+    }
+
+    /// Keeps `box`, a container for the key type `key` whose cursor is `cursor`, in `slot`.
+    private mutating func keep(
+        _ box: AnyObject, key: ObjectIdentifier, cursor: ContainerCursor, isResource: Bool, in slot: Int
+    ) {
+        let spare = Spare(key: key, isResource: isResource, box: box, cursor: cursor)
+        if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
     }
 
     /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes.
