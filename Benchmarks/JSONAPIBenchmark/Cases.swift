@@ -35,7 +35,8 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 enum Cases {
     static let all = [
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
-        "decode-graph", "pipeline", "walk-sequential", "walk-prefetch", "walk-concurrent4",
+        "decode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
+        "walk-concurrent4",
     ]
 
     static func make(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {
@@ -102,5 +103,6 @@ enum Cases {
                     }))
         }
         return cases + GraphCase.cases(size: document.articleCount, selected: selected)
+            + NestedCase.cases(size: document.articleCount, selected: selected)
     }
 }
