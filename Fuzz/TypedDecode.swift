@@ -26,6 +26,7 @@ public func fuzzTypedDecode(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     _ = try? decoder.decode(Document<[Post]>.self, from: data)
     _ = try? decoder.decode(Document<[Attachment]>.self, from: data)
     _ = try? decoder.decode(Document<Owner?>.self, from: data)
+    _ = try? decoder.decode(Document<[Shelf]>.self, from: data)
     let identifiers = try? decoder.decode(Document<[ResourceIdentifier]>.self, from: data)
     _ = try? decoder.decode(Document<ResourceIdentifier?>.self, from: data)
     _ = try? decoder.decodeResource(Writer.self, from: data)

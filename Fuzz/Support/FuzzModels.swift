@@ -64,3 +64,18 @@ struct CitingArticle: Resource {
     var related: ToMany<CitingArticle>?
     var author: Writer?
 }
+
+/// Plain nested objects in attributes, one of them recursive: keyed containers for plain objects, handed out again
+/// while others of the same key type are still in use.
+struct Shelf: Resource {
+    struct Position: Codable { var lat: Double; var lng: Double? }
+    struct Address: Codable { var street: String; var position: Position? }
+    struct Tag: Codable { var label: String; var weight: Int? }
+    struct Node: Codable { var name: String?; var children: [Node]? }
+
+    static let resourceType = "shelves"
+    var id: String
+    var address: Address?
+    var tags: [Tag]?
+    var tree: Node?
+}
