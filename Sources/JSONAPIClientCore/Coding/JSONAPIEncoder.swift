@@ -58,6 +58,7 @@ public struct JSONAPIEncoder: Sendable {
             extensionMembers: document.extensionMembers)
         guard let data = document.data else { return raw }
         let context = ResourceEncodingContext(options: self, collectsIncluded: true)
+        defer { context.endEncode() }
         let primary = try primaryData(data, context: context)
         raw.data = primary
         let primaryIdentifiers = Set(primary.identifiers.map { ResourceIdentifier(type: $0.type, id: $0.id, lid: $0.lid) })
@@ -69,6 +70,7 @@ public struct JSONAPIEncoder: Sendable {
     /// The resource object for one model: its identification, attributes and relationships (as linkage).
     public func resourceObject<Model: Encodable>(for model: Model) throws -> ResourceObject {
         let context = ResourceEncodingContext(options: self, collectsIncluded: false)
+        defer { context.endEncode() }
         return try context.resourceObject(for: model, type: (model as? any Resource).map { type(of: $0).resourceType })
     }
 
@@ -102,7 +104,9 @@ public struct JSONAPIEncoder: Sendable {
 
     /// The JSON value of a plain value under this encoder's strategies.
     public func jsonValue<Value: Encodable>(of value: Value) throws -> JSONValue {
-        try ResourceEncodingContext(options: self, collectsIncluded: false).jsonValue(of: value)
+        let context = ResourceEncodingContext(options: self, collectsIncluded: false)
+        defer { context.endEncode() }
+        return try context.jsonValue(of: value)
     }
 
     func bytes(of value: JSONValue) -> [UInt8] {
@@ -138,6 +142,7 @@ public struct JSONAPIEncoder: Sendable {
         _ primary: (models: [(model: any Encodable, type: String)], single: Bool), of document: Document<Primary>
     ) throws -> Data {
         let context = ResourceEncodingContext(options: self, collectsIncluded: true, writesBytes: true)
+        defer { context.endEncode() }
         // `data` is the first member in key order: the models are written straight into the document.
         var data = JSONWriter(capacity: 64 * 1024)
         data.writeRaw(#"{"data":"#)

@@ -11,7 +11,7 @@ struct ResourceObjectEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(ResourceEncodingContainer<Key>(context: context, capture: capture))
+        context.resourceContainer(keyedBy: Key.self, capture: capture)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -60,9 +60,9 @@ struct ResourceSingleValueContainer: SingleValueEncodingContainer {
     }
 }
 
-struct ResourceEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let context: ResourceEncodingContext
-    let capture: ResourceCapture
+/// A model's keyed container: a class, and an ``EncodingCursor``, so that the context can point it at the next model's
+/// capture and hand it out again (``SpareEncodingContainers``).
+final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
     private func attribute(_ key: Key, _ value: JSONValue) {

@@ -20,7 +20,9 @@ final class ResourceEncodingContext {
     // evaluated before a mutating access begins); `includedText` is passed `inout` only to
     // `DocumentWriter.write`, which writes captured values and holds no reference to the context; `role(of:)` reads
     // `roles`, examines the type (casts, no user code), then appends; `wireName` reads the cache, calls the key
-    // transform with no access open, then stores.
+    // transform with no access open, then stores; `spareContainers` is accessed by `resourceContainer` and by the
+    // release after a model's `encode(to:)` returned, each one access that runs no code outside this library (a
+    // container or capture it lets go of is held elsewhere, so no `deinit` runs).
     /// The related resources written to `included`, as resource objects…
     @exclusivity(unchecked) private(set) var included: [ResourceObject] = []
     /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
@@ -32,6 +34,10 @@ final class ResourceEncodingContext {
     /// Captures done with, emptied, for the next model: most of a document's models are linked ones, captured only
     /// to learn their identity, and allocating a capture and its arrays for each was a tenth of an encode.
     @exclusivity(unchecked) private var spareCaptures: [ResourceCapture] = []
+    /// Models' keyed containers to hand out again.
+    @exclusivity(unchecked) private var spareContainers = SpareEncodingContainers()
+    /// What a kept container writes into between models (nothing reads it).
+    private let emptyCapture = ResourceCapture()
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
@@ -59,6 +65,18 @@ final class ResourceEncodingContext {
         return capture.resourceObject(type: resourceType)
     }
 
+    /// A keyed container writing into `capture`; one handed out before when nothing holds it any more.
+    func resourceContainer<Key: CodingKey>(
+        keyedBy type: Key.Type, capture: ResourceCapture
+    ) -> KeyedEncodingContainer<Key> {
+        spareContainers.container(keyedBy: Key.self, capture: capture, context: self)
+    }
+
+    /// Ends the encode: lets go of the kept containers (which hold this context), and keeps no more.
+    func endEncode() {
+        spareContainers.removeAll()
+    }
+
     /// An empty capture: a spare one, or a new one.
     func makeCapture() -> ResourceCapture { spareCaptures.popLast() ?? ResourceCapture() }
 
@@ -72,6 +90,7 @@ final class ResourceEncodingContext {
 
     /// Runs the model's encoding into `capture`; returns its resource type.
     func capture(_ model: some Encodable, type: String?, into capture: ResourceCapture) throws -> String {
+        defer { spareContainers.release(capture, pointingAt: emptyCapture) }
         try model.encode(to: ResourceObjectEncoder(context: self, capture: capture))
         guard let resourceType = capture.type ?? type else {
             throw EncodingError.invalidValue(
