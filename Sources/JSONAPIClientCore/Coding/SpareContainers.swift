@@ -80,7 +80,7 @@ struct SpareContainers {
         }
         let cursor = ResourceContainer<Key>(context: context, index: index)
         let container = KeyedDecodingContainer(cursor)
-        if isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) {
+        if isEnabled, isOneReference(KeyedDecodingContainer<Key>.self) {
             keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: true, in: slot)
         }
         return container
@@ -99,7 +99,7 @@ struct SpareContainers {
         }
         let cursor = ObjectContainer<Key>(context: context, index: index)
         let container = KeyedDecodingContainer(cursor)
-        if isEnabled, Self.isOneReference(KeyedDecodingContainer<Key>.self) {
+        if isEnabled, isOneReference(KeyedDecodingContainer<Key>.self) {
             keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: false, in: slot)
         }
         return container
@@ -118,10 +118,11 @@ struct SpareContainers {
         let spare = Spare(key: key, isResource: isResource, box: box, cursor: cursor)
         if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
     }
+}
 
-    /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes.
-    private static func isOneReference<Container>(_ type: Container.Type) -> Bool {
-        MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
-            && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment && !_isPOD(Container.self)
-    }
+/// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes. A keyed
+/// container is kept (``SpareContainers``, ``SpareEncodingContainers``) only when it is.
+func isOneReference<Container>(_ type: Container.Type) -> Bool {
+    MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
+        && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment && !_isPOD(Container.self)
 }

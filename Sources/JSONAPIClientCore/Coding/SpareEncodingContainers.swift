@@ -50,7 +50,7 @@ struct SpareEncodingContainers {
         }
         let cursor = ResourceEncodingContainer<Key>(context: context, capture: capture)
         let container = KeyedEncodingContainer(cursor)
-        if isEnabled, Self.isOneReference(KeyedEncodingContainer<Key>.self) {
+        if isEnabled, isOneReference(KeyedEncodingContainer<Key>.self) {
             let spare = Spare(key: key, box: unsafeBitCast(container, to: AnyObject.self), cursor: cursor)
             if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
         }
@@ -72,11 +72,5 @@ struct SpareEncodingContainers {
     mutating func removeAll() {
         isEnabled = false
         spares = []
-    }
-
-    /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes.
-    private static func isOneReference<Container>(_ type: Container.Type) -> Bool {
-        MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
-            && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment && !_isPOD(Container.self)
     }
 }
