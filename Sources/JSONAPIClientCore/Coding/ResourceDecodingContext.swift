@@ -50,8 +50,8 @@ final class ResourceDecodingContext {
     //   code). `endDecode` empties `decoded` while a copy keeps the models alive, so no `deinit` runs inside the write.
     // - `roles`: `role(of:)` reads it, examines the type (casts, no user code), then appends: separate accesses.
     // - `wireNames`: `wireName` reads the cache, calls the key transform with no access open, then stores.
-    // - `spareContainers`: `resourceContainer` and `objectContainer` each make one access that runs no code outside this module (building and
-    //   releasing containers; a box it lets go of is held elsewhere, so no `deinit` runs).
+    // - `spareContainers`: `resourceContainer` and `objectContainer` each make one access that runs no code outside
+    //   this module (building and releasing containers; a box it lets go of is held elsewhere, so no `deinit` runs).
     // (`tape` and `reader` are constants; `endDecode` moves the bytes they share through `TapeBytes.adoptCopy()`.)
     /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)`` (a constant: reading a variable's
     /// arrays would retain them on every read).
