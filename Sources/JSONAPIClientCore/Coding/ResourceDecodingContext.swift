@@ -735,12 +735,56 @@ extension Array: TapeDecodableArray where Element: Decodable {
     /// container, each element decoded into place. (`append` is not specialized outside the standard library: it
     /// checked uniqueness and capacity for every element.)
     init(tapeArrayAt index: Int, linked: Bool, context: ResourceDecodingContext) throws {
+        // Arrays of strings and numbers are filled by code specialized for them. Generic code asks the runtime for
+        // the array types' metadata (two hash lookups, ~770 instructions: more than decoding three tags) and goes
+        // through `decode(_:at:)` for every element.
+        if !linked {
+            if Element.self == String.self {
+                self = unsafeBitCast(try [String](tapeElementsAt: index, context, context.decodeString), to: Self.self)
+                return
+            }
+            if Element.self == Int.self {
+                self = unsafeBitCast(
+                    try [Int](tapeElementsAt: index, context) { try context.decodeInteger(Int.self, at: $0) },
+                    to: Self.self)
+                return
+            }
+            if Element.self == Double.self {
+                self = unsafeBitCast(
+                    try [Double](tapeElementsAt: index, context) { try context.decodeFloatingPoint(Double.self, at: $0) },
+                    to: Self.self)
+                return
+            }
+            if Element.self == Bool.self {
+                self = unsafeBitCast(try [Bool](tapeElementsAt: index, context, context.decodeBool), to: Self.self)
+                return
+            }
+        }
         var container = ArrayContainer(context: context, index: index, linked: linked)
         try self.init(unsafeUninitializedCapacity: context.tape.count(index)) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             while initialized < buffer.count, !container.isAtEnd {
                 (base + initialized).initialize(to: try container.decode(Element.self))
                 initialized += 1
+            }
+        }
+    }
+}
+
+extension Array {
+    /// The elements of the array at `index`, each read by `element` from its tape index. (Inlined into callers with
+    /// a concrete `Element`, so that it is specialized.)
+    @inline(__always)
+    fileprivate init(
+        tapeElementsAt index: Int, _ context: ResourceDecodingContext, _ element: (Int) throws -> Element
+    ) throws {
+        let tape = context.tape
+        var child = index &+ 1
+        self = try Array(unsafeUninitializedCapacity: tape.count(index)) { buffer, initialized in
+            while initialized < buffer.count {
+                buffer.initializeElement(at: initialized, to: try element(child))
+                initialized &+= 1
+                child = tape.skip(child)
             }
         }
     }
