@@ -10,7 +10,9 @@ struct SharedModels {
     /// type would cost a metadata lookup on every call.)
     enum Kept {
         case none
-        case model(AnyObject)
+        /// Not retained (``owners`` holds it): a shared person is read thousands of times, and retaining its box
+        /// each time writes to memory scattered over the heap.
+        case model(Unmanaged<AnyObject>)
         case failure(any Error)
     }
 
@@ -30,6 +32,8 @@ struct SharedModels {
 
     private var entries: [Entry] = []
     private var count = 0
+    /// The boxes the entries point to.
+    private var owners: [AnyObject] = []
 
     /// What is kept for the resource at `index` as a `T`: ``Kept/model(_:)`` (read it with ``model(_:as:)``), the
     /// error decoding it threw, or ``Kept/none``.
@@ -39,13 +43,15 @@ struct SharedModels {
     }
 
     /// The model in `object`, which ``kept(_:at:)`` returned for the same `T`.
-    static func model<T>(_ object: AnyObject, as type: T.Type) -> T {
-        unsafeDowncast(object, to: Box<T>.self).value
+    static func model<T>(_ object: Unmanaged<AnyObject>, as type: T.Type) -> T {
+        object._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Box<T>.self).value }
     }
 
     /// Keeps `model` as what the resource at `index` decodes to as a `T`.
     mutating func keep<T>(_ model: T, at index: Int) {
-        insert(index, ObjectIdentifier(T.self), .model(Box(model)))
+        let box = Box(model)
+        owners.append(box)
+        insert(index, ObjectIdentifier(T.self), .model(Unmanaged.passUnretained(box)))
     }
 
     /// Keeps `error` as what decoding the resource at `index` as a `T` throws.
