@@ -21,6 +21,10 @@ struct ResourceIndex {
     private struct TypeTable {
         /// A `type` string naming this type.
         var type: Key
+        /// For a plain `type`: its length, and its first eight bytes as a word (zero-padded), so that finding a type
+        /// compares two words rather than bytes in a loop.
+        var length = 0
+        var prefix: UInt64 = 0
         /// `id` − `base` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
         var dense: [UInt32] = []
         /// The id `dense[0]` stands for: a page of a collection holds ids near each other, but rarely near 0.
@@ -68,7 +72,7 @@ struct ResourceIndex {
             unicodeKeys[unicodeKey] = target
             return nil
         }
-        let table = tableIndex(type, in: tape) ?? addTable(type)
+        let table = tableIndex(type, in: tape) ?? addTable(type, in: tape)
         if !local, let number = Self.smallDecimal(key, in: tape), let offset = denseOffset(of: number, in: table) {
             let existing = types[table].dense[offset]
             if existing != 0 { return Int(existing) - 1 }
@@ -122,25 +126,40 @@ struct ResourceIndex {
             for position in types.indices where Self.equal(types[position].type, type, in: tape) { return position }
             return nil
         }
-        // Types are few and short: compare lengths, then bytes, without leaving the loop.
+        // Types are few and short: compare lengths and first words, then any bytes after them, without leaving the
+        // loop.
         let node = tape.nodes[type.index]
         let start = Int(node.start), length = Int(node.length)
         return tape.bytes.withUnsafeBufferPointer { bytes -> Int? in
+            let prefix = Self.prefix(bytes, start: start, length: length)
             for position in types.indices {
-                let known = types[position].type
-                guard known.plain else {
-                    if Self.equal(known, type, in: tape) { return position }
+                let known = types[position]
+                guard known.type.plain else {
+                    if Self.equal(known.type, type, in: tape) { return position }
                     continue
                 }
-                let other = tape.nodes[known.index]
-                guard Int(other.length) == length else { continue }
-                let otherStart = Int(other.start)
-                var offset = 0
+                guard known.length == length, known.prefix == prefix else { continue }
+                guard length > 8 else { return position }
+                let otherStart = Int(tape.nodes[known.type.index].start)
+                var offset = 8
                 while offset < length, bytes[start &+ offset] == bytes[otherStart &+ offset] { offset &+= 1 }
                 if offset == length { return position }
             }
             return nil
         }
+    }
+
+    /// The first eight bytes of `length` at `start` as a word, the first in the lowest bits; zero-padded.
+    @inline(__always)
+    private static func prefix(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> UInt64 {
+        let count = min(length, 8)
+        if let base = bytes.baseAddress, start &+ 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            return count == 8 ? word : word & ((1 << UInt64(count &* 8)) &- 1)
+        }
+        var word: UInt64 = 0
+        for offset in 0..<count { word |= UInt64(bytes[start &+ offset]) << UInt64(offset &* 8) }
+        return word
     }
 
     /// Where `number` goes in the table's array, which grows (up or down, at least doubling) while the budget lasts;
@@ -176,8 +195,16 @@ struct ResourceIndex {
         return offset
     }
 
-    private mutating func addTable(_ type: Key) -> Int {
-        types.append(TypeTable(type: type))
+    private mutating func addTable(_ type: Key, in tape: JSONTape) -> Int {
+        var table = TypeTable(type: type)
+        if type.plain {
+            let node = tape.nodes[type.index]
+            table.length = Int(node.length)
+            table.prefix = tape.bytes.withUnsafeBufferPointer {
+                Self.prefix($0, start: Int(node.start), length: Int(node.length))
+            }
+        }
+        types.append(table)
         return types.count - 1
     }
 
