@@ -31,7 +31,7 @@ struct QuickArticle: Resource, Equatable {
 }
 
 // Attributes of every kind, for the typed round trip: numbers (Decimal is written from its own digits), dates,
-// arrays, objects, meta.
+// arrays (those of strings, integers, doubles and Booleans are read by specialized code), objects, meta.
 
 struct Note: Resource, Equatable {
     static let resourceType = "notes"
@@ -42,6 +42,9 @@ struct Note: Resource, Equatable {
     var price: Decimal?
     var due: Date?
     var tags: [String]?
+    var counts: [Int]?
+    var scores: [Double]?
+    var checks: [Bool]?
     var flags: [String: Bool]?
     var meta: Meta?
 }
