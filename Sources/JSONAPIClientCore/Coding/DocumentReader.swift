@@ -9,12 +9,17 @@ struct DocumentReader {
     let tape: JSONTape
     /// Member names and types, which a document repeats.
     let shortStrings = ShortStrings()
+    /// The shapes of objects read as `[String: JSONValue]` (attributes, meta) and of `relationships` objects.
+    let memberShapes = ObjectShapes<JSONValue>(placeholder: .null)
+    let relationshipShapes = ObjectShapes<Relationship>(placeholder: Relationship())
 
     typealias Failure = JSONAPIDecodingError
 
     // MARK: Errors
 
-    func mismatch(_ index: Int, expected: String) -> Failure {
+    func mismatch(_ index: Int, expected: String) -> Failure { Self.mismatch(index, expected: expected, in: tape) }
+
+    static func mismatch(_ index: Int, expected: String, in tape: JSONTape) -> Failure {
         Failure(code: .typeMismatch, pointer: tape.pointer(to: index), expected: expected, found: tape.describe(index))
     }
 
@@ -68,11 +73,15 @@ struct DocumentReader {
     }
 
     /// An `id`: a string, or a number read as its text.
-    func identifierString(_ index: Int) throws(Failure) -> String {
+    func identifierString(_ index: Int) throws(Failure) -> String { try Self.identifierString(index, in: tape) }
+
+    /// ``identifierString(_:)`` for a caller that has the tape: reading a reader out of a class copies it, which
+    /// retains each of its tables.
+    static func identifierString(_ index: Int, in tape: JSONTape) throws(Failure) -> String {
         switch tape.kind(index) {
         case .string: return tape.string(index)
         case .number: return tape.numberText(index)
-        default: throw mismatch(index, expected: "a string")
+        default: throw mismatch(index, expected: "a string", in: tape)
         }
     }
 
@@ -82,12 +91,17 @@ struct DocumentReader {
 
     /// The members of the object at `index` as JSON values (the last of duplicate keys wins).
     func object(_ index: Int) -> [String: JSONValue] {
+        let tape = tape
+        if let members = memberShapes.members(of: index, in: tape, { JSONValue(tape: tape, index: $0) }) {
+            return members
+        }
         var members = [String: JSONValue].empty(capacity: tape.count(index), from: DictionaryTemplates.members)
         var child = index + 1
         for _ in 0..<tape.count(index) {
             members[shortStrings.string(at: child, in: tape)] = JSONValue(tape: tape, index: child + 1)
             child = tape.skip(child + 1)
         }
+        memberShapes.record(index, members: members, in: tape) { shortStrings.string(at: $0, in: tape) }
         return members
     }
 
@@ -219,6 +233,12 @@ struct DocumentReader {
     /// The members of a `relationships` object (which must be an object). `@`-members and extension members are not
     /// relationships: they are skipped, as the validator skips them.
     private func relationshipObject(_ index: Int) throws(Failure) -> [String: Relationship] {
+        // A shape has no special members: its keys were all read as relationships (`record` checks the count).
+        if let relationships = try relationshipShapes.members(of: index, in: tape, { (value: Int) throws(Failure) in
+            try relationship(value)
+        }) {
+            return relationships
+        }
         var relationships = [String: Relationship].empty(
             capacity: tape.count(index), from: DictionaryTemplates.relationships)
         var key = index + 1
@@ -229,6 +249,7 @@ struct DocumentReader {
             }
             key = tape.skip(key + 1)
         }
+        relationshipShapes.record(index, members: relationships, in: tape) { shortStrings.string(at: $0, in: tape) }
         return relationships
     }
 

@@ -199,7 +199,7 @@ final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingCont
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let index = try valueIndex(key)
         // Only the key `id` finds the `id` member (attributes named `id` are not allowed).
-        if index == members.id { return try context.reader.identifierString(index) }
+        if index == members.id { return try DocumentReader.identifierString(index, in: context.tape) }
         return try context.decodeString(at: index)
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
