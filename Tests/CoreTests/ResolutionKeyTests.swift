@@ -182,15 +182,18 @@ struct ResolutionKeyTests {
         var subject: Named?
     }
 
-    @Test("Types are told apart by every byte: the same first eight, the same length, one a prefix of another")
+    @Test("Types are told apart by every byte: the same first 15 or 8, the same length, one a prefix of another")
     func typeNames() throws {
-        // "photographs1" and "photographs2" share their first eight bytes and their length; "people" and "places"
-        // their length only; "photograph" is a prefix of "photographs". The last resource's type ends within eight
-        // bytes of the end of the input.
-        let types = ["photographs1", "photographs2", "photograph", "photographs", "people", "places", "ph"]
+        // The two "photographs-of-…" types differ in their 16th byte alone; "photographs1" and "photographs2"
+        // share their first eight bytes and their length, "people" and "places" their length only; "photograph" is
+        // a prefix of "photographs". The last resource's type ends within 16 bytes of the end of the input.
+        let types = [
+            "photographs-of-cats", "photographs-of-bats", "photographs1", "photographs2", "photograph", "photographs",
+            "people", "places", "ph",
+        ]
         let included = types.map { #"{"type":"\#($0)","id":"1","attributes":{"name":"\#($0)"}}"# }.dropLast()
             + [#"{"id":"1","attributes":{"name":"ph"},"type":"ph"}"#]
-        let linked = types + ["photographs3", "photographs", "p", "placez"]
+        let linked = types + ["photographs3", "photographs", "p", "placez", "photographs-of-cows"]
         let credits = linked.enumerated().map { position, type in
             #"{"type":"credits","id":"c\#(position)","relationships":{"subject":{"data":{"type":"\#(type)","id":"1"}}}}"#
         }
@@ -198,6 +201,6 @@ struct ResolutionKeyTests {
         #expect(json.hasSuffix(#""type":"ph"}]}"#))
         let document = try JSONAPIDecoder().decode(Document<[Credit]>.self, from: Data(json.utf8))
         let names = (document.data ?? []).map { $0.subject?.name }
-        #expect(names == types + [nil, "photographs", nil, nil])
+        #expect(names == types + [nil, "photographs", nil, nil, nil])
     }
 }

@@ -21,10 +21,10 @@ struct ResourceIndex {
     private struct TypeTable {
         /// A `type` string naming this type.
         var type: Key
-        /// For a plain `type`: its length, and its first eight bytes as a word (zero-padded), so that finding a type
-        /// compares two words rather than bytes in a loop.
+        /// For a plain `type`: its length, and its first 15 bytes packed into two words
+        /// (``ShortStrings/pack(_:_:_:)``), so that finding a type compares words rather than bytes in a loop.
         var length = 0
-        var prefix: UInt64 = 0
+        var packed: (UInt64, UInt64) = (0, 0)
         /// `id` − `base` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
         var dense: [UInt32] = []
         /// The id `dense[0]` stands for: a page of a collection holds ids near each other, but rarely near 0.
@@ -126,40 +126,27 @@ struct ResourceIndex {
             for position in types.indices where Self.equal(types[position].type, type, in: tape) { return position }
             return nil
         }
-        // Types are few and short: compare lengths and first words, then any bytes after them, without leaving the
-        // loop.
+        // Types are few and short: compare lengths and packed first bytes, then any bytes after them, without
+        // leaving the loop.
         let node = tape.nodes[type.index]
         let start = Int(node.start), length = Int(node.length)
         return tape.bytes.withUnsafeBufferPointer { bytes -> Int? in
-            let prefix = Self.prefix(bytes, start: start, length: length)
+            let packed = ShortStrings.pack(bytes, start, min(length, 15))
             for position in types.indices {
                 let known = types[position]
                 guard known.type.plain else {
                     if Self.equal(known.type, type, in: tape) { return position }
                     continue
                 }
-                guard known.length == length, known.prefix == prefix else { continue }
-                guard length > 8 else { return position }
+                guard known.length == length, known.packed == packed else { continue }
+                guard length > 15 else { return position }
                 let otherStart = Int(tape.nodes[known.type.index].start)
-                var offset = 8
+                var offset = 15
                 while offset < length, bytes[start &+ offset] == bytes[otherStart &+ offset] { offset &+= 1 }
                 if offset == length { return position }
             }
             return nil
         }
-    }
-
-    /// The first eight bytes of `length` at `start` as a word, the first in the lowest bits; zero-padded.
-    @inline(__always)
-    private static func prefix(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> UInt64 {
-        let count = min(length, 8)
-        if let base = bytes.baseAddress, start &+ 8 <= bytes.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
-            return count == 8 ? word : word & ((1 << UInt64(count &* 8)) &- 1)
-        }
-        var word: UInt64 = 0
-        for offset in 0..<count { word |= UInt64(bytes[start &+ offset]) << UInt64(offset &* 8) }
-        return word
     }
 
     /// Where `number` goes in the table's array, which grows (up or down, at least doubling) while the budget lasts;
@@ -200,8 +187,8 @@ struct ResourceIndex {
         if type.plain {
             let node = tape.nodes[type.index]
             table.length = Int(node.length)
-            table.prefix = tape.bytes.withUnsafeBufferPointer {
-                Self.prefix($0, start: Int(node.start), length: Int(node.length))
+            table.packed = tape.bytes.withUnsafeBufferPointer {
+                ShortStrings.pack($0, Int(node.start), min(Int(node.length), 15))
             }
         }
         types.append(table)
