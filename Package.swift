@@ -8,22 +8,22 @@ let package = Package(
         .library(name: "JSONAPIClientCore", targets: ["JSONAPIClientCore"]),
         .library(name: "JSONAPIClient", targets: ["JSONAPIClient"]),
         .library(name: "JSONAPIClientTesting", targets: ["JSONAPIClientTesting"]),
-        .executable(name: "jsonapi", targets: ["JSONAPITool"]),
-        .executable(name: "jsonapi-bench", targets: ["JSONAPIBenchmark"]),
-        .executable(name: "jsonapi-demo", targets: ["JSONAPIDemo"]),
+        // Only what an app links is a product. The executables below are this package's own: `swift run jsonapi`,
+        // `swift run jsonapi-bench` and `swift run jsonapi-demo` build and run them from a checkout, and they stay out
+        // of Xcode's "Add Package" list (the benchmark uses `Process`, which iOS, tvOS and watchOS do not have).
     ],
     targets: [
         .target(name: "JSONAPIClientCore"),
         .target(name: "JSONAPIClient", dependencies: ["JSONAPIClientCore"]),
         .target(name: "JSONAPIClientTesting", dependencies: ["JSONAPIClient"]),
-        .executableTarget(name: "JSONAPITool", dependencies: ["JSONAPIClient"]),
-        .executableTarget(name: "JSONAPIBenchmark", dependencies: ["JSONAPIClient"], path: "Benchmarks/JSONAPIBenchmark"),
-        .executableTarget(name: "JSONAPIDemo", dependencies: ["JSONAPIClient"], path: "Examples/Demo"),
+        .executableTarget(name: "jsonapi", dependencies: ["JSONAPIClient"], path: "Sources/JSONAPITool"),
+        .executableTarget(name: "jsonapi-bench", dependencies: ["JSONAPIClient"], path: "Benchmarks/JSONAPIBenchmark"),
+        .executableTarget(name: "jsonapi-demo", dependencies: ["JSONAPIClient"], path: "Examples/Demo"),
         .testTarget(name: "CoreTests", dependencies: ["JSONAPIClientCore"], resources: [.copy("Fixtures")]),
         .target(name: "TestSupport", dependencies: ["JSONAPIClient", "JSONAPIClientTesting"], path: "Tests/TestSupport"),
         .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "JSONAPIClientTesting", "TestSupport"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
-        .testTarget(name: "ToolTests", dependencies: ["JSONAPITool", "JSONAPIClient", "TestSupport"]),
+        .testTarget(name: "ToolTests", dependencies: ["jsonapi", "JSONAPIClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -21,6 +21,10 @@ enum DecodeOnly {
         try Data(document.bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         for mode in ["decode-typed", "decode-document", "decode-typed-bytes"] {
+            #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            // `Process` does not exist there; the benchmark is run on a Mac or Linux.
+            throw BenchmarkFailure(description: "peak memory needs a child process: run it on macOS or Linux")
+            #else
             let process = Process()
             process.executableURL = executableURL()
             process.arguments = ["--decode-only", file.path, mode]
@@ -34,6 +38,7 @@ enum DecodeOnly {
                 throw BenchmarkFailure(description: "decode-only child failed (\(process.terminationStatus)): \(text)")
             }
             print(text)
+            #endif
         }
     }
 

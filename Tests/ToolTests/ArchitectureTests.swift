@@ -84,7 +84,18 @@ struct ArchitectureTests {
         let imports = Set(try Self.matches(#"^import\s+\w+"#, in: tool).map { $0.split(separator: " ").last.map(String.init) ?? "" })
         #expect(imports.isSubset(of: ["Foundation", "JSONAPIClient", "JSONAPIClientCore", "Glibc", "Musl", "Darwin"]))
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        #expect(manifest.contains(#".executableTarget(name: "JSONAPITool", dependencies: ["JSONAPIClient"])"#))
+        #expect(manifest.contains(#".executableTarget(name: "jsonapi", dependencies: ["JSONAPIClient"], path: "Sources/JSONAPITool")"#))
+    }
+
+    @Test("Only what an app links is a product: the executables stay out of Xcode's Add Package list")
+    func onlyLibrariesAreProducts() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let products = try #require(manifest.range(of: "products: [")).upperBound
+        let end = try #require(manifest.range(of: "],", range: products..<manifest.endIndex)).lowerBound
+        let declared = manifest[products..<end].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix(".") }
+        #expect(declared.count == 3)
+        #expect(declared.allSatisfy { $0.hasPrefix(".library(") }, "\(declared)")
     }
 
     @Test("Every file that imports Glibc also imports Musl, so the static Linux SDK (musl) builds it")

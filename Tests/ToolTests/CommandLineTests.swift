@@ -74,22 +74,14 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let directory = file.deletingLastPathComponent().path
         let name = file.lastPathComponent
-        let process = Process()
-        process.executableURL = try Tool.executable()
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.arguments = ["inspect", "--strict", "--", name]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(String(decoding: data, as: UTF8.self).contains("\"a\": 1"))
+        let run = try Tool.spawn(
+            Tool.executable(), ["inspect", "--strict", "--", name], directory: URL(fileURLWithPath: directory))
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("\"a\": 1"))
         // Without --, the same name is read as an option.
-        let run = try Tool.run(["inspect", "--", "--help"])
-        #expect(run.status == 2)
-        #expect(run.standardError.hasPrefix("Error: cannot read --help"))
+        let option = try Tool.run(["inspect", "--", "--help"])
+        #expect(option.status == 2)
+        #expect(option.standardError.hasPrefix("Error: cannot read --help"))
     }
 
     @Test("completion bash: a script bash accepts, which completes commands, options and option values")
@@ -100,30 +92,20 @@ struct CommandLineTests {
         try Data(script.standardOutput.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         func complete(_ words: [String]) throws -> [String] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            process.arguments = [
-                "--norc", "-c",
-                "source '\(file.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jsonapi; printf '%s\\n' \"${COMPREPLY[@]}\"",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            let run = try Tool.spawn(
+                URL(fileURLWithPath: "/bin/bash"),
+                [
+                    "--norc", "-c",
+                    "source '\(file.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jsonapi; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                ])
+            #expect(run.status == 0)
+            return run.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         }
         // Sourcing the script registers the function for the command.
-        let registration = Process()
-        registration.executableURL = URL(fileURLWithPath: "/bin/bash")
-        registration.arguments = ["--norc", "-c", "source '\(file.path)'; complete -p jsonapi"]
-        let registered = Pipe()
-        registration.standardOutput = registered
-        try registration.run()
-        let line = String(decoding: registered.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        registration.waitUntilExit()
+        let line = try Tool.spawn(
+            URL(fileURLWithPath: "/bin/bash"), ["--norc", "-c", "source '\(file.path)'; complete -p jsonapi"]
+        ).standardOutput
         #expect(line.contains("-F _jsonapi jsonapi"))
         #expect(try complete(["jsonapi", "re"]) == ["relationship"])
         #expect(try complete(["jsonapi", "--v"]) == ["--version"])
@@ -152,12 +134,7 @@ struct CommandLineTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("_jsonapi-\(UUID().uuidString)")
             try Data(text.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: zsh)
-            process.arguments = ["-n", file.path]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(try Tool.spawn(URL(fileURLWithPath: zsh), ["-n", file.path]).status == 0)
         }
         // Balanced quotes: every line has an even number of single quotes once escapes are taken out.
         for line in text.split(separator: "\n") {

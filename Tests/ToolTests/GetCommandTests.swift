@@ -3,7 +3,7 @@ import JSONAPIClient
 import TestSupport
 import Testing
 
-@testable import JSONAPITool
+@testable import jsonapi
 
 /// `jsonapi get`, run in-process (GetCommand.run) with captured streams.
 @Suite("jsonapi get")

@@ -9,24 +9,46 @@ struct ToolRun {
 }
 
 enum Tool {
-    /// The `jsonapi` binary beside the test bundle (SwiftPM builds both into the same products folder).
-    static func executable() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("jsonapi")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let fallback = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("jsonapi")
-        try #require(FileManager.default.isExecutableFile(atPath: fallback.path), "jsonapi executable not found")
-        return fallback
+    /// The folder SwiftPM builds the products into (`.build/debug`, or wherever `--scratch-path` and `-c` put it).
+    ///
+    /// On macOS the tests run inside `xctest` or the Swift Testing helper, so neither `argv[0]` nor the main bundle is
+    /// ours: the loaded `.xctest` bundle is, and it sits in the products folder. On Linux the test binary is itself
+    /// the main bundle's executable, in that folder.
+    static var productsDirectory: URL {
+        Bundle.allBundles.first { $0.bundleURL.pathExtension == "xctest" }?.bundleURL.deletingLastPathComponent()
+            ?? Bundle.main.bundleURL
     }
 
+    /// The `jsonapi` binary in the products folder.
+    static func executable() throws -> URL {
+        let candidate = productsDirectory.appendingPathComponent("jsonapi")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: candidate.path),
+            "jsonapi executable not found in \(productsDirectory.path): build it first (`swift build`)")
+        return candidate
+    }
+
+    /// Runs the built `jsonapi` with `arguments`, `input` on its standard input, `environment` added to ours.
     static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> ToolRun {
+        try spawn(
+            executable(), arguments, input: input,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+    }
+
+    /// Runs `executable` in `directory` and captures what it prints. The tool's tests run where processes can be
+    /// started (macOS, Linux): `Process` does not exist on iOS, tvOS, watchOS or visionOS, which throw.
+    static func spawn(
+        _ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil,
+        directory: URL? = nil
+    ) throws -> ToolRun {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        throw CocoaError(.featureUnsupported)
+        #else
         let process = Process()
-        process.executableURL = try executable()
+        process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe(), error = Pipe(), standardInput = Pipe()
         process.standardOutput = output
         process.standardError = error
@@ -41,6 +63,7 @@ enum Tool {
         return ToolRun(
             status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self))
+        #endif
     }
 
     /// The path of a core fixture.
@@ -49,3 +72,4 @@ enum Tool {
             .appendingPathComponent("CoreTests/Fixtures/\(name).json").path
     }
 }
+

@@ -3,7 +3,7 @@ import JSONAPIClient
 import TestSupport
 import Testing
 
-@testable import JSONAPITool
+@testable import jsonapi
 
 /// `jsonapi create`, `update`, `delete`, `relationship` and `get --output table`, run in-process against the local
 /// test server, with the requests they send recorded.

@@ -17,6 +17,7 @@ final class KeepAliveServer: @unchecked Sendable {
     private let lock = NSLock()
     private var accepted = 0
     private var requestCount = 0
+    private var stopped = false
     private let response: [UInt8]
 
     /// A server answering `status` (e.g. `302 Found`) with `headers` (`Name: value` lines) and `body`.
@@ -37,23 +38,23 @@ final class KeepAliveServer: @unchecked Sendable {
     /// The requests answered so far.
     var requests: Int { lock.withLock { requestCount } }
 
-    /// Stops accepting (connections already open stay until the client closes them). The shutdown wakes the
-    /// accept loop, which closes the socket itself: closed here, its number could be reused by another test's socket
-    /// while the loop still accepts on it.
+    /// Stops accepting (connections already open stay until the client closes them). The accept loop sees the flag
+    /// within one poll (50 ms) and closes the socket itself: closed here, its number could be reused by another
+    /// test's socket while the loop still polls it. (Not `shutdown()`: on Darwin it does not wake a blocked
+    /// `accept()`.)
     func stop() {
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        lock.withLock { stopped = true }
     }
 
     private func acceptLoop() {
-        while true {
+        while !lock.withLock({ stopped }) {
+            guard LoopbackSocket.waitForInput(descriptor) else { continue }
             let client = accept(descriptor, nil, nil)
-            guard client >= 0 else {
-                close(descriptor)
-                return
-            }
+            guard client >= 0 else { continue }
             lock.withLock { accepted += 1 }
             Thread.detachNewThread { [self] in serve(client) }
         }
+        close(descriptor)
     }
 
     /// Answers each request (a head ending in an empty line; the tests send no bodies) until the client closes.

@@ -76,7 +76,7 @@ final class LoopbackHTTPServer: Sendable {
         defer { shared.acceptLoopEnded() }
         var accepted = 0
         while accepted < maxConnections, !shared.isStopped {
-            guard waitForInput(listener) else { continue }
+            guard LoopbackSocket.waitForInput(listener) else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             #if !os(Linux)
@@ -95,7 +95,7 @@ final class LoopbackHTTPServer: Sendable {
         var buffer: [UInt8] = []
         var idle = ContinuousClock.now
         while !shared.isStopped, ContinuousClock.now - idle < .seconds(10) {
-            guard waitForInput(connection) else { continue }
+            guard LoopbackSocket.waitForInput(connection) else { continue }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             let count = recv(connection, &chunk, chunk.count, 0)
             guard count > 0 else { break }
@@ -155,11 +155,6 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// Waits up to 50 ms for `descriptor` to become readable.
-    private static func waitForInput(_ descriptor: Int32) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 50) > 0
-    }
-
     /// `send` flags: no SIGPIPE when the client has gone (Darwin sets SO_NOSIGPIPE on the socket instead).
     #if os(Linux)
     private static let noSignal = Int32(MSG_NOSIGNAL)

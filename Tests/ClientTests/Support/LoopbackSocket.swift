@@ -47,6 +47,13 @@ enum LoopbackSocket {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
+    /// Whether `descriptor` has input (a connection to accept, bytes to read) within 50 ms: loops that poll rather
+    /// than block in `accept()` or `recv()` can stop on a flag, on Darwin as on Linux.
+    static func waitForInput(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 50) > 0
+    }
+
     /// Closes `descriptor` with a TCP reset instead of an orderly FIN (SO_LINGER with a zero timeout), as a server
     /// that crashes or drops a connection does.
     static func reset(_ descriptor: Int32) {
