@@ -29,7 +29,7 @@ enum RequestOptions {
 
     /// `text` as an `http` or `https` URL with a host.
     static func url(_ text: String) throws(UsageError) -> URL {
-        guard let parsed = URL(string: text), let scheme = parsed.scheme?.lowercased(),
+        guard let parsed = URL(percentEncoding: text), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", parsed.host != nil
         else { throw UsageError(message: "'\(text)' is not an http or https URL") }
         return parsed

@@ -105,7 +105,7 @@ extension DataSource {
 
     /// The related link when there is one, else the related endpoint the strategy names.
     private nonisolated func relatedURL(_ name: String, of model: Model, link: Link?) throws -> URL {
-        if let link, let url = URL(string: link.href, relativeTo: baseURL)?.absoluteURL { return url }
+        if let link, let url = URL(percentEncoding: link.href, relativeTo: baseURL)?.absoluteURL { return url }
         guard let id = model.id.resourceID else {
             throw JSONAPIClientError(
                 code: .invalidRequest, detail: "a \(Model.self) without an id has no relationship \"\(name)\" to load")

@@ -78,7 +78,7 @@ public struct PathTemplateRouter: Router, Hashable {
     }
 
     static func join(_ baseURL: URL, _ path: String) throws -> URL {
-        if path.contains("://"), let absolute = URL(string: path), absolute.scheme != nil, absolute.host != nil {
+        if path.contains("://"), let absolute = URL(percentEncoding: path), absolute.scheme != nil, absolute.host != nil {
             return absolute
         }
         // Substituted values are percent-encoded, so a `?` or `#` here is the template's own: a path template is a
@@ -93,7 +93,7 @@ public struct PathTemplateRouter: Router, Hashable {
         while base.hasSuffix("/") { base.removeLast() }
         var relative = path
         while relative.hasPrefix("/") { relative.removeFirst() }
-        guard let url = URL(string: relative.isEmpty ? base : base + "/" + relative) else {
+        guard let url = URL(percentEncoding: relative.isEmpty ? base : base + "/" + relative) else {
             throw invalid("\"\(path)\" does not make a valid URL with \(baseURL.absoluteString)")
         }
         return url

@@ -189,7 +189,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
             -> [any PaginationStrategy]?
         {
-            let lastQuery = page.document.links?.last.flatMap { URL(string: $0.href) }
+            let lastQuery = page.document.links?.last.flatMap { URL(percentEncoding: $0.href) }
                 .map { JSONAPIRequest.split($0).items }
             func remaining<Strategy: PaginationStrategy>(_ strategy: Strategy) -> [any PaginationStrategy]? {
                 strategy.remainingPages(after: page.navigation.page, lastLinkQuery: lastQuery)

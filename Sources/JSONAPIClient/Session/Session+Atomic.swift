@@ -27,7 +27,7 @@ extension Session {
     public func atomic(
         _ operations: [AtomicOperation], path: String = "operations", headerFields: HTTPFields = HTTPFields()
     ) async throws -> [AtomicResult] {
-        guard let url = URL(string: path, relativeTo: Self.folder(baseURL))?.absoluteURL else {
+        guard let url = URL(percentEncoding: path, relativeTo: Self.folder(baseURL))?.absoluteURL else {
             throw JSONAPIClientError(code: .invalidRequest, detail: "\"\(path)\" is not a valid path", url: baseURL)
         }
         let body = try encode(.post, url) { try $0.encodeAtomicOperations(operations) }

@@ -11,7 +11,7 @@ extension Session {
     /// Resolves `href` against `base` and checks that it may be followed: `http`/`https` only, and the
     /// session's origin or an allowed one.
     func resolveLink(_ href: String, relativeTo base: URL?) throws(JSONAPIClientError) -> URL {
-        guard let url = URL(string: href, relativeTo: base)?.absoluteURL else {
+        guard let url = URL(percentEncoding: href, relativeTo: base)?.absoluteURL else {
             throw JSONAPIClientError(code: .linkRefused, detail: "the link \"\(href)\" is not a valid URL", url: base)
         }
         guard let origin = Origin(url) else {

@@ -9,7 +9,7 @@ extension Session {
         let (sent, response) = try await send(request, to: try request.url())
         var result = WriteResponse<Primary>(status: response.status, headerFields: response.headerFields)
         if let location = response.headerFields[.location] {
-            result.location = URL(string: location, relativeTo: sent.url)?.absoluteURL
+            result.location = URL(percentEncoding: location, relativeTo: sent.url)?.absoluteURL
         }
         if let store {
             // What the server returned is the newest version; without a body, what was sent is (a 204 to a PATCH

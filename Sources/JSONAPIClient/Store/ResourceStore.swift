@@ -283,7 +283,7 @@ public final class ResourceStore: Sendable {
         let key = withMergedState { state in
             state.records.first { _, record in
                 guard let href = record.object.links?.`self`?.href else { return false }
-                return URL(string: href, relativeTo: url)?.absoluteURL == url.absoluteURL
+                return URL(percentEncoding: href, relativeTo: url)?.absoluteURL == url.absoluteURL
             }?.key
         }
         if let key { remove(type: key.type, id: key.id) }

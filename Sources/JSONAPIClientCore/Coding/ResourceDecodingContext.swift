@@ -457,7 +457,7 @@ final class ResourceDecodingContext {
         case .date: return try reinterpret(decodeDate(at: index), as: T.self)
         case .jsonValue: return try reinterpret(reader.value(index), as: T.self)
         case .url:
-            guard tape.kind(index) == .string, let url = URL(string: tape.string(index)) else {
+            guard tape.kind(index) == .string, let url = URL(percentEncoding: tape.string(index)) else {
                 throw DecodingError.typeMismatch(URL.self, failure(at: index, code: .invalidValue, expected: "a URL"))
             }
             return try reinterpret(url, as: T.self)
