@@ -18,11 +18,11 @@ struct RetryMiddlewareTests {
 
     func source(
         _ client: ScriptedClient, _ waits: Waits, maxAttempts: Int = 3, jitter: RetryMiddleware.Jitter = .none,
-        random: Double = 0.5
+        random: Double = 0.5, maxDelay: Duration = .seconds(60)
     ) -> DataSource<Tag> {
         let retry = RetryMiddleware(
             configuration: .init(
-                maxAttempts: maxAttempts, initialDelay: .milliseconds(100), maxDelay: .seconds(60), jitter: jitter),
+                maxAttempts: maxAttempts, initialDelay: .milliseconds(100), maxDelay: maxDelay, jitter: jitter),
             sleep: { waits.add($0) }, now: { Self.now }, random: { random })
         return DataSource<Tag>(
             baseURL: exampleBase, strategy: .path("tags/<id>"), client: client,
@@ -89,6 +89,54 @@ struct RetryMiddlewareTests {
         #expect(error?.responseHeaders?[.retryAfter] == "3600")
         #expect(slow.requests.count == 1)
         #expect(waits.all.isEmpty)
+    }
+
+    @Test("A Retry-After date 30 days ahead is waited for exactly (no 32-bit milliseconds to overflow)")
+    func retryAfterFarDate() async throws {
+        let date = "Thu, 14 Dec 2023 22:13:20 GMT"  // 30 days after `now`
+        let client = Self.answers([Self.busy(503, retryAfter: date), Self.ok])
+        let waits = Waits()
+        _ = try await source(client, waits, maxDelay: .seconds(31 * 86_400)).fetch().result()
+        #expect(waits.all == [.seconds(30 * 86_400)])
+        #expect(client.requests.count == 2)
+    }
+
+    @Test(
+        "Retry-After beyond maxDelay or unreadable ends the retries with the response's status",
+        arguments: [
+            "61", "99999999999999999999", "Tue, 14 Nov 300000000 22:13:25 GMT", "soon", "-1", "1.5", "", "Tue, 14 Nov",
+        ])
+    func retryAfterNotWaited(_ value: String) async throws {
+        let client = Self.answers([Self.busy(503, retryAfter: value), Self.ok])
+        let waits = Waits()
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source(client, waits).fetch().result() }
+        #expect(error?.status?.code == 503)
+        #expect(client.requests.count == 1)
+        #expect(waits.all.isEmpty)
+    }
+
+    @Test("Retry-After of exactly maxDelay, zero, or a date already past is waited for (the past as zero)")
+    func retryAfterEdges() async throws {
+        for (value, wait) in [("60", Duration.seconds(60)), ("0", .zero), ("Tue, 14 Nov 2023 22:13:00 GMT", .zero)] {
+            let client = Self.answers([Self.busy(429, retryAfter: value), Self.ok])
+            let waits = Waits()
+            _ = try await source(client, waits).fetch().result()
+            #expect(waits.all == [wait], "\(value)")
+            #expect(client.requests.count == 2)
+        }
+    }
+
+    @Test("A backoff past maxDelay is not waited for")
+    func backoffPastMaxDelay() async throws {
+        let client = Self.answers([Self.busy(503, retryAfter: nil), Self.ok])
+        let waits = Waits()
+        await #expect(throws: JSONAPIClientError.self) {
+            try await source(client, waits, maxDelay: .milliseconds(99)).fetch().result()
+        }
+        #expect(client.requests.count == 1)
+        let exact = Self.answers([Self.busy(503, retryAfter: nil), Self.ok])
+        _ = try await source(exact, waits, maxDelay: .milliseconds(100)).fetch().result()
+        #expect(waits.all == [.milliseconds(100)])
     }
 
     @Test("Jitter: full draws from zero to the backoff, equal from half of it, none is the backoff; Retry-After is exact")

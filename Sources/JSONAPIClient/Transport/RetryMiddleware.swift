@@ -11,8 +11,9 @@ import Foundation
 ///
 /// A 502, 503, 504 or transport error is retried only for idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE): a
 /// `POST` or `PATCH` may have been processed. A 429 means the request was not processed, so it is retried whatever
-/// the method. A wait longer than ``Configuration/maxDelay`` is not waited for: the response goes back to the caller
-/// as it is. Cancelling the task ends the wait with `CancellationError`.
+/// the method. A wait longer than ``Configuration/maxDelay`` is not waited for, and neither is a `Retry-After` that
+/// is neither a number of seconds nor an HTTP date: the response goes back to the caller as it is. Cancelling the
+/// task ends the wait with `CancellationError`.
 ///
 /// **Jitter.** Without `Retry-After`, the wait before attempt *n* + 1 is drawn from the backoff
 /// `initialDelay × 2ⁿ⁻¹` by ``Configuration/jitter`` — ``Jitter/full`` (anywhere from zero to the backoff) by
@@ -164,22 +165,35 @@ public struct RetryMiddleware: Middleware {
         return true
     }
 
-    /// How long to wait before the next attempt, or `nil` when that is longer than ``Configuration/maxDelay``.
+    /// How long to wait before the next attempt, or `nil` when the response is not to be retried: its `Retry-After`
+    /// asks for longer than ``Configuration/maxDelay`` or cannot be read as seconds or an HTTP date, or the backoff
+    /// has grown past `maxDelay`.
+    ///
+    /// Everything is compared in floating-point seconds before a `Duration` is made, so no server value can overflow
+    /// an integer (`Int` is 32 bits on watchOS's `arm64_32`, where a wait beyond 24.8 days in milliseconds would
+    /// trap).
     ///
     /// - Parameters:
     ///   - response: The response to retry; `nil` after a transport error.
     ///   - attempt: The attempt that failed, from 1.
     func delay(for response: HTTPResponse?, attempt: Int) -> Duration? {
-        let backoff = configuration.initialDelay * (1 << min(attempt - 1, 20))
-        var delay = configuration.jitter.delay(for: backoff, random: random())
+        let maxSeconds = configuration.maxDelay.timeInterval
         if let value = response?.headerFields[.retryAfter]?.trimmingCharacters(in: .whitespaces) {
-            if let seconds = Int(value), seconds >= 0 {
-                delay = .seconds(seconds)
-            } else if let date = Self.httpDate(value) {
-                delay = .milliseconds(max(0, Int(date.timeIntervalSince(now()) * 1000)))
-            }
+            guard let seconds = retryAfterSeconds(value), seconds <= maxSeconds else { return nil }
+            return .milliseconds(Int64((max(seconds, 0) * 1000).rounded(.up)))
         }
+        let backoff = configuration.initialDelay * (1 << min(max(attempt, 1) - 1, 20))
+        let delay = configuration.jitter.delay(for: backoff, random: random())
         return delay <= configuration.maxDelay ? delay : nil
+    }
+
+    /// The seconds a `Retry-After` value asks for: a delay in seconds (any number of digits: a 20-digit one is a very
+    /// long wait, not an unreadable one), or an HTTP date less now. `nil` for anything else.
+    private func retryAfterSeconds(_ value: String) -> Double? {
+        if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return Double(value)
+        }
+        return Self.httpDate(value).map { $0.timeIntervalSince(now()) }
     }
 
     /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form `Retry-After` dates take.

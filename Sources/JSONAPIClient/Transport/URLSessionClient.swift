@@ -200,12 +200,24 @@ extension Duration {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
-    /// The duration for a dispatch timer: whole nanoseconds, at least zero, at most what `DispatchTimeInterval`
-    /// holds (about 292 years).
-    var dispatchInterval: DispatchTimeInterval {
+    /// The duration for a dispatch timer, at least zero: whole nanoseconds while they fit in an `Int`, else whole
+    /// milliseconds, else whole seconds; `.never` past what either holds (292 years on 64 bits). `Int` is 32 bits on watchOS's `arm64_32`, where nanoseconds
+    /// hold only 2.1 s: a 60 s timeout is then counted in milliseconds, not turned into "never".
+    var dispatchInterval: DispatchTimeInterval { dispatchInterval(intMax: Int64(Int.max)) }
+
+    /// ``dispatchInterval`` for a platform whose `Int` holds at most `intMax` (a parameter so that tests run the
+    /// 32-bit case on a 64-bit machine).
+    func dispatchInterval(intMax: Int64) -> DispatchTimeInterval {
         let (seconds, attoseconds) = components
+        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return .nanoseconds(0) }
         let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow, nanoseconds <= Int64(Int.max) - 1_000_000_000 else { return seconds < 0 ? .nanoseconds(0) : .never }
-        return .nanoseconds(Int(max(nanoseconds + attoseconds / 1_000_000_000, 0)))
+        guard !overflow else { return .never }  // past 292 years
+        if nanoseconds <= intMax - 1_000_000_000 {
+            return .nanoseconds(Int(nanoseconds + attoseconds / 1_000_000_000))
+        }
+        // Strictly below, so that the milliseconds of the last second still fit.
+        if seconds < intMax / 1000 { return .milliseconds(Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)) }
+        if seconds <= intMax { return .seconds(Int(seconds)) }
+        return .never
     }
 }
