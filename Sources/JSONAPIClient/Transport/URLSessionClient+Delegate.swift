@@ -17,6 +17,11 @@ extension URLSessionClient {
         }
 
         private let transfers = LockedValue<[Int: Transfer]>([:])
+        private let challengeHandler: ChallengeHandler?
+
+        init(challengeHandler: ChallengeHandler?) {
+            self.challengeHandler = challengeHandler
+        }
 
         func register(_ task: URLSessionTask, limit: Int, continuation: CheckedContinuation<HTTPResponse, any Error>) {
             transfers.withLock { $0[task.taskIdentifier] = Transfer(continuation: continuation, limit: limit) }
@@ -45,6 +50,16 @@ extension URLSessionClient {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
             if let error {
+                // After the headers, a failure is a response cut short, not a request the server never answered.
+                if let urlError = error as? URLError, urlError.code != .cancelled, urlError.code != .timedOut,
+                    let response = task.response as? HTTPURLResponse
+                {
+                    transfer.continuation.resume(
+                        throwing: InterruptedResponse(
+                            underlying: urlError, status: response.statusCode, received: transfer.body.count,
+                            expected: response.expectedContentLength))
+                    return
+                }
                 transfer.continuation.resume(throwing: error)
                 return
             }
@@ -94,6 +109,27 @@ extension URLSessionClient {
             completionHandler(nil)
         }
 
+        /// Every challenge, on Linux and Apple platforms alike: Apple's URLSession sends the session-level ones
+        /// (server trust, client certificates) here too when, as here, the session-level method is not implemented,
+        /// so pinning takes the same code path as a Basic challenge.
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            guard let challengeHandler else {
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            let (disposition, credential) = challengeHandler(challenge)
+            // FoundationNetworking force-unwraps the credential of `.useCredential`: without one it means default
+            // handling, on every platform alike.
+            guard disposition != .useCredential || credential != nil else {
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            completionHandler(disposition, credential)
+        }
+
         /// FoundationNetworking (libcurl) asks for the body again when it resends a request on a fresh connection
         /// because a reused keep-alive connection died under it. It cannot rewind a `Data` body: the resent request
         /// would announce the body's length, send none of it, and wait for the timeout. So the task ends here at
@@ -115,5 +151,22 @@ extension URLSessionClient {
             guard let source, let target, let from = Origin(source), let to = Origin(target) else { return false }
             return from == to
         }
+    }
+}
+
+/// A transport failure after the response's headers arrived: the body was cut short.
+struct InterruptedResponse: Error {
+    var underlying: URLError
+    var status: Int
+    /// The body bytes received before the failure.
+    var received: Int
+    /// The body's announced length (`Content-Length`), or -1.
+    var expected: Int64
+
+    /// What the error says: the status, and how much of the body came.
+    var detail: String {
+        let of = expected >= 0 ? " of \(expected)" : ""
+        return "the connection failed in the middle of the response (HTTP \(status)): after its headers and "
+            + "\(received)\(of) body bytes (\(underlying.localizedDescription))"
     }
 }

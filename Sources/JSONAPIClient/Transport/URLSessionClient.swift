@@ -18,6 +18,12 @@ import FoundationNetworking
 ///   the method is idempotent (`GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE`); otherwise the call throws
 ///   ``JSONAPIClientError/Code/transportFailed`` at once, never waiting for the timeout.
 ///
+/// - The requests bypass the URL loading system's cache (`URLCache`) unless ``Configuration/usesURLCache`` says
+///   otherwise: the session's ``ResourceStore`` is the one cache, and it must see every `ETag` and every `304`.
+/// - Authentication challenges (certificate pinning, client certificates, HTTP Basic or Digest) go to the
+///   `challengeHandler` given to ``init(configuration:sessionConfiguration:challengeHandler:)``; without one,
+///   URLSession's default handling applies.
+///
 /// Any other response status is returned as a response; only transport failures throw.
 public final class URLSessionClient: Client {
     /// Limits of the transport; every parameter has a default.
@@ -27,47 +33,75 @@ public final class URLSessionClient: Client {
         public var timeout: Duration
         /// The largest response body accepted, in bytes.
         public var maxResponseBodySize: Int
+        /// Whether the URL loading system's own cache may answer or revalidate requests. `false` by default: with
+        /// `URLCache.shared` (which `URLSessionConfiguration.default` keeps), Apple's URL loading answers fresh
+        /// responses and `304`s itself, and the session's store would see neither the `ETag` nor the `304`.
+        public var usesURLCache: Bool
 
-        /// Creates a configuration: 60 seconds, 64 MiB by default.
-        public init(timeout: Duration = .seconds(60), maxResponseBodySize: Int = 64 << 20) {
+        /// Creates a configuration: 60 seconds, 64 MiB, no URL cache by default.
+        ///
+        /// - Parameters:
+        ///   - timeout: The longest a request may take, from start to the end of the body.
+        ///   - maxResponseBodySize: The largest response body accepted, in bytes.
+        ///   - usesURLCache: Whether the URL loading system's cache may answer requests (see ``usesURLCache``).
+        public init(timeout: Duration = .seconds(60), maxResponseBodySize: Int = 64 << 20, usesURLCache: Bool = false) {
             self.timeout = timeout
             self.maxResponseBodySize = maxResponseBodySize
+            self.usesURLCache = usesURLCache
         }
     }
 
+    /// How an app answers an authentication challenge: pins a server's certificate (`.useCredential` with
+    /// `URLCredential(trust:)`, or `.cancelAuthenticationChallenge`), presents a client certificate, or gives a
+    /// user and password to an HTTP Basic or Digest challenge. `.performDefaultHandling` leaves it to URLSession, and
+    /// so does `.useCredential` without a credential.
+    ///
+    /// It is called on URLSession's delegate queue, once per challenge, with the challenge of the request's own
+    /// origin (redirects are followed only within it); it must answer without blocking for long.
+    public typealias ChallengeHandler =
+        @Sendable (URLAuthenticationChallenge) -> (URLSession.AuthChallengeDisposition, URLCredential?)
+
     /// The configuration in use.
     public let configuration: Configuration
-    private let session: URLSession
+    let session: URLSession
     private let delegate: SessionDelegate
 
     /// Creates a client with a URLSession of its own.
     ///
     /// - Parameters:
-    ///   - configuration: The client's timeout and response size limit.
+    ///   - configuration: The client's timeout, response size limit and URL cache use.
     ///   - sessionConfiguration: The URLSession configuration to start from — proxies, TLS versions,
-    ///     `waitsForConnectivity`, `protocolClasses` (URLProtocol stubs), a cookie store, a URL cache, extra
-    ///     headers. It is copied; only its timeouts are set, as a backstop for ``Configuration/timeout``. When
-    ///     `nil`, an ephemeral configuration without cookies and without a URL cache.
-    public init(configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration? = nil) {
+    ///     `waitsForConnectivity`, `protocolClasses` (URLProtocol stubs), a cookie store, extra headers. It is
+    ///     copied; its timeouts are set as a backstop for ``Configuration/timeout``, and its URL cache is turned off
+    ///     unless ``Configuration/usesURLCache``. When `nil`, an ephemeral configuration without cookies.
+    ///   - challengeHandler: Answers authentication challenges (see ``ChallengeHandler``); `nil` for URLSession's
+    ///     default handling.
+    public init(
+        configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration? = nil,
+        challengeHandler: ChallengeHandler? = nil
+    ) {
         self.configuration = configuration
         let sessionConfiguration = Self.sessionConfiguration(from: sessionConfiguration)
         // URLSession's own timeouts are a backstop (some implementations count whole seconds); the exact deadline
         // is enforced in send(_:).
         sessionConfiguration.timeoutIntervalForRequest = configuration.backstopInterval
         sessionConfiguration.timeoutIntervalForResource = configuration.backstopInterval
-        let delegate = SessionDelegate()
+        if !configuration.usesURLCache {
+            sessionConfiguration.urlCache = nil
+            sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        }
+        let delegate = SessionDelegate(challengeHandler: challengeHandler)
         self.delegate = delegate
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
-    /// A copy of `given`, or the default: ephemeral, with cookies and the URL cache off (opt in by passing a
-    /// configuration that has them).
+    /// A copy of `given`, or the default: ephemeral, with cookies off (opt in by passing a configuration that has
+    /// them).
     private static func sessionConfiguration(from given: URLSessionConfiguration?) -> URLSessionConfiguration {
         if let given, let copy = given.copy() as? URLSessionConfiguration { return copy }
         let ephemeral = URLSessionConfiguration.ephemeral
         ephemeral.httpCookieAcceptPolicy = .never
         ephemeral.httpShouldSetCookies = false
-        ephemeral.urlCache = nil
         return ephemeral
     }
 
@@ -85,6 +119,7 @@ public final class URLSessionClient: Client {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = configuration.backstopInterval
+        if !configuration.usesURLCache { urlRequest.cachePolicy = .reloadIgnoringLocalCacheData }
         urlRequest.httpBody = request.body
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
@@ -164,6 +199,10 @@ public final class URLSessionClient: Client {
                 throw JSONAPIClientError(
                     code: .transportFailed, detail: Self.failureDetail(error, method: request.method, resent: resent),
                     method: request.method, url: request.url, underlyingError: error)
+            } catch let error as InterruptedResponse {
+                throw JSONAPIClientError(
+                    code: .transportFailed, detail: error.detail, method: request.method, url: request.url,
+                    underlyingError: error.underlying)
             } catch let error as JSONAPIClientError {
                 throw error.adding(request: request)
             }

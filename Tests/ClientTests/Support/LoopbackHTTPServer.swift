@@ -22,6 +22,8 @@ final class LoopbackHTTPServer: Sendable {
         var target: String
         /// Which connection it came on: 0 for the first accepted, 1 for the next, …
         var connection: Int
+        /// The header fields, by lowercased name (the last of a repeated one).
+        var headers: [String: String] = [:]
     }
 
     /// What the server does with a request.
@@ -31,6 +33,8 @@ final class LoopbackHTTPServer: Sendable {
         case response(status: Int, headers: [HTTPHeader] = [], body: String = "", thenReset: Bool = false)
         /// Resets the connection without answering.
         case reset
+        /// Answers with a head announcing `contentLength` bytes, sends `body` (shorter), then resets the connection.
+        case truncated(status: Int, contentLength: Int, body: String)
     }
 
     /// A response header field.
@@ -108,6 +112,10 @@ final class LoopbackHTTPServer: Sendable {
                 case .reset:
                     LoopbackSocket.reset(connection)
                     return
+                case let .truncated(status, contentLength, body):
+                    sendResponse(status: status, headers: [], body: body, contentLength: contentLength, to: connection)
+                    LoopbackSocket.reset(connection)
+                    return
                 case let .response(status, headers, body, thenReset):
                     sendResponse(status: status, headers: headers, body: body, to: connection)
                     if thenReset {
@@ -129,21 +137,23 @@ final class LoopbackHTTPServer: Sendable {
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let requestLine = lines[0].split(separator: " ")
         guard requestLine.count >= 2 else { return nil }
-        var bodyLength = 0
+        var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             let parts = line.split(separator: ":", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "content-length" {
-                bodyLength = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
-            }
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
-        let total = end + 4 + bodyLength
+        let total = end + 4 + (headers["content-length"].flatMap { Int($0) } ?? 0)
         guard bytes.count >= total else { return nil }
-        return (Request(method: String(requestLine[0]), target: String(requestLine[1]), connection: connection), total)
+        let request = Request(
+            method: String(requestLine[0]), target: String(requestLine[1]), connection: connection, headers: headers)
+        return (request, total)
     }
 
-    private static func sendResponse(status: Int, headers: [HTTPHeader], body: String, to connection: Int32) {
+    private static func sendResponse(
+        status: Int, headers: [HTTPHeader], body: String, contentLength: Int? = nil, to connection: Int32
+    ) {
         let body = Array(body.utf8)
-        var head = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.count)\r\n"
+        var head = "HTTP/1.1 \(status) Status\r\nContent-Length: \(contentLength ?? body.count)\r\n"
         for header in headers { head += "\(header.name): \(header.value)\r\n" }
         let bytes = Array((head + "\r\n").utf8) + body
         var sent = 0
@@ -154,7 +164,6 @@ final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    /// Waits up to 50 ms for `descriptor` to become readable.
     /// `send` flags: no SIGPIPE when the client has gone (Darwin sets SO_NOSIGPIPE on the socket instead).
     #if os(Linux)
     private static let noSignal = Int32(MSG_NOSIGNAL)
