@@ -145,6 +145,17 @@ enum DocCSnippets {
         _ = api
     }
 
+    static func challenges(baseURL: URL, password: String) {
+        let client = URLSessionClient(challengeHandler: { challenge in
+            guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic else {
+                return (.performDefaultHandling, nil)  // server trust: check it here to pin a certificate
+            }
+            return (.useCredential, URLCredential(user: "reader", password: password, persistence: .forSession))
+        })
+        let api = Session(baseURL: baseURL, client: client)
+        _ = api
+    }
+
     struct VersionedRouter: Router {
         var version: String
 

@@ -133,11 +133,18 @@ enum ReadmeSnippets {
             refresh: { rejected in try await tokenStore.refresh(replacing: rejected) })
         handle(refreshing)
 
-        // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs, cookies, a URL cache.
+        // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs, cookies. Its URL cache is
+        // bypassed (the session's store is the one cache) unless `URLSessionClient.Configuration(usesURLCache: true)`.
         let settings = URLSessionConfiguration.default
         settings.httpMaximumConnectionsPerHost = 4
         let tuned = Session(baseURL: baseURL, client: URLSessionClient(sessionConfiguration: settings))
         handle(tuned)
+
+        // Certificate pinning, client certificates, HTTP Basic: answer the challenge (the same path on every platform).
+        let pinned = URLSessionClient(challengeHandler: { challenge in
+            challenge.protectionSpace.host == "api.example.com" ? (.performDefaultHandling, nil) : (.cancelAuthenticationChallenge, nil)
+        })
+        handle(pinned)
     }
 
     static func testing(baseURL: URL) async throws {
