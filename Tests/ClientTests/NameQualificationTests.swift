@@ -2,10 +2,12 @@ import Foundation
 import JSONAPIClient
 import Testing
 
-// Stand-ins for SwiftUI's `Link` and swift-http-types' `HTTPRequest`, `HTTPResponse` and `HTTPFields`: with them in
-// scope, as in an app that imports those modules, the unqualified names mean these, and the library's types are
-// spelled with the module name — which must keep compiling (README, "Name collisions").
+// Stand-ins for SwiftUI's `Link`, SwiftData's `Relationship` (a macro there) and swift-http-types' `HTTPRequest`,
+// `HTTPResponse` and `HTTPFields`: with them in scope, as in an app that imports those modules, the unqualified names
+// mean these, and the library's types are spelled with the module name — which must keep compiling (README, "Name
+// collisions").
 private struct Link {}
+private struct Relationship {}
 private struct HTTPRequest {}
 private struct HTTPResponse {}
 private struct HTTPFields {}
@@ -21,6 +23,10 @@ struct NameQualificationTests {
         // Core's types are re-exported: both module names work.
         let same: JSONAPIClientCore.Link = link
         #expect(same == link)
+        _ = Relationship()
+        let author = JSONAPIClient.Relationship(data: .toOne(ResourceIdentifier(type: "people", id: "9")))
+        let alsoAuthor: JSONAPIClientCore.Relationship = author
+        #expect(alsoAuthor == author)
 
         let fields: JSONAPIClient.HTTPFields = [.accept: "application/vnd.api+json"]
         let url = try #require(URL(string: "https://api.example.com/articles"))

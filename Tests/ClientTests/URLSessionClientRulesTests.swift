@@ -97,3 +97,24 @@ struct URLSessionClientRulesTests {
         func add(_ method: String) { lock.withLock { recorded.append(method) } }
     }
 }
+
+@Suite("Transport failures that say why")
+struct TransportFailureDetailTests {
+    @Test("A request App Transport Security blocked says so, and how to allow it")
+    func appTransportSecurity() {
+        let detail = URLSessionClient.failureDetail(
+            URLError(.appTransportSecurityRequiresSecureConnection), method: .get, resent: false)
+        #expect(detail.hasPrefix("App Transport Security blocked this http:// request"))
+        #expect(detail.contains("NSAppTransportSecurity"))
+    }
+
+    @Test("A dropped connection says whether the request was sent again")
+    func droppedConnection() {
+        #expect(
+            URLSessionClient.failureDetail(URLError(.networkConnectionLost), method: .post, resent: false)
+                == "the server closed the connection before answering; a POST is not idempotent, so it was not sent again")
+        #expect(
+            URLSessionClient.failureDetail(URLError(.networkConnectionLost), method: .get, resent: true)
+                == "the server closed the connection before answering, on a fresh connection too")
+    }
+}

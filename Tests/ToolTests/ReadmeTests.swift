@@ -51,5 +51,20 @@ struct ReadmeTests {
         #expect(readme.contains(#".package(path: "../JSONAPIClient")"#))
         #expect(manifest.contains("platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)]"))
         #expect(readme.contains("macOS 13, iOS 16, tvOS 16, watchOS 9"))
+        // The toolchain the README names is the one the manifest declares (and the code builds with, guarded).
+        #expect(manifest.hasPrefix("// swift-tools-version: 6.0\n"))
+        #expect(readme.contains("Swift 6.0 or later (Xcode 16 or later; `swift-tools-version: 6.0`)"))
+    }
+
+    @Test("Code that needs a newer compiler than the manifest declares sits behind a compiler check")
+    func newerAPIsGuarded() throws {
+        var checked = 0
+        for file in try ArchitectureTests.sources("Sources") where file.code.contains(where: { $0.contains("Task.immediate(") }) {
+            checked += 1
+            #expect(
+                file.code.contains { $0.trimmingCharacters(in: .whitespaces) == "#if compiler(>=6.2)" },
+                "\(file.path) uses Task.immediate without #if compiler(>=6.2)")
+        }
+        #expect(checked == 1)
     }
 }

@@ -209,8 +209,13 @@ public final class URLSessionClient: Client {
         }
     }
 
-    /// What a transport failure's error says; a dropped connection says whether the request was sent again.
-    private static func failureDetail(_ error: URLError, method: HTTPMethod, resent: Bool) -> String {
+    /// What a transport failure's error says; a dropped connection says whether the request was sent again, and a
+    /// request App Transport Security refused says that it never left the device.
+    static func failureDetail(_ error: URLError, method: HTTPMethod, resent: Bool) -> String {
+        if error.code == .appTransportSecurityRequiresSecureConnection {
+            return "App Transport Security blocked this http:// request before it was sent: use https://, or add an "
+                + "NSAppTransportSecurity exception for this host to the app's Info.plist"
+        }
         guard error.code == .networkConnectionLost else { return error.localizedDescription }
         if resent { return "the server closed the connection before answering, on a fresh connection too" }
         return "the server closed the connection before answering; a \(method) is not idempotent, so it was not sent again"
