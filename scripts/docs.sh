@@ -16,6 +16,10 @@ fi
 graphs=.build/symbol-graphs
 rm -rf "$graphs" .build/docs
 mkdir -p "$graphs/JSONAPIClient" "$graphs/JSONAPIClientCore" .build/docs
+echo "docs.sh: building (the symbol graphs are read from every module, test modules included)"
+# `dump-symbol-graph` builds the package but not its tests, then loads every module, the test modules too: on a
+# fresh clone they must be built first, or it fails.
+swift build --build-tests >"$graphs.log" 2>&1 || { cat "$graphs.log"; exit 1; }
 echo "docs.sh: extracting symbol graphs"
 # SwiftPM's own command (no plugin). It extracts each module's declarations only: the core's symbols, which
 # JSONAPIClient re-exports, are in the core's graph alone, so nothing is documented twice.
