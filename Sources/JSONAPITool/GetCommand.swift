@@ -67,11 +67,22 @@ enum GetCommand: Command {
         let options = try options(arguments)
         let progress = ProgressLine(command: name, streams: streams, forced: options.progress)
         defer { progress.finish() }
-        let document = try await fetch(options, client: client) { progress.report($0) }
+        let walk = try await fetch(options, client: client) { progress.report($0) }
+        let document = walk.document
         if options.table {
             streams.output(Data(Table(document.data?.resources ?? [], columns: options.columns).text.utf8))
         } else {
             streams.output(try Output.text(of: document))
+        }
+        // `--all` never ends short in silence: the walk stopped (no next link, no strategy to go on) before the
+        // total the server reported.
+        if let total = walk.reportedTotal, walk.resourceCount < total {
+            progress.finish()
+            streams.error(
+                "Error: the walk ended after \(walk.pages) page\(walk.pages == 1 ? "" : "s") and \(walk.resourceCount) "
+                    + "resources, but the server reports \(total): it sent no next link and the URL names no page "
+                    + "size to go on with (try --page-size N)")
+            return Output.ExitCode.failure
         }
         return Output.ExitCode.success
     }
@@ -120,10 +131,19 @@ enum GetCommand: Command {
 
     // MARK: Fetching
 
+    /// What `fetch` got: the document (every page merged, with `--all`), and what the walk saw of the collection.
+    struct Walk {
+        var document: RawDocument
+        var pages = 1
+        var resourceCount = 0
+        /// The number of resources the last page's `meta` reported for the whole collection, if any.
+        var reportedTotal: Int?
+    }
+
     /// Fetches the document schema-less through a session on the URL's server; with `--all`, appends every next
     /// page to it, reporting after each page.
     static func fetch(_ options: Options, client: any Client, progress: (PaginationProgress) -> Void) async throws
-        -> RawDocument
+        -> Walk
     {
         let session = RequestOptions.session(for: options.url, client: client)
         var request = session.fetch(options.url)
@@ -131,26 +151,55 @@ enum GetCommand: Command {
         if !options.fields.isEmpty { request = request.fields(options.fields) }
         if !options.sort.isEmpty { request = request.sort(options.sort) }
         for filter in options.filters { request = request.filter(filter.name, filter.value) }
+        var addressed = false
         switch (options.page, options.pageSize) {
-        case (let number?, let size?): request = request.page(.pageBased(number, size))
+        case (let number?, let size?):
+            request = request.page(.pageBased(number, size))
+            addressed = true
         case (let number?, nil): request = request.query("page[number]", String(number))
+        case (nil, let size?) where options.all:
+            request = request.page(.pageBased(1, size))
         case (nil, let size?): request = request.query("page[size]", String(size))
-        case (nil, nil): break
+        case (nil, nil):
+            // A walk of a URL that names its own pages (`?page[size]=50`) goes on by them when the server sends no
+            // links: the strategy is the one the URL's parameters spell.
+            if options.all, let strategy = inferredStrategy(options.url) { request = request.page(strategy) }
         }
         for header in options.headers { request = request.header(HTTPField.Name(header.name), header.value) }
-        guard options.all else { return try await request.result().document }
-        // The fastest safe walk: pages addressed by number fetched four at a time when both --page and --page-size
-        // name them (the strategy then knows every page's address), else the next page prefetched along `next`.
-        let concurrency = options.page != nil && options.pageSize != nil ? 4 : 1
+        guard options.all else {
+            let page = try await request.result()
+            return Walk(document: page.document, resourceCount: page.document.data?.resources.count ?? 0)
+        }
+        // The fastest safe walk: pages addressed by --page and --page-size are fetched four at a time (the strategy
+        // then knows every page's address), else the next page is prefetched along `next` (the server's links come
+        // first: a size alone may belong to a cursor walk), and by the strategy when there are none.
         var merged = PageMerger()
-        for try await page in request.pages(concurrency: concurrency) {
+        var reportedTotal: Int?
+        for try await page in request.pages(concurrency: addressed ? 4 : 1) {
             merged.add(page.document)
+            reportedTotal = PageContext(count: merged.resourceCount, meta: page.meta).totalResources
             progress(
                 PaginationProgress(
-                    pagesFetched: merged.pages, resourcesFetched: merged.resourceCount,
-                    totalResources: PageContext(count: merged.resourceCount, meta: page.meta).totalResources))
+                    pagesFetched: merged.pages, resourcesFetched: merged.resourceCount, totalResources: reportedTotal))
         }
-        return merged.document ?? RawDocument()
+        return Walk(
+            document: merged.document ?? RawDocument(), pages: merged.pages, resourceCount: merged.resourceCount,
+            reportedTotal: reportedTotal)
+    }
+
+    /// The strategy a URL's own query spells: `page[size]` (with `page[number]`, else from page 1) is page-based,
+    /// `page[limit]` (with `page[offset]`, else from 0) offset-based; `nil` for anything else (a cursor goes by the
+    /// server's links).
+    static func inferredStrategy(_ url: URL) -> (any PaginationStrategy)? {
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        func number(_ name: String) -> Int? { items.last { $0.name == name }?.value.flatMap { Int($0) } }
+        if let size = number("page[size]"), size > 0 {
+            return PageBasedPagination.pageBased(max(number("page[number]") ?? 1, 1), size)
+        }
+        if let limit = number("page[limit]"), limit > 0 {
+            return OffsetPagination.offsetBased(max(number("page[offset]") ?? 0, 0), limit)
+        }
+        return nil
     }
 }
 

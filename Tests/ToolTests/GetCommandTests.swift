@@ -47,7 +47,7 @@ struct GetCommandTests {
         }
     }
 
-    private func run(_ arguments: [String], client: FixedClient) async -> (Int32, Captured) {
+    private func run(_ arguments: [String], client: any Client) async -> (Int32, Captured) {
         let captured = Captured()
         let status = await GetCommand.run(
             arguments, streams: .init(output: { captured.write($0) }, error: { captured.error($0) }, errorIsTerminal: false),
@@ -173,10 +173,68 @@ struct GetCommandTests {
         for (arguments, most) in [(["--page", "1", "--page-size", "15"], 4), (["--page-size", "15"], 1)] {
             let options = try GetCommand.parse([url, "--all"] + arguments)
             let counter = InFlightCounter()
-            let document = try await GetCommand.fetch(options, client: counter) { _ in }
+            let document = try await GetCommand.fetch(options, client: counter) { _ in }.document
             #expect(document.data?.identifiers.compactMap(\.id) == (1...200).map(String.init))
             #expect(counter.most == most, "\(arguments)")
         }
+    }
+
+    /// A server that pages as fastapi-jsonapi does: no pagination links, only `meta.count` and `meta.totalPages`;
+    /// `page[number]` (from 1) and `page[size]` (10 unless given) address the pages of 200 articles.
+    struct LinklessServer: Client {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            func value(_ name: String) -> Int? { items.first { $0.name == name }?.value.flatMap { Int($0) } }
+            let size = value("page[size]") ?? 10, number = value("page[number]") ?? 1
+            let ids = ((number - 1) * size + 1...max((number - 1) * size + 1, min(number * size, 200)))
+                .filter { $0 <= 200 }
+            let data = ids.map { #"{"type": "articles", "id": "\#($0)", "attributes": {"title": "t\#($0)"}}"# }
+            let pages = (200 + size - 1) / size
+            return HTTPResponse(
+                status: 200, headerFields: ["Content-Type": "application/vnd.api+json"],
+                body: Data(#"{"data": [\#(data.joined(separator: ","))], "meta": {"count": 200, "totalPages": \#(pages)}}"#.utf8))
+        }
+    }
+
+    @Test(
+        "--all on a server without links goes on by the URL's own page[size] (or --page-size): every article, once",
+        arguments: [["https://api.example.com/articles?page[size]=50"], ["https://api.example.com/articles?page%5Bsize%5D=50&page%5Bnumber%5D=1"],
+            ["https://api.example.com/articles", "--page-size", "50"]])
+    func allWithoutLinks(_ arguments: [String]) async throws {
+        let options = try GetCommand.parse(arguments + ["--all"])
+        let walk = try await GetCommand.fetch(options, client: LinklessServer()) { _ in }
+        #expect(walk.document.data?.identifiers.compactMap(\.id) == (1...200).map(String.init))
+        #expect(walk.pages == 4)
+        #expect(walk.reportedTotal == 200)
+        let (status, captured) = await run(arguments + ["--all"], client: LinklessServer())
+        #expect(status == 0)
+        #expect(captured.errors.isEmpty)
+    }
+
+    @Test("--all that ends before the total the server reports says so on standard error and exits 1")
+    func allEndsShort() async throws {
+        let (status, captured) = await run(["https://api.example.com/articles", "--all"], client: LinklessServer())
+        #expect(status == 1)
+        #expect(
+            captured.errors.first?.hasPrefix(
+                "Error: the walk ended after 1 page and 10 resources, but the server reports 200") == true,
+            "\(captured.errors)")
+        // What was fetched is still printed.
+        #expect(try json(captured.output)["data"].map { ($0 as? [Any])?.count } == 10)
+    }
+
+    @Test("The strategy a URL spells: page[size] (and page[number]) page-based, page[limit] (and page[offset]) offset")
+    func inferred() throws {
+        func strategy(_ text: String) throws -> String? {
+            try GetCommand.inferredStrategy(#require(URL(string: text))).map { String(describing: $0) }
+        }
+        #expect(try strategy("https://h/a?page%5Bsize%5D=50") == String(describing: PageBasedPagination.pageBased(1, 50)))
+        #expect(try strategy("https://h/a?page%5Bnumber%5D=3&page%5Bsize%5D=5") == String(describing: PageBasedPagination.pageBased(3, 5)))
+        #expect(try strategy("https://h/a?page%5Blimit%5D=20") == String(describing: OffsetPagination.offsetBased(0, 20)))
+        #expect(try strategy("https://h/a?page%5Boffset%5D=40&page%5Blimit%5D=20") == String(describing: OffsetPagination.offsetBased(40, 20)))
+        #expect(try strategy("https://h/a?page%5Bsize%5D=0") == nil)
+        #expect(try strategy("https://h/a?page%5Bcursor%5D=x") == nil)
+        #expect(try strategy("https://h/a") == nil)
     }
 
     @Test("Progress is silent unless asked for or on a terminal")
