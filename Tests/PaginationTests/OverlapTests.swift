@@ -227,3 +227,67 @@ final class LockedFlag: @unchecked Sendable {
         set { lock.withLock { stored = newValue } }
     }
 }
+
+/// Cancelling the consumer of `pages(concurrency: 4)`: no page request reaches the transport after it. A middleware
+/// holds the requests for pages 3–5 (already started by the refill) until the test lets them go, after the
+/// consumer was cancelled while it waited for page 2: they must stop there, before the transport.
+@Suite("Cancellation of concurrent pages before the transport")
+struct RefillCancellationTests {
+    struct Item: Resource {
+        static let resourceType = "items"
+        var id: String
+    }
+
+    final class Gate: Middleware, @unchecked Sendable {
+        private let lock = NSLock()
+        private var open = false
+        private var heldPages: [Int] = []
+        var held: [Int] { lock.withLock { heldPages } }
+        func release() { lock.withLock { open = true } }
+
+        func intercept(
+            _ request: HTTPRequest, context: MiddlewareContext, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            let number = Int(request.url.queryValue("page[number]") ?? "1") ?? 1
+            if number > 1 {
+                lock.withLock { heldPages.append(number) }
+                // Ignores cancellation on purpose: the check that matters is the one between here and the transport.
+                for _ in 0..<2000 where !lock.withLock({ open }) { await RefillCancellationTests.pause() }
+            }
+            return try await next(request)
+        }
+    }
+
+    @Test("Pages started by the refill and cancelled with their consumer never reach the transport")
+    func nothingReachesTheTransport() async throws {
+        let gate = Gate()
+        let client = ScriptedClient { request in
+            let number = Int(request.url.queryValue("page[number]") ?? "1") ?? 1
+            let first = (number - 1) * 3 + 1
+            let data = (first..<first + 3).map { #"{"type":"items","id":"\#($0)"}"# }.joined(separator: ",")
+            return .document(#"{"data":[\#(data)],"meta":{"total":36}}"#)
+        }
+        let source = DataSource<Item>(
+            baseURL: exampleBase, strategy: .path("items/<id>"), client: client,
+            configuration: .init(middlewares: [gate], prefetchThreshold: .zero))
+        let request = source.fetch().page(.pageBased(1, 3))
+        let consumer = Task {
+            for try await _ in request.pages(concurrency: 4) {}
+        }
+        // Pages 2–5 are held before the transport; the consumer waits for page 2.
+        for _ in 0..<400 where gate.held.count < 4 { await Self.pause() }
+        #expect(gate.held.sorted() == [2, 3, 4, 5])
+        consumer.cancel()
+        await #expect(throws: CancellationError.self) { try await consumer.value }
+        gate.release()
+        for _ in 0..<20 { await Self.pause() }
+        #expect(client.requests.map { $0.url.queryValue("page[number]") } == ["1"])
+    }
+
+    /// 5 ms, whether or not the calling task is cancelled.
+    static func pause() async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
+        }
+    }
+}

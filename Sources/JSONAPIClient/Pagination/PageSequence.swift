@@ -112,12 +112,16 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 case .finished: return nil
                 case .initial(let request):
                     page = try await request.result()
+                    try Task.checkCancellation()
                     if let page { plan(after: page, request: request) }
                 case .following(let current):
                     page = ahead.count > 0 ? try await ahead.take() : try await current.next()
+                    // A consumer cancelled while the page arrived starts no more requests.
+                    try Task.checkCancellation()
                     if let page { refill(after: page) }
                 case .addressed:
                     page = try await ahead.take()
+                    try Task.checkCancellation()
                     if let page { refill(after: page) }
                 }
             } catch {

@@ -6,6 +6,8 @@ import Foundation
 /// without cancelling it for the others; when the last waiter leaves, the exchange is cancelled.
 final class InFlightRequests: Sendable {
     private struct Flight {
+        /// The waiter that started the exchange: tells this flight from a later one under the same key.
+        var starter: UInt64
         var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
         var task: Task<Void, Never>?
     }
@@ -50,7 +52,7 @@ final class InFlightRequests: Sendable {
                         flights[key]?.waiters[waiter] = continuation
                         return false
                     }
-                    flights[key] = Flight(waiters: [waiter: continuation])
+                    flights[key] = Flight(starter: waiter, waiters: [waiter: continuation])
                     return true
                 }
                 guard starts else { return }
@@ -65,7 +67,14 @@ final class InFlightRequests: Sendable {
                     for continuation in waiters.values { continuation.resume(with: result) }
                 }
                 let task = Self.start(run)
-                flights.withLock { $0[key]?.task = task }
+                // Every waiter may have left (cancelled) before the task was recorded: then nobody will cancel it,
+                // so it is cancelled here, and sends nothing (the chain checks cancellation before the transport).
+                let kept = flights.withLock { flights -> Bool in
+                    guard flights[key]?.starter == waiter else { return false }
+                    flights[key]?.task = task
+                    return true
+                }
+                if !kept { task.cancel() }
             }
         } onCancel: {
             let (continuation, abandoned) = flights.withLock {

@@ -67,7 +67,12 @@ struct MiddlewareChain: Sendable {
     private func send(_ request: HTTPRequest, context: MiddlewareContext, from remaining: ArraySlice<any Middleware>)
         async throws -> HTTPResponse
     {
-        guard let first = remaining.first else { return try await transport.send(request) }
+        guard let first = remaining.first else {
+            // A request whose task was cancelled before it got here is not sent: a prefetched page whose walk was
+            // cancelled never reaches the transport, whatever the transport does with cancellation.
+            try Task.checkCancellation()
+            return try await transport.send(request)
+        }
         let rest = remaining.dropFirst()
         return try await first.intercept(request, context: context) { request in
             try await send(request, context: context, from: rest)
