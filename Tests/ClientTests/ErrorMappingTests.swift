@@ -216,3 +216,30 @@ struct ErrorMappingTests {
         #expect(first.headerFields[.contentType] == nil)
     }
 }
+
+@Suite("Error documents are read with the session's decoder")
+struct ConfiguredErrorDecoderTests {
+    /// An error document whose `meta` nests 600 levels deep: past the default decoder's 512, within 1,000.
+    static let deepError: String = {
+        let depth = 600
+        let nested = String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+        return #"{"errors": [{"status": "422", "title": "Too deep", "meta": \#(nested)}]}"#
+    }()
+
+    func error(decoder: JSONAPIDecoder) async -> JSONAPIClientError? {
+        let client = ScriptedClient { _ in .document(Self.deepError, status: 422) }
+        let session = Session(baseURL: exampleBase, client: client, configuration: .init(decoder: decoder))
+        return await #expect(throws: JSONAPIClientError.self) {
+            try await session.source(Tag.self, .path("tags/<id>")).fetch().result()
+        }
+    }
+
+    @Test("A session whose decoder reads deeper documents reads a deep error document; the default decoder does not")
+    func configuredDepth() async throws {
+        let configured = await error(decoder: JSONAPIDecoder(maxNestingDepth: 1_000))
+        #expect(configured?.errors.first?.title == "Too deep")
+        let plain = await error(decoder: JSONAPIDecoder())
+        #expect(plain?.errors.isEmpty == true)
+        #expect(plain?.status?.code == 422)
+    }
+}

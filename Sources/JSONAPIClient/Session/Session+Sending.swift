@@ -31,7 +31,7 @@ extension Session {
     func send(_ description: JSONAPIRequest, to url: URL) async throws -> (HTTPRequest, HTTPResponse) {
         let request = httpRequest(for: description, url: url)
         let response = try await transmit(request)
-        guard response.status.kind == .successful else { throw Self.failure(for: request, response: response) }
+        guard response.status.kind == .successful else { throw failure(for: request, response: response) }
         return (request, response)
     }
 
@@ -55,9 +55,9 @@ extension Session {
     }
 
     /// The error for a non-2xx response: 406 and 415 get their own codes; the body's error objects when it is an
-    /// error document, the raw body in any case.
-    static func failure(for request: HTTPRequest, response: HTTPResponse) -> JSONAPIClientError {
-        let errors = JSONAPIDecoder().decodeErrorDocument(from: response.body).errors ?? []
+    /// error document (read with the session's configured decoder, like every other body), the raw body in any case.
+    func failure(for request: HTTPRequest, response: HTTPResponse) -> JSONAPIClientError {
+        let errors = configuration.decoder.decodeErrorDocument(from: response.body).errors ?? []
         let code: JSONAPIClientError.Code =
             switch response.status.code {
             case 406: .notAcceptable

@@ -48,7 +48,7 @@ extension Session {
             try await transmit(sent)
         }
         if response.status == .notModified, let stored, !setsOwn { return (sent, stored.response, .revalidated) }
-        guard response.status.kind == .successful else { throw Self.failure(for: sent, response: response) }
+        guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
         store.storeResponse(response, for: request)
         store.merge(from: response.body)
         return (sent, response, .network)
