@@ -6,10 +6,21 @@ enum ErrorReport {
     static func describe(_ error: JSONAPIClientError) -> String {
         var lines: [String] = []
         var head = "Error: "
-        if let status = error.status { head += "HTTP \(status.code)" } else { head += "\(error.code)" }
+        if error.code == .redirectRefused {
+            // What happened is the refusal, not the status: the server answered with a redirect the tool did not
+            // follow (another origin), and the detail names where it led.
+            head += "redirect refused"
+            if let status = error.status { head += " (HTTP \(status.code))" }
+        } else if let status = error.status {
+            head += "HTTP \(status.code)"
+        } else {
+            head += "\(error.code)"
+        }
         if let method = error.method, let url = error.url { head += " from \(method) \(url.absoluteString)" }
         lines.append(head)
-        if let decoding = error.decodingError {
+        if error.code == .redirectRefused {
+            lines.append("  \(error.detail)")
+        } else if let decoding = error.decodingError {
             // The decoding error's description starts with its pointer; the detail repeats the description.
             lines.append("  not the expected document: \(decoding)")
         } else if error.status == nil || error.errors.isEmpty {

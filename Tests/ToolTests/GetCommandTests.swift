@@ -237,6 +237,24 @@ struct GetCommandTests {
         #expect(try strategy("https://h/a") == nil)
     }
 
+    struct RedirectingClient: Client {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            throw JSONAPIClientError(
+                code: .redirectRefused,
+                detail: "a redirect to https://other.example.com was refused: redirects are followed only within the request's origin",
+                status: 307, responseHeaders: ["Location": "https://other.example.com/x?token=secret"])
+        }
+    }
+
+    @Test("A refused redirect leads with the refusal, and names the other origin, never the whole Location")
+    func refusedRedirect() async {
+        let (status, captured) = await run(["https://api.example.com/articles"], client: RedirectingClient())
+        #expect(status == 1)
+        #expect(captured.errors.first?.hasPrefix("Error: redirect refused (HTTP 307) from GET https://api.example.com/articles") == true, "\(captured.errors)")
+        #expect(captured.errors.joined().contains("a redirect to https://other.example.com was refused"))
+        #expect(!captured.errors.joined().contains("token=secret"))
+    }
+
     @Test("Progress is silent unless asked for or on a terminal")
     func quietProgress() async throws {
         let base = try server()
