@@ -28,7 +28,7 @@ struct TokenRefreshTests {
     }
 
     static let ok = HTTPResponse.document(#"{"data": []}"#)
-    static let unauthorized = HTTPResponse.document(#"{"errors": [{"status": "401"}]}"#, status: 401)
+    static var unauthorized: HTTPResponse { .document(#"{"errors": [{"status": "401"}]}"#, status: 401) }
 
     /// Answers 401 unless the request carries `Bearer good`.
     static func server() -> ScriptedClient {

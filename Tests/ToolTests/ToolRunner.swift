@@ -14,10 +14,9 @@ enum Tool {
     /// On macOS the tests run inside `xctest` or the Swift Testing helper, so neither `argv[0]` nor the main bundle is
     /// ours: the loaded `.xctest` bundle is, and it sits in the products folder. On Linux the test binary is itself
     /// the main bundle's executable, in that folder.
-    static var productsDirectory: URL {
+    static let productsDirectory: URL =
         Bundle.allBundles.first { $0.bundleURL.pathExtension == "xctest" }?.bundleURL.deletingLastPathComponent()
-            ?? Bundle.main.bundleURL
-    }
+        ?? Bundle.main.bundleURL
 
     /// The `jsonapi` binary in the products folder.
     static func executable() throws -> URL {
