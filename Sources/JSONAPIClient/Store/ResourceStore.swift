@@ -22,18 +22,47 @@ import Foundation
 /// resources are merged when the store is next read, or at once while someone observes it: a session whose store
 /// nobody reads pays for keeping the bytes, not for reading them twice.
 public final class ResourceStore: Sendable {
-    /// The limits of a store.
+    /// The limits of a store, and its clock.
     public struct Configuration: Sendable, Hashable {
         /// The most records kept; past it the least recently used are evicted.
         public var maxResources: Int
         /// The most bytes of response bodies kept; past it the least recently used responses are evicted, and a
         /// body larger than this is not kept.
         public var maxResponseBytes: Int
+        /// The current time, by which stored responses age (their freshness, RFC 9111 §4.2); the system clock by
+        /// default. Tests pass a clock of their own to age responses without waiting.
+        public var now: @Sendable () -> Date
 
         /// Creates limits: 10,000 records and 32 MiB of responses by default.
-        public init(maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20) {
+        ///
+        /// - Parameters:
+        ///   - maxResources: The most records kept.
+        ///   - maxResponseBytes: The most bytes of response bodies kept.
+        ///   - now: The current time; `Date()` by default.
+        public init(
+            maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20, now: @escaping @Sendable () -> Date = { Date() }
+        ) {
             self.maxResources = maxResources
             self.maxResponseBytes = maxResponseBytes
+            self.now = now
+        }
+
+        /// Whether two configurations have the same limits (their clocks are not compared).
+        ///
+        /// - Parameters:
+        ///   - lhs: A configuration.
+        ///   - rhs: Another configuration.
+        /// - Returns: `true` when both limits are equal.
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.maxResources == rhs.maxResources && lhs.maxResponseBytes == rhs.maxResponseBytes
+        }
+
+        /// Hashes the limits (not the clock).
+        ///
+        /// - Parameter hasher: The hasher to feed.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(maxResources)
+            hasher.combine(maxResponseBytes)
         }
     }
 
@@ -56,7 +85,7 @@ public final class ResourceStore: Sendable {
 
     struct State {
         var records: [Key: Record] = [:]
-        var responses: [String: StoredResponse] = [:]
+        var responses: [ResponseKey: StoredResponse] = [:]
         var responseBytes = 0
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
