@@ -122,6 +122,50 @@ extension ResourceStore {
         }
     }
 
+    /// Makes every stored collection response listing resources of `type` stale and in need of validation before
+    /// it is used again: a resource of the type was created or deleted, so the list may now be missing it or still
+    /// show it.
+    func invalidateCollections(of type: String) {
+        state.withLock { state in
+            for (key, stored) in state.responses where stored.collectionTypes.contains(type) {
+                state.responses[key]?.freshness.requiresValidation = true
+            }
+        }
+    }
+
+    /// Makes the stored responses of `url` (whatever their query) stale and in need of validation before they are
+    /// used again, for everyone: a write there succeeded (RFC 9111 §4.4). A create (`POST`) or delete (`DELETE`)
+    /// changes the collection too: the collection's own URL for a create, the parent of the resource's URL for a
+    /// delete (`…/articles` for `…/articles/1`).
+    ///
+    /// - Parameters:
+    ///   - url: The URL written to.
+    ///   - method: The write's method.
+    func invalidateResponses(after method: HTTPMethod, to url: URL) {
+        guard let target = Self.withoutQuery(url) else { return }
+        var paths: Set<String> = [target]
+        if method == .delete, let parent = Self.withoutQuery(url.deletingLastPathComponent()) {
+            paths.insert(parent.hasSuffix("/") ? String(parent.dropLast()) : parent)
+        }
+        state.withLock { state in
+            for key in state.responses.keys {
+                guard let stored = URL(string: key.url).flatMap(Self.withoutQuery), paths.contains(stored) else {
+                    continue
+                }
+                state.responses[key]?.freshness.requiresValidation = true
+            }
+        }
+    }
+
+    /// `url` without its query and fragment, and without a trailing slash.
+    private static func withoutQuery(_ url: URL) -> String? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.query = nil
+        components.fragment = nil
+        guard let text = components.url?.absoluteString else { return nil }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
     /// Removes the stored responses fetched with `credentials` — the `Authorization`, `Proxy-Authorization` and
     /// `Cookie` fields exactly as the requests carried them, after the middleware (a session without any of them
     /// has one partition of its own: pass no fields) — and keeps the others'. For signing one account out of a

@@ -308,14 +308,19 @@ public final class ResourceStore: Sendable {
 
     /// Removes the record whose `links.self` is `url` (relative links resolved against it), if any, and tells the
     /// observers: what a delete by URL knows of the resource.
-    func remove(selfLink url: URL) {
+    ///
+    /// - Returns: The removed record's type, or `nil` when no record has that link.
+    @discardableResult
+    func remove(selfLink url: URL) -> String? {
         let key = withMergedState { state in
             state.records.first { _, record in
                 guard let href = record.object.links?.`self`?.href else { return false }
                 return URL(string: href, relativeTo: url)?.absoluteURL == url.absoluteURL
             }?.key
         }
-        if let key { remove(type: key.type, id: key.id) }
+        guard let key else { return nil }
+        remove(type: key.type, id: key.id)
+        return key.type
     }
 
     /// Removes the record of resource `type` `id` and tells the observers.
