@@ -154,15 +154,20 @@ public final class ResourceStore: Sendable {
         return try decode([Model].self, from: document) ?? []
     }
 
-    /// Removes every record and response (observers stay, and are not told).
+    /// Removes every record and response — what to do when the account signs out. Observers stay, and each is
+    /// told of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
-        state.withLock { state in
+        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+            let changes = state.observers.isEmpty
+                ? [] : state.records.keys.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
             state.records.removeAll()
             state.responses.removeAll()
             state.responseBytes = 0
             state.pending.removeAll()
             state.pendingBytes = 0
+            return (changes, Array(state.observers.values))
         }
+        notify(observers, of: changes)
     }
 
     /// The records `keys` name as primary data, and every record they reach through relationship linkage as
@@ -270,7 +275,7 @@ public final class ResourceStore: Sendable {
             if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
             state.records[key] = Record(object: merged, lastUse: now)
         }
-        evictRecords(&state)
+        changes += evictRecords(&state)
         return changes
     }
 
@@ -358,12 +363,20 @@ public final class ResourceStore: Sendable {
 
     /// Evicts the least recently used records down to nine tenths of the limit once it is passed, so that eviction
     /// (a sort) runs once per tenth of the limit's insertions, not on each.
-    private func evictRecords(_ state: inout State) {
+    ///
+    /// - Returns: An ``StoreChange/Kind/evicted`` change for each record evicted, when someone observes the store.
+    private func evictRecords(_ state: inout State) -> [StoreChange] {
         let limit = max(configuration.maxResources, 0)
-        guard state.records.count > limit else { return }
+        guard state.records.count > limit else { return [] }
         let keep = limit - limit / 10
         let oldest = state.records.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(state.records.count - keep)
-        for (key, _) in oldest { state.records[key] = nil }
+        let observed = !state.observers.isEmpty
+        var changes: [StoreChange] = []
+        for (key, _) in oldest {
+            state.records[key] = nil
+            if observed { changes.append(StoreChange(type: key.type, id: key.id, kind: .evicted)) }
+        }
+        return changes
     }
 
     // MARK: Observing
