@@ -120,6 +120,17 @@ struct StoreFreshnessTests {
         #expect(Freshness.httpDate("Sun Nov  6 08:49:37 1994") == expected)
         #expect(Freshness.httpDate("0") == nil)
         #expect(Freshness.httpDate("") == nil)
+        // The fixdate parser without a formatter agrees with one, leap days and the turn of the century included.
+        for seconds in stride(from: -2_208_988_800.0, through: 4_102_444_800, by: 86_399 * 37 + 0.0) {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(Freshness.imfFixdate(StoreFreshnessTests.httpDate(date)) == date)
+        }
+        #expect(Freshness.imfFixdate(StoreFreshnessTests.httpDate(Date(timeIntervalSince1970: 951_782_400))) != nil)
+        #expect(Freshness.imfFixdate("Sun, 06 Nov 1994 08:49:37 UTC") == nil)
+        #expect(Freshness.imfFixdate("Sun, 06 Xyz 1994 08:49:37 GMT") == nil)
+        #expect(Freshness.imfFixdate("Sun, 6 Nov 1994 08:49:37 GMT") == nil)
+        #expect(Freshness.imfFixdate("Sun, 06 Nov 1994 24:49:37 GMT") == nil)
+        #expect(Freshness.imfFixdate("Sun, 0a Nov 1994 08:49:37 GMT") == nil)
     }
 
     // MARK: Policies, with an injected clock

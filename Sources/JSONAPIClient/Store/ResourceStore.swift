@@ -7,7 +7,8 @@ import Foundation
 ///   resource a write returns is merged into one record per `(type, id)`, member by member, the newest winning; a
 ///   relationship sent without `data` keeps the linkage the record had. A delete removes the record.
 /// - **Responses.** The body and validators (`ETag`, `Last-Modified`) of each successful `GET`, for conditional
-///   requests and the ``CachePolicy``s.
+///   requests and the ``CachePolicy``s — per credentials the request carried and per `Vary`, never a `no-store`
+///   one, fresh by HTTP's rules (RFC 9111). The records are shared: ``clear()`` when the account changes.
 /// - **Bounded.** At most ``Configuration/maxResources`` records and ``Configuration/maxResponseBytes`` of bodies;
 ///   the least recently used go first.
 ///
