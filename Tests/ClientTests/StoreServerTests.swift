@@ -150,6 +150,25 @@ struct StoreServerTests {
         try await other.delete(id: created.id)
     }
 
+    @Test("A create through the session makes its stored list stale: the next cacheFirst list shows the new one")
+    func createThenList() async throws {
+        let api = Session(
+            baseURL: try TestServer.url(), configuration: .init(headerFields: ["X-Test-Cache-Control": "max-age=60"]))
+        let people = api.source(Person.self, .path("people/<id>"))
+        let name = "Listed \(UUID().uuidString)"
+        let list = people.fetch().filter("name", name).cachePolicy(.cacheFirst)
+        #expect(try await list.result().data?.isEmpty == true)
+        #expect(try await list.result().source == .cache)
+        let created = try #require(try await people.create(Person(id: "", name: name, email: "listed@example.com")).data)
+        let after = try await list.result()
+        #expect(after.source == .network)
+        #expect(after.data?.map(\.id) == [created.id])
+        try await people.delete(id: created.id)
+        let gone = try await list.result()
+        #expect(gone.source == .network)
+        #expect(gone.data?.isEmpty == true)
+    }
+
     @Test("A revalidated fetch is a 304 with an empty body and returns the same document")
     func revalidation() async throws {
         let client = RecordingClient()

@@ -3,13 +3,14 @@ import Foundation
 /// A keyed digest of the header values that tell two callers apart (credentials, the values a response varies on),
 /// so that the store and the coalescing of requests can key by them without keeping them.
 ///
-/// It is two 64-bit SipHash-1-3 values (Swift's `Hasher`) of the values, each seeded with 128 random bits drawn
-/// once per process. That is enough here because the digest never leaves the process (the store is in memory) and
-/// is only ever compared with another digest of this process: two different credentials collide with a chance of
-/// about 2⁻¹²⁸, nobody outside the process knows the key to aim for a collision, and a digest read from a memory
-/// dump cannot be checked against guessed credentials without the key (read from the same dump, it can: a keyed
-/// hash hides a low-entropy secret only as well as the key is hidden). A store kept across launches would need a
-/// key kept with it.
+/// It is two 64-bit SipHash-1-3 values (Swift's `Hasher`, itself seeded at random per process) of the values, each
+/// preceded by 128 random bits of its own drawn once per process, so the digest stays keyed even where
+/// `SWIFT_DETERMINISTIC_HASHING` fixes `Hasher`'s seed. That is enough here because the digest never leaves the
+/// process (the store is in memory) and is only ever compared with another digest of this process: two different
+/// credentials collide with a chance of about 2⁻¹²⁸, nobody outside the process knows the key to aim for a
+/// collision, and a digest alone cannot be checked against guessed credentials without the key (read from the same
+/// memory dump, it can: a keyed hash hides a low-entropy secret only as well as the key is hidden). A store kept
+/// across launches would need a key kept with it, or a real MAC.
 struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
     private let high: UInt64
     private let low: UInt64
