@@ -64,7 +64,7 @@ extension Session {
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
         if let stored, !CacheControl(request.headerFields).noCache {
             let freshness = stored.freshness
-            let answers: (Bool, refresh: Bool) =
+            let decision: (answers: Bool, refresh: Bool) =
                 switch policy.kind {
                 case .cacheOnly: (freshness.isFresh(at: requestTime) || freshness.mayServeStale, false)
                 case .cacheFirst: (freshness.isUsable(at: requestTime, maxStale: policy.maxStale), false)
@@ -72,10 +72,10 @@ extension Session {
                     freshness.isFresh(at: requestTime) ? (true, false) : (freshness.mayServeStale, true)
                 case .networkOnly, .networkFirst: (false, false)
                 }
-            if answers.0 {
+            if decision.answers {
                 visit.state.withLock {
                     $0.source = .cache
-                    $0.refresh = answers.refresh
+                    $0.refresh = decision.refresh
                 }
                 return stored.response
             }
