@@ -314,6 +314,20 @@ struct StoreFreshnessTests {
         }
     }
 
+    @Test("networkFirst answers from the store only once the retry middleware has given up")
+    func networkFirstAfterRetries() async throws {
+        let server = Server(cacheControl: "max-age=60")
+        let counting = CountingClient(ScriptedClient { try server.respond($0) })
+        let retry = RetryMiddleware(configuration: .init(maxAttempts: 3), sleep: { _ in }, now: { Self.start })
+        let api = Session(baseURL: exampleBase, client: counting, configuration: .init(middlewares: [retry]))
+        let labels = api.source(Label.self, .path("labels/<id>"))
+        _ = try await labels.fetch().result()
+        server.set { $0.offline = true }
+        let offline = try await labels.fetch().cachePolicy(.networkFirst).result()
+        #expect(offline.source == .offline)
+        #expect(counting.count == 4)
+    }
+
     @Test("networkFirst does not answer offline with a response its server said must be revalidated")
     func networkFirstMustRevalidate() async throws {
         for control in ["max-age=60, must-revalidate", "no-cache"] {

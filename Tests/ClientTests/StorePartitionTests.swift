@@ -1,8 +1,9 @@
 import Foundation
-import JSONAPIClient
 import JSONAPIClientTesting
 import Testing
 import TestSupport
+
+@testable import JSONAPIClient
 
 /// No one sees another's data through the store: stored responses, the validators sent from them and shared
 /// exchanges are keyed by the credentials the middleware added; `Vary` and `no-store` are honoured.
@@ -241,6 +242,52 @@ struct StorePartitionTests {
         _ = try await labels.fetch().result()
         #expect(try await labels.fetch().cachePolicy(.cacheFirst).result().source == .network)
         #expect(api.store?.usage.responses == 0)
+    }
+
+    @Test("The keys of stored responses and shared exchanges hold a digest of the credentials, never them")
+    func keysHoldNoCredential() {
+        let url = URL(string: "https://api.example.com/v1/labels")!
+        func request(_ fields: HTTPFields) -> HTTPRequest { HTTPRequest(method: .get, url: url, headerFields: fields) }
+        let alice = request([.accept: "application/vnd.api+json", .authorization: "Bearer alice-secret"])
+        let bob = request([.accept: "application/vnd.api+json", .authorization: "Bearer bob-secret"])
+        let cookie = request([.accept: "application/vnd.api+json", .cookie: "session=cookie-secret"])
+        for key in [InFlightRequests.key(for: alice), "\(ResponseKey(alice))", InFlightRequests.key(for: cookie)] {
+            #expect(!key.contains("secret"))
+        }
+        #expect(InFlightRequests.key(for: alice) != InFlightRequests.key(for: bob))
+        #expect(ResponseKey(alice) != ResponseKey(bob))
+        #expect(ResponseKey(alice) != ResponseKey(cookie))
+        #expect(ResponseKey(alice) == ResponseKey(alice))
+        // An empty credential is not the same as none.
+        #expect(ResponseKey(request([.authorization: ""])) != ResponseKey(request([:])))
+        // The field's name is case-insensitive; its value is not.
+        #expect(ResponseKey(request(["authorization": "Bearer a"])) == ResponseKey(request([.authorization: "Bearer a"])))
+        #expect(ResponseKey(request([.authorization: "Bearer A"])) != ResponseKey(request([.authorization: "Bearer a"])))
+    }
+
+    @Test("A 304's header fields replace the stored ones: its new validator and freshness count from then on")
+    func notModifiedUpdatesHeaders() async throws {
+        let counter = Counter()
+        let client = ScriptedClient { request in
+            switch counter.next() {
+            case 1:
+                var response = HTTPResponse.document(#"{"data":[{"type":"labels","id":"1","attributes":{"name":"a"}}]}"#)
+                response.headerFields[.eTag] = "\"1\""
+                return response
+            case 2: return HTTPResponse(status: .notModified, headerFields: [.eTag: "\"2\"", "Cache-Control": "max-age=60"])
+            default: return HTTPResponse(status: .notModified, headerFields: [.eTag: "\"2\""])
+            }
+        }
+        let api = Session(baseURL: exampleBase, client: client)
+        let labels = api.source(Label.self, .path("labels/<id>"))
+        _ = try await labels.fetch().result()
+        let second = try await labels.fetch().cachePolicy(.cacheFirst).result()  // stale (no freshness): asks
+        #expect(second.source == .revalidated)
+        #expect(second.headerFields[.eTag] == "\"2\"")
+        #expect(second.headerFields["Cache-Control"] == "max-age=60")
+        #expect(try await labels.fetch().cachePolicy(.cacheFirst).result().source == .cache)  // fresh now
+        _ = try await labels.fetch().result()
+        #expect(client.requests.map { $0.headerFields[.ifNoneMatch] } == [nil, "\"1\"", "\"2\""])
     }
 
     @Test("removeResponses(credentials:) removes one account's responses and keeps the others'")
