@@ -87,7 +87,7 @@ extension Session {
     func response<Primary: Decodable & Sendable>(
         to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil
     ) async throws -> FetchResponse<Primary> {
-        let listing = (Primary.self as? any ResourceCollection.Type)?.listedResourceType
+        let listing = ListedTypes.of(Primary.self)
         let (sent, response, source) = try await exchange(request, url: try url ?? request.url(), listing: listing)
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(

@@ -60,7 +60,8 @@ extension Session {
         _ request: HTTPRequest, policy: CachePolicy, listing: String?, store: ResourceStore, visit: StoreVisit
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
-        let stored = store.storedResponse(for: request)
+        let key = ResponseKey(request)
+        let stored = store.storedResponse(for: request, key: key)
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
         if let stored, !CacheControl(request.headerFields).noCache {
             let freshness = stored.freshness
@@ -88,18 +89,19 @@ extension Session {
             if let date = stored.lastModified { conditional.headerFields[.ifModifiedSince] = date }
         }
         let sent = conditional
-        let response = try await flights.response(for: InFlightRequests.key(for: sent)) { [client] in
+        let flight = InFlightRequests.key(for: sent, credentials: key.partition)
+        let response = try await flights.response(for: flight) { [client] in
             try await client.send(sent)
         }
         let responseTime = store.now()
         if response.status == .notModified, let stored, !setsOwn {
             visit.state.withLock { $0.source = .revalidated }
             return store.revalidated(
-                stored, by: response, for: request, requestTime: requestTime, responseTime: responseTime)
+                stored, by: response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
         }
         guard response.status.kind == .successful else { return response }
-        if store.storeResponse(response, for: request, requestTime: requestTime, responseTime: responseTime) {
-            if let listing { store.noteCollection(of: [listing], for: request) }
+        if store.storeResponse(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) {
+            if let listing { store.noteCollection(of: listing, key: key) }
             store.merge(from: response.body)
         }
         return response
@@ -134,6 +136,21 @@ private final class StoreVisit: Sendable {
 protocol ResourceCollection {
     /// The resource type of the elements.
     static var listedResourceType: String { get }
+}
+
+/// The resource type each primary data type lists (`nil` when it is not `[Model]`), remembered by type: the
+/// dynamic cast to a conditional conformance costs about 12,000 instructions, a page's worth of this step.
+enum ListedTypes {
+    private static let known = LockedValue<[ObjectIdentifier: String?]>([:])
+
+    /// The resource type `Primary` lists, when it is an array of models.
+    static func of<Primary>(_ type: Primary.Type) -> String? {
+        let id = ObjectIdentifier(type)
+        if let known = known.withLock({ $0[id] }) { return known }
+        let listed = (type as? any ResourceCollection.Type)?.listedResourceType
+        known.withLock { $0[id] = .some(listed) }
+        return listed
+    }
 }
 
 extension Array: ResourceCollection where Element: Resource {

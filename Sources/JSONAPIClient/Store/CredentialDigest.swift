@@ -27,21 +27,25 @@ struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
     /// The digest of the values of `names` in `fields`, name by name, in the order given (the values of a repeated
     /// name in their order). A field that is absent and one that is present but empty digest differently.
     init(of fields: HTTPFields, names: [HTTPField.Name]) {
-        func digest(_ first: UInt64, _ second: UInt64) -> UInt64 {
-            var hasher = Hasher()
-            hasher.combine(first)
-            hasher.combine(second)
-            for name in names {
-                let values = fields.values(for: name)
-                hasher.combine(name.canonicalName)
-                hasher.combine(values.count)
-                for value in values { hasher.combine(value) }
-            }
-            return UInt64(bitPattern: Int64(hasher.finalize()))
-        }
         let keys = Self.keys
-        high = digest(keys.0, keys.1)
-        low = digest(keys.2, keys.3)
+        var high = Hasher()
+        var low = Hasher()
+        high.combine(keys.0)
+        high.combine(keys.1)
+        low.combine(keys.2)
+        low.combine(keys.3)
+        func feed(_ hasher: inout Hasher, _ name: HTTPField.Name, _ values: [String]) {
+            hasher.combine(name.canonicalName)
+            hasher.combine(values.count)
+            for value in values { hasher.combine(value) }
+        }
+        for name in names {
+            let values = fields.values(for: name)
+            feed(&high, name, values)
+            feed(&low, name, values)
+        }
+        self.high = UInt64(bitPattern: Int64(high.finalize()))
+        self.low = UInt64(bitPattern: Int64(low.finalize()))
     }
 
     /// The digest of the credentials `fields` carry (`Authorization`, `Proxy-Authorization`, `Cookie`).

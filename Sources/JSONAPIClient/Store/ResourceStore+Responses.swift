@@ -40,9 +40,13 @@ struct ResponseKey: Hashable, Sendable {
 extension ResourceStore {
     /// The stored response `request` may be answered or validated with — fetched with the same credentials, URL and
     /// `Accept`, and with the same values of the header fields its `Vary` names — marking it used.
-    func storedResponse(for request: HTTPRequest) -> StoredResponse? {
-        state.withLock { state in
-            let key = ResponseKey(request)
+    ///
+    /// - Parameters:
+    ///   - request: The request as the transport gets it.
+    ///   - key: Its key, when the caller has it already.
+    func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
+        let key = key ?? ResponseKey(request)
+        return state.withLock { state in
             guard let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames) == stored.varyDigest
             else { return nil }
@@ -59,14 +63,15 @@ extension ResourceStore {
     /// - Returns: Whether the response may be kept at all (`false` for `no-store`): its resources are merged only
     ///   then.
     @discardableResult
-    func storeResponse(_ response: HTTPResponse, for request: HTTPRequest, requestTime: Date, responseTime: Date)
-        -> Bool
-    {
+    func storeResponse(
+        _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey? = nil, requestTime: Date,
+        responseTime: Date
+    ) -> Bool {
         let limit = configuration.maxResponseBytes
         let forbidden = CacheControl(response.headerFields).noStore || CacheControl(request.headerFields).noStore
         let varyNames = Self.varyNames(of: response)
+        let key = key ?? ResponseKey(request)
         state.withLock { state in
-            let key = ResponseKey(request)
             if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
             guard !forbidden, let varyNames, response.body.count <= limit else { return }
             state.responses[key] = StoredResponse(
@@ -90,8 +95,8 @@ extension ResourceStore {
     ///
     /// - Returns: The stored response with the new header fields, to answer the request with.
     func revalidated(
-        _ stored: StoredResponse, by notModified: HTTPResponse, for request: HTTPRequest, requestTime: Date,
-        responseTime: Date
+        _ stored: StoredResponse, by notModified: HTTPResponse, for request: HTTPRequest, key: ResponseKey,
+        requestTime: Date, responseTime: Date
     ) -> HTTPResponse {
         var response = stored.response
         let excepted: Set<HTTPField.Name> = [.contentLength, "Connection", "Keep-Alive", "Transfer-Encoding"]
@@ -100,12 +105,11 @@ extension ResourceStore {
             for value in notModified.headerFields.values(for: name) { response.headerFields.append(name, value) }
         }
         if CacheControl(notModified.headerFields).noStore || CacheControl(request.headerFields).noStore {
-            storeResponse(notModified, for: request, requestTime: requestTime, responseTime: responseTime)
+            storeResponse(notModified, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
             return response
         }
         let freshness = Freshness(of: response, requestTime: requestTime, responseTime: responseTime)
         state.withLock { state in
-            let key = ResponseKey(request)
             guard state.responses[key] != nil else { return }
             state.responses[key]?.response = response
             state.responses[key]?.freshness = freshness
@@ -113,12 +117,11 @@ extension ResourceStore {
         return response
     }
 
-    /// Notes that the stored response of `request` lists resources of `types` (a collection).
-    func noteCollection(of types: Set<String>, for request: HTTPRequest) {
-        guard !types.isEmpty else { return }
+    /// Notes that the stored response under `key` lists resources of `type` (a collection).
+    func noteCollection(of type: String, key: ResponseKey) {
         state.withLock { state in
-            let key = ResponseKey(request)
-            state.responses[key]?.collectionTypes.formUnion(types)
+            guard state.responses[key]?.collectionTypes.contains(type) == false else { return }
+            state.responses[key]?.collectionTypes.insert(type)
         }
     }
 
