@@ -171,6 +171,36 @@ struct StorePartitionTests {
         #expect(client.count == 2)
     }
 
+    /// The user a task acts for, whose token ``BearerTokenMiddleware`` adds.
+    enum CurrentUser {
+        @TaskLocal static var token: String?
+    }
+
+    @Test("Tokens added by middleware: two users' identical GETs in flight at once are two exchanges")
+    func coalescingPerMiddlewareUser() async throws {
+        let gate = OpenGate()
+        let server = UserServer()
+        let client = CountingClient(ScriptedClient { request in
+            await gate.wait()
+            return server.respond(request)
+        })
+        let arrived = Counter()
+        let api = Session(
+            baseURL: exampleBase, client: client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { CurrentUser.token }, Arrivals(counter: arrived)]))
+        let labels = api.source(Label.self, .path("labels/<id>"))
+        let tasks = ["alice", "bob", "alice", "bob"].map { user in
+            Task { try await CurrentUser.$token.withValue(user) { try await labels.fetch().result().data?.first?.name } }
+        }
+        while await gate.waiting < 2 || arrived.value < 4 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(50))  // the others, past the middleware, join the two flights
+        await gate.open()
+        var names: [String?] = []
+        for task in tasks { names.append(try await task.value) }
+        #expect(names == ["alice -", "bob -", "alice -", "bob -"])
+        #expect(client.count == 2)
+    }
+
     @Test("A response with Cache-Control: no-store is not kept, nor its resources; nor one a request forbids")
     func noStore() async throws {
         let server = UserServer(cacheControl: "no-store")
