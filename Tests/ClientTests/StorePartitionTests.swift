@@ -320,6 +320,30 @@ struct StorePartitionTests {
         #expect(client.requests.map { $0.headerFields[.ifNoneMatch] } == [nil, "\"1\"", "\"2\""])
     }
 
+    @Test("Credentials the server sends (Set-Cookie) are not kept: a stored response answers without them")
+    func setCookieNotKept() async throws {
+        let counter = Counter()
+        let client = ScriptedClient { _ in
+            var response = HTTPResponse.document(#"{"data":[{"type":"labels","id":"1","attributes":{"name":"a"}}]}"#)
+            response.headerFields.append("Set-Cookie", "session=secret-\(counter.next())")
+            response.headerFields.append("Cache-Control", "max-age=60")
+            response.headerFields[.eTag] = "\"1\""
+            if counter.value > 1 { return HTTPResponse(status: .notModified, headerFields: response.headerFields) }
+            return response
+        }
+        let api = Session(baseURL: exampleBase, client: client)
+        let labels = api.source(Label.self, .path("labels/<id>"))
+        let first = try await labels.fetch().result()
+        #expect(first.headerFields["Set-Cookie"] == "session=secret-1")  // the caller sees what the server sent
+        let cached = try await labels.fetch().cachePolicy(.cacheFirst).result()
+        #expect(cached.source == .cache)
+        #expect(cached.headerFields["Set-Cookie"] == nil)
+        #expect(cached.headerFields["Cache-Control"] == "max-age=60")
+        let revalidated = try await labels.fetch().result()  // a 304 with Set-Cookie: not kept either
+        #expect(revalidated.source == .revalidated)
+        #expect(revalidated.headerFields["Set-Cookie"] == nil)
+    }
+
     @Test("removeResponses(credentials:) removes one account's responses and keeps the others'")
     func removeOneAccount() async throws {
         let server = UserServer()

@@ -58,7 +58,8 @@ extension ResourceStore {
 
     /// Keeps `response` as the latest for `request`, evicting the least recently used responses past the byte
     /// limit. Not kept (and what was kept for the request goes): a response or request with `Cache-Control:
-    /// no-store`, a response with `Vary: *`, a body larger than the limit.
+    /// no-store`, a response with `Vary: *`, a body larger than the limit. Credentials the server sent
+    /// (`Set-Cookie`, `Authentication-Info`) are not kept with it: a stored response answers without them.
     ///
     /// - Returns: Whether the response may be kept at all (`false` for `no-store`): its resources are merged only
     ///   then.
@@ -75,7 +76,7 @@ extension ResourceStore {
             if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
             guard !forbidden, let varyNames, response.body.count <= limit else { return }
             state.responses[key] = StoredResponse(
-                response: response, lastUse: state.tick(), varyNames: varyNames,
+                response: Self.withoutCredentials(response), lastUse: state.tick(), varyNames: varyNames,
                 varyDigest: CredentialDigest(of: request.headerFields, names: varyNames),
                 freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
             state.responseBytes += response.body.count
@@ -90,7 +91,8 @@ extension ResourceStore {
     }
 
     /// `stored` brought up to date by the `304 Not Modified` that validated it (RFC 9111 §4.3.4): the 304's header
-    /// fields replace the stored ones of the same name (`Content-Length` excepted), and its freshness starts again.
+    /// fields replace the stored ones of the same name (`Content-Length` and credentials such as `Set-Cookie`
+    /// excepted), and its freshness starts again.
     /// A 304 with `no-store`, or to a request with `no-store`, removes the stored response.
     ///
     /// - Returns: The stored response with the new header fields, to answer the request with.
@@ -99,7 +101,9 @@ extension ResourceStore {
         requestTime: Date, responseTime: Date
     ) -> HTTPResponse {
         var response = stored.response
-        let excepted: Set<HTTPField.Name> = [.contentLength, "Connection", "Keep-Alive", "Transfer-Encoding"]
+        let excepted = Self.responseCredentialFields.union([
+            .contentLength, "Connection", "Keep-Alive", "Transfer-Encoding",
+        ])
         for name in Set(notModified.headerFields.map(\.name)) where !excepted.contains(name) {
             response.headerFields.remove(name)
             for value in notModified.headerFields.values(for: name) { response.headerFields.append(name, value) }
@@ -192,6 +196,21 @@ extension ResourceStore {
             }
             return keys.count
         }
+    }
+
+    /// The response header fields that carry credentials, never kept in the store.
+    static let responseCredentialFields: Set<HTTPField.Name> = [
+        "Set-Cookie", "Set-Cookie2", "Authentication-Info", "Proxy-Authentication-Info",
+    ]
+
+    /// `response` without the header fields that carry credentials.
+    static func withoutCredentials(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.headerFields.contains(where: { responseCredentialFields.contains($0.name) }) else {
+            return response
+        }
+        var kept = response
+        for name in responseCredentialFields { kept.headerFields.remove(name) }
+        return kept
     }
 
     /// The header fields `response`'s `Vary` names, or `nil` for `Vary: *` (no request matches it).
