@@ -107,14 +107,16 @@ enum ReadmeSnippets {
         let again = try await articles.fetch().include(["author"]).result()   // conditional: a 304 reuses the stored body
         print(again.source)                                  // .revalidated (or .network when it changed)
 
-        let first = try await articles.fetch(id: "1").cachePolicy(.cacheFirst).result()   // no request if stored
+        let first = try await articles.fetch(id: "1").cachePolicy(.cacheFirst).result()   // no request while fresh
         for try await response in articles.fetch().updates() { print(response.source) }   // .cache, then the server's
+        let offline = try await articles.fetch().cachePolicy(.networkFirst).result()      // .offline if the transport fails
 
         guard let store = api.store else { return }
         let article = try store.resource(Article.self, id: "1")     // with its author, from the store
         let author: Person? = try await articles.load("author", of: first.data!)         // lazily: store, else server
         for await change in store.changes(of: Article.self) { print(change) }           // "updated articles 1", …
-        _ = (list, article, author)
+        store.clear()                                                // signing out: everything goes
+        _ = (list, article, author, offline)
     }
 
     static func middleware(baseURL: URL, tokenStore: TokenStore) {

@@ -40,10 +40,12 @@ struct StoreServerTests {
         }
     }
 
-    @Test("A repeated fetch under cacheFirst sends nothing")
+    @Test("A repeated fetch under cacheFirst sends nothing while the response is fresh")
     func cacheFirst() async throws {
         let client = RecordingClient()
-        let api = Session(baseURL: try TestServer.url(), client: client)
+        let api = Session(
+            baseURL: try TestServer.url(), client: client,
+            configuration: .init(headerFields: ["X-Test-Cache-Control": "max-age=60"]))
         let people = api.source(Person.self, .path("people/<id>"))
         let first = try await people.fetch(id: "17").fields(["people": ["name", "email"]]).cachePolicy(.cacheFirst).result()
         let second = try await people.fetch(id: "17").fields(["people": ["name", "email"]]).cachePolicy(.cacheFirst).result()
@@ -52,6 +54,119 @@ struct StoreServerTests {
         #expect(second.document == first.document)
         #expect(client.exchanges.count == 1)
         #expect(await TestServer.statuses(of: "GET /people/17?fields%5Bpeople%5D=name%2Cemail", count: 1) == [200])
+    }
+
+    /// Who is signed in: the token ``BearerTokenMiddleware`` sends.
+    final class Account: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: String
+        init(_ token: String) { current = token }
+        var token: String {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
+    }
+
+    /// A clock the test moves by hand, from now (the server's `Date` must not make responses look old).
+    final class TestClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = Date()
+        var now: Date { lock.withLock { current } }
+        func advance(_ seconds: Double) { lock.withLock { current += seconds } }
+    }
+
+    @Test(
+        "Signed out and in as someone else on one session: /me is the new user's under every policy",
+        arguments: [CachePolicy.networkOnly, .networkFirst, .cacheFirst, .cacheOnly, .staleWhileRevalidate])
+    func tokenSwitch(policy: CachePolicy) async throws {
+        let account = Account("secret-token")
+        let client = RecordingClient()
+        // The server's ETag for /me does not depend on who asks: a validator sent across users would get a 304.
+        let api = Session(
+            baseURL: try TestServer.url(), client: client,
+            configuration: .init(
+                middlewares: [BearerTokenMiddleware { account.token }],
+                headerFields: ["X-Test-Cache-Control": "max-age=60", "X-Test-ETag": "\"me-\(policy)\""]))
+        let me = api.fetch(URL(string: "me")!, as: Person.self)
+        #expect(try await me.result().data?.id == "1")
+        account.token = "other-token"
+        if policy == .cacheOnly {
+            let error = await #expect(throws: JSONAPIClientError.self) { try await me.cachePolicy(policy).result() }
+            #expect(error?.code == .notCached)
+            #expect(client.exchanges.count == 1)
+        } else {
+            let other = try await me.cachePolicy(policy).result()
+            #expect(other.data?.id == "2")
+            #expect(other.source == .network)
+            #expect(client.exchanges.map(\.status) == [200, 200])
+        }
+        account.token = "secret-token"
+        #expect(try await me.cachePolicy(.cacheFirst).result().data?.id == "1")
+    }
+
+    @Test("A no-store response is not kept: the next fetch is a full 200, not conditional")
+    func noStore() async throws {
+        let client = RecordingClient()
+        let api = Session(
+            baseURL: try TestServer.url(), client: client,
+            configuration: .init(headerFields: ["X-Test-Cache-Control": "no-store"]))
+        let people = api.source(Person.self, .path("people/<id>"))
+        let first = try await people.fetch(id: "16").result()
+        #expect(api.store?.usage.responses == 0)
+        #expect(api.store?.count == 0)
+        let second = try await people.fetch(id: "16").cachePolicy(.cacheFirst).result()
+        #expect(second.source == .network)
+        #expect(second.document == first.document)
+        #expect(client.exchanges.map(\.status) == [200, 200])
+        #expect(await TestServer.statuses(of: "GET /people/16", count: 2) == [200, 200])
+    }
+
+    @Test("After the server changes a resource and the stored response expires, cacheFirst shows the change")
+    func expiry() async throws {
+        let clock = TestClock()
+        let client = RecordingClient()
+        let url = try TestServer.url()
+        let api = Session(
+            baseURL: url, client: client,
+            configuration: .init(headerFields: ["X-Test-Cache-Control": "max-age=60"], store: .init(now: { clock.now })))
+        let people = api.source(Person.self, .path("people/<id>"))
+        // Another client (no shared store) creates the person and later renames it.
+        let other = Session(baseURL: url).source(Person.self, .path("people/<id>"))
+        let created = try #require(try await other.create(Person(id: "", name: "Before", email: "expiry@example.com")).data)
+        #expect(try await people.fetch(id: created.id).cachePolicy(.cacheFirst).result().data?.name == "Before")
+        var change = ResourceUpdate<Person>(id: created.id)
+        change.set("name", to: "After")
+        try await other.update(change)
+        clock.advance(59)
+        let fresh = try await people.fetch(id: created.id).cachePolicy(.cacheFirst).result()
+        #expect(fresh.source == .cache)
+        #expect(fresh.data?.name == "Before")
+        clock.advance(1)
+        let expired = try await people.fetch(id: created.id).cachePolicy(.cacheFirst).result()
+        #expect(expired.source == .network)
+        #expect(expired.data?.name == "After")
+        #expect(client.exchanges.map(\.status) == [200, 200])
+        #expect(await TestServer.statuses(of: "GET /people/\(created.id)", count: 2) == [200, 200])
+        try await other.delete(id: created.id)
+    }
+
+    @Test("A create through the session makes its stored list stale: the next cacheFirst list shows the new one")
+    func createThenList() async throws {
+        let api = Session(
+            baseURL: try TestServer.url(), configuration: .init(headerFields: ["X-Test-Cache-Control": "max-age=60"]))
+        let people = api.source(Person.self, .path("people/<id>"))
+        let name = "Listed \(UUID().uuidString)"
+        let list = people.fetch().filter("name", name).cachePolicy(.cacheFirst)
+        #expect(try await list.result().data?.isEmpty == true)
+        #expect(try await list.result().source == .cache)
+        let created = try #require(try await people.create(Person(id: "", name: name, email: "listed@example.com")).data)
+        let after = try await list.result()
+        #expect(after.source == .network)
+        #expect(after.data?.map(\.id) == [created.id])
+        try await people.delete(id: created.id)
+        let gone = try await list.result()
+        #expect(gone.source == .network)
+        #expect(gone.data?.isEmpty == true)
     }
 
     @Test("A revalidated fetch is a 304 with an empty body and returns the same document")

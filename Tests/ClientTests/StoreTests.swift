@@ -32,9 +32,13 @@ struct StoreTests {
     static let writer7 = #"{"type":"writers","id":"7","attributes":{"name":"Ann"}}"#
     static let label3 = #"{"type":"labels","id":"3","attributes":{"name":"swift"}}"#
 
-    /// A session whose transport answers `body` for every request, counting them.
+    /// A session whose transport answers `body` for every request (fresh for a minute), counting them.
     private func session(_ body: String, configuration: Session.Configuration = .init()) -> (Session, CountingClient) {
-        let client = CountingClient(ScriptedClient { _ in .document(body) })
+        let client = CountingClient(ScriptedClient { _ in
+            var response = HTTPResponse.document(body)
+            response.headerFields.append("Cache-Control", "max-age=60")
+            return response
+        })
         return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
     }
 
@@ -135,7 +139,7 @@ struct StoreTests {
         #expect(store.count == 3)
     }
 
-    @Test("cacheFirst sends nothing the second time; cacheOnly never sends; networkOnly always does")
+    @Test("cacheFirst sends nothing the second time while fresh; cacheOnly never sends; networkOnly always does")
     func policies() async throws {
         let (api, client) = session(#"{"data":[\#(Self.label3)]}"#)
         let labels = api.source(Label.self, .path("labels/<id>"))

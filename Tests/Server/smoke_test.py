@@ -200,6 +200,12 @@ check(req("GET", "/me", headers={"Authorization": "Bearer nope"})[0] == 401, "40
 s, _, d = req("GET", "/me", headers={"Authorization": "Bearer secret-token"})
 check(s == 200 and d["data"]["id"] == "1" and d["data"]["type"] == "people"
       and d["meta"]["authorization"] == "Bearer", "/me with token")
+s, _, d = req("GET", "/me", headers={"Authorization": "Bearer other-token"})
+check(s == 200 and d["data"]["id"] == "2", "/me with the other token")
+s, h, d = req("GET", "/people/3", headers={"X-Test-Cache-Control": "max-age=60", "X-Test-ETag": '"fixed"'})
+check(s == 200 and h["Cache-Control"] == "max-age=60" and h["ETag"] == '"fixed"', "caching headers a test asks for")
+s, h, d = req("GET", "/people/3", headers={"X-Test-Cache-Control": "no-store"})
+check(s == 200 and h["Cache-Control"] == "no-store" and "ETag" not in h, "no-store: no ETag")
 s, _, d = req("GET", "/echo-headers", headers={"X-Custom": "hello"})
 check(s == 200 and d["meta"]["headers"]["x-custom"] == "hello" and d["meta"]["headers"]["accept"] == JSONAPI, "echo")
 s, _, d = req("DELETE", "/notes/7")

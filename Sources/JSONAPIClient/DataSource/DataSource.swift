@@ -127,7 +127,8 @@ public actor DataSource<Model: Resource> {
 
     /// Creates a resource (`POST` to the collection) with the model's attributes and relationships, and its `id`
     /// only when it has one (client-generated ids; a model with `var id: String?` set to `nil` sends none). 201
-    /// returns the created resource and `Location`; 202 and 204 are successes too (see ``WriteResponse``).
+    /// returns the created resource and `Location`; 202 and 204 are successes too (see ``WriteResponse``). The
+    /// session's stored lists of the model's type become stale, so the next list asks the server.
     @discardableResult
     public func create(_ model: Model, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
         let url = try collectionURL().get()
@@ -163,7 +164,7 @@ public actor DataSource<Model: Resource> {
     }
 
     /// Deletes a resource (`DELETE`). 200 may carry meta (``WriteResponse/meta``); 202 and 204 are successes. The
-    /// session's store forgets the resource.
+    /// session's store forgets the resource, and its stored lists of the model's type become stale.
     @discardableResult
     public func delete(id: String, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
         let url = try routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) }.get()

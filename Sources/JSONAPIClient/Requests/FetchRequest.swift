@@ -132,10 +132,12 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         try await session.response(to: request, as: Primary.self)
     }
 
-    /// The stored document at once, when the session's store has one for this request, then the server's answer
-    /// (``ResponseSource/revalidated`` when the stored one is still current): stale-while-revalidate, for a view
-    /// that shows what it has and updates when the network answers. Without a stored document, the server's
-    /// answer alone. A failure of the network request ends the sequence with its error.
+    /// The stored document at once, when the session's store has one it may use for this request (as
+    /// ``CachePolicy/cacheOnly`` would), then the server's answer (``ResponseSource/revalidated`` when the stored
+    /// one is still current): stale-while-revalidate, for a view that shows what it has and updates when the
+    /// network answers. Without a stored document, the server's answer alone.
+    ///
+    /// - Returns: A sequence of one or two responses; a failure of the network request ends it with its error.
     public func updates() -> AsyncThrowingStream<FetchResponse<Primary>, any Error> {
         let cached = cachePolicy(.cacheOnly)
         let fresh = cachePolicy(.networkOnly)

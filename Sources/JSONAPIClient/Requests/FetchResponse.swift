@@ -22,8 +22,9 @@ public struct FetchResponse<Primary: Decodable & Sendable>: Sendable {
     public internal(set) var status: HTTPResponse.Status
     /// The response's header fields.
     public internal(set) var headerFields: HTTPFields
-    /// Whether the server sent the document, confirmed the stored one (`304`), or the store answered alone. For the
-    /// last two, ``status`` and ``headerFields`` are the stored response's.
+    /// Whether the server sent the document, confirmed the stored one (`304`), or the store answered alone — by
+    /// the cache policy, or because the transport failed (``ResponseSource/offline``). For all but the first,
+    /// ``status`` and ``headerFields`` are the stored response's.
     public internal(set) var source: ResponseSource
     /// Where the document came from and how to fetch its neighbours.
     var navigation: Navigation

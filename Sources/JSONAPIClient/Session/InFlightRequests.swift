@@ -15,11 +15,20 @@ final class InFlightRequests: Sendable {
     private let flights = LockedValue<[String: Flight]>([:])
     private let counter = LockedValue<UInt64>(0)
 
-    /// The key of a request: identical requests (method, URL, header fields in order) share an exchange.
-    static func key(for request: HTTPRequest) -> String {
+    /// The key of a request as the transport gets it: identical requests (method, URL, header fields in order,
+    /// credentials included) share an exchange, so two users' requests never do. The credentials are in the key as
+    /// their digest, not as themselves.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the transport gets it.
+    ///   - credentials: The digest of its credentials, when the caller has it already.
+    static func key(for request: HTTPRequest, credentials: CredentialDigest? = nil) -> String {
         var key = request.method.rawValue + " " + request.url.absoluteString
-        for field in request.headerFields { key += "\n" + field.name.rawName.lowercased() + ": " + field.value }
-        return key
+        for field in request.headerFields where !CredentialDigest.credentialFields.contains(field.name) {
+            key += "\n" + field.name.rawName.lowercased() + ": " + field.value
+        }
+        let digest = credentials ?? CredentialDigest(credentialsOf: request.headerFields)
+        return key + "\ncredentials: " + digest.description
     }
 
     /// Starts an exchange's task. Where the platform has it, the task begins at once on this thread and runs until it

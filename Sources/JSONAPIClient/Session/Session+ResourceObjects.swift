@@ -3,7 +3,8 @@ import Foundation
 /// Writes without a model: resource objects as they are on the wire, to URLs rather than routes — what a
 /// schema-less client (the `jsonapi` tool, a generic admin screen) needs beside ``Session/fetch(_:)``.
 extension Session {
-    /// Creates a resource: `POST` of `resource` to the collection at `url`.
+    /// Creates a resource: `POST` of `resource` to the collection at `url`. The session's stored lists of its type
+    /// (and of `url`) become stale.
     ///
     /// ```swift
     /// let created = try await api.create(
@@ -20,7 +21,9 @@ extension Session {
     public func create(_ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields()) async throws
         -> WriteResponse<PrimaryData>
     {
-        try await write(.post, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
+        let response = try await write(.post, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
+        store?.invalidateCollections(of: resource.type)
+        return response
     }
 
     /// Updates a resource: `PATCH` of `resource` to its URL. Only the members `resource` has are sent: an attribute
@@ -46,7 +49,7 @@ extension Session {
     }
 
     /// Deletes the resource at `url` (`DELETE`). The session's store forgets the record whose `links.self` is that
-    /// URL.
+    /// URL, and its stored lists of that record's type (and of the parent URL) become stale.
     ///
     /// - Parameters:
     ///   - url: The resource's URL; a relative one resolves under the base URL as a folder.
@@ -56,7 +59,9 @@ extension Session {
     @discardableResult
     public func delete(_ url: URL, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<PrimaryData> {
         let response = try await write(.delete, url, nil, headerFields: headerFields)
-        if let store, let target = try? resolve(url).get() { store.remove(selfLink: target) }
+        if let store, let target = try? resolve(url).get(), let type = store.remove(selfLink: target) {
+            store.invalidateCollections(of: type)
+        }
         return response
     }
 

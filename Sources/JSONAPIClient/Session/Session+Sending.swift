@@ -35,13 +35,15 @@ extension Session {
         return (request, response)
     }
 
-    /// Runs `request` through the middleware chain and the transport, whatever the status; failures become
-    /// ``JSONAPIClientError``s (cancellation stays `CancellationError`).
-    func transmit(_ request: HTTPRequest) async throws -> HTTPResponse {
+    /// Runs `request` through the middleware chain and the transport (or `terminal` in its place), whatever the
+    /// status; failures become ``JSONAPIClientError``s (cancellation stays `CancellationError`).
+    func transmit(
+        _ request: HTTPRequest, terminal: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil
+    ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         do {
             let context = MiddlewareContext(baseURL: baseURL, origin: origin, request: request)
-            return try await chain.send(request, context: context)
+            return try await chain.send(request, context: context, terminal: terminal)
         } catch let error as CancellationError {
             throw error
         } catch let error as JSONAPIClientError {
@@ -85,7 +87,8 @@ extension Session {
     func response<Primary: Decodable & Sendable>(
         to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil
     ) async throws -> FetchResponse<Primary> {
-        let (sent, response, source) = try await exchange(request, url: try url ?? request.url())
+        let listing = ListedTypes.of(Primary.self)
+        let (sent, response, source) = try await exchange(request, url: try url ?? request.url(), listing: listing)
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(
                 code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",

@@ -1,42 +1,87 @@
 import Foundation
 
-/// How a session's `GET`s meet its store: the cache policy decides whether the store answers, a request that goes
-/// out is conditional when the store can revalidate it and shares the exchange with identical ones in flight, a
-/// `304` is answered from the stored response, and every new document is merged into the identity map.
+/// How a session's `GET`s meet its store. The store is the innermost step of the middleware chain, just before the
+/// transport, so that it sees each request as it is sent — with the credentials middleware such as
+/// ``BearerTokenMiddleware`` adds — and keys stored responses, validators and shared exchanges by them: a response
+/// fetched with one user's credentials never answers another's request. There the cache policy decides whether a
+/// stored response answers, a request that goes out is conditional when the store can validate it and shares the
+/// exchange with identical ones in flight (the same credentials included), a `304` is answered from the stored
+/// response, and every new document that may be kept is merged into the identity map.
 extension Session {
     /// Performs `description` at `url`: through the store for a `GET` when the session has one, else straight to
-    /// the network. Returns the request as sent, a successful response and where it came from.
-    func exchange(_ description: JSONAPIRequest, url: URL) async throws -> (HTTPRequest, HTTPResponse, ResponseSource) {
+    /// the network.
+    ///
+    /// - Parameters:
+    ///   - description: The request.
+    ///   - url: Its URL, built by the caller once.
+    ///   - listing: The resource type its primary data is a collection of, when known from the model: a create or
+    ///     delete of that type makes the stored response stale.
+    /// - Returns: The request (before the middleware), a successful response and where it came from.
+    func exchange(_ description: JSONAPIRequest, url: URL, listing: String? = nil) async throws
+        -> (HTTPRequest, HTTPResponse, ResponseSource)
+    {
         let request = httpRequest(for: description, url: url)
         let policy = description.cachePolicy ?? configuration.cachePolicy
         guard let store, request.method == .get else {
-            if policy == .cacheOnly { throw notCached(request) }
+            if policy.kind == .cacheOnly { throw notCached(request) }
             let (sent, response) = try await send(description, to: url)
             return (sent, response, .network)
         }
-        let stored = store.storedResponse(for: request)
-        switch policy {
-        case .cacheOnly:
-            guard let stored else { throw notCached(request) }
-            return (request, stored.response, .cache)
-        case .cacheFirst:
-            if let stored { return (request, stored.response, .cache) }
-        case .staleWhileRevalidate:
-            if let stored {
-                Task { [self] in _ = try? await revalidate(request, stored: stored, in: store) }
-                return (request, stored.response, .cache)
+        let visit = StoreVisit()
+        let response: HTTPResponse
+        do {
+            response = try await transmit(request) { [self] sent in
+                try await answer(sent, policy: policy, listing: listing, store: store, visit: visit)
             }
-        default:
-            break
+        } catch let error as JSONAPIClientError
+            where policy.kind == .networkFirst && (error.code == .transportFailed || error.code == .timedOut)
+        {
+            // The request as the store last saw it says whose stored response may answer.
+            guard let seen = visit.state.withLock({ $0.request }), let stored = store.storedResponse(for: seen),
+                stored.freshness.isFresh(at: store.now()) || stored.freshness.mayServeStale
+            else { throw error }
+            return (request, stored.response, .offline)
         }
-        return try await revalidate(request, stored: stored, in: store)
+        let (source, refresh) = visit.state.withLock { ($0.source, $0.refresh) }
+        guard response.status.kind == .successful else { throw failure(for: request, response: response) }
+        if refresh {
+            var again = description
+            again.cachePolicy = .networkOnly
+            Task { [self, again] in _ = try? await exchange(again, url: url, listing: listing) }
+        }
+        return (request, response, source)
     }
 
-    /// Sends `request` — conditionally when `stored` has a validator and the request sets none of its own — shared
-    /// with identical requests in flight; keeps a successful response and merges its resources into the store.
-    private func revalidate(_ request: HTTPRequest, stored: StoredResponse?, in store: ResourceStore) async throws
-        -> (HTTPRequest, HTTPResponse, ResponseSource)
-    {
+    /// The innermost step of a `GET` through the store: answers `request` (as the middleware made it) from the
+    /// store when `policy` lets it, else sends it — conditionally when the store can validate its stored response
+    /// and the request sets no validator of its own — shared with identical requests in flight; keeps a successful
+    /// response (unless `no-store`) and merges its resources.
+    private func answer(
+        _ request: HTTPRequest, policy: CachePolicy, listing: String?, store: ResourceStore, visit: StoreVisit
+    ) async throws -> HTTPResponse {
+        let requestTime = store.now()
+        let key = ResponseKey(request)
+        let stored = store.storedResponse(for: request, key: key)
+        visit.state.withLock { $0 = StoreVisit.State(request: request) }
+        if let stored, !CacheControl(request.headerFields).noCache {
+            let freshness = stored.freshness
+            let decision: (answers: Bool, refresh: Bool) =
+                switch policy.kind {
+                case .cacheOnly: (freshness.isFresh(at: requestTime) || freshness.mayServeStale, false)
+                case .cacheFirst: (freshness.isUsable(at: requestTime, maxStale: policy.maxStale), false)
+                case .staleWhileRevalidate:
+                    freshness.isFresh(at: requestTime) ? (true, false) : (freshness.mayServeStale, true)
+                case .networkOnly, .networkFirst: (false, false)
+                }
+            if decision.answers {
+                visit.state.withLock {
+                    $0.source = .cache
+                    $0.refresh = decision.refresh
+                }
+                return stored.response
+            }
+        }
+        if policy.kind == .cacheOnly { throw notCached(request) }
         var conditional = request
         let setsOwn = request.headerFields[.ifNoneMatch] != nil || request.headerFields[.ifModifiedSince] != nil
         if let stored, !setsOwn {
@@ -44,14 +89,24 @@ extension Session {
             if let date = stored.lastModified { conditional.headerFields[.ifModifiedSince] = date }
         }
         let sent = conditional
-        let response = try await flights.response(for: InFlightRequests.key(for: sent)) { [self] in
-            try await transmit(sent)
+        let flight = InFlightRequests.key(for: sent, credentials: key.partition)
+        let response = try await flights.response(for: flight) { [client] in
+            // The exchange runs in a task of its own, cancelled when every waiter has left: then nothing is sent.
+            try Task.checkCancellation()
+            return try await client.send(sent)
         }
-        if response.status == .notModified, let stored, !setsOwn { return (sent, stored.response, .revalidated) }
-        guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
-        store.storeResponse(response, for: request)
-        store.merge(from: response.body)
-        return (sent, response, .network)
+        let responseTime = store.now()
+        if response.status == .notModified, let stored, !setsOwn {
+            visit.state.withLock { $0.source = .revalidated }
+            return store.revalidated(
+                stored, by: response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+        }
+        guard response.status.kind == .successful else { return response }
+        if store.storeResponse(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) {
+            if let listing { store.noteCollection(of: listing, key: key) }
+            store.merge(from: response.body)
+        }
+        return response
     }
 
     private func notCached(_ request: HTTPRequest) -> JSONAPIClientError {
@@ -59,7 +114,47 @@ extension Session {
             code: .notCached,
             detail: store == nil
                 ? "the session has no store, so a cache-only request cannot be answered"
-                : "the store has no response for this request (cache-only: nothing was sent)",
+                : "the store has no response it may use for this request (cache-only: nothing was sent)",
             method: request.method, url: request.url)
     }
+}
+
+/// What the store step did for one exchange, read once the middleware chain returns (the last visit counts when a
+/// middleware sends the request more than once).
+private final class StoreVisit: Sendable {
+    struct State {
+        /// The request as the store saw it, credentials included: kept only for the exchange, to find the stored
+        /// response that may answer when the transport fails.
+        var request: HTTPRequest?
+        var source: ResponseSource = .network
+        /// Whether a stale stored response answered and the request is to be sent again in the background.
+        var refresh = false
+    }
+
+    let state = LockedValue(State())
+}
+
+/// A collection of models: its element's resource type, for the store to know what a stored response lists.
+protocol ResourceCollection {
+    /// The resource type of the elements.
+    static var listedResourceType: String { get }
+}
+
+/// The resource type each primary data type lists (`nil` when it is not `[Model]`), remembered by type: the
+/// dynamic cast to a conditional conformance costs about 12,000 instructions, a page's worth of this step.
+enum ListedTypes {
+    private static let known = LockedValue<[ObjectIdentifier: String?]>([:])
+
+    /// The resource type `Primary` lists, when it is an array of models.
+    static func of<Primary>(_ type: Primary.Type) -> String? {
+        let id = ObjectIdentifier(type)
+        if let known = known.withLock({ $0[id] }) { return known }
+        let listed = (type as? any ResourceCollection.Type)?.listedResourceType
+        known.withLock { $0[id] = .some(listed) }
+        return listed
+    }
+}
+
+extension Array: ResourceCollection where Element: Resource {
+    static var listedResourceType: String { Element.resourceType }
 }

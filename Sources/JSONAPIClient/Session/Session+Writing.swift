@@ -19,6 +19,12 @@ extension Session {
             } else if response.status == .noContent, let body = request.body {
                 store.merge(from: body)
             }
+            // The stored responses of what was written are out of date; a create or delete also changes the lists
+            // of its type, which must not go on missing the new resource or showing the deleted one.
+            store.invalidateResponses(after: sent.method, to: sent.url)
+            if sent.method == .post || sent.method == .delete, let model = Primary.self as? any Resource.Type {
+                store.invalidateCollections(of: model.resourceType)
+            }
         }
         guard !response.body.isEmpty, response.status != .noContent else { return result }
         if response.status == .accepted {

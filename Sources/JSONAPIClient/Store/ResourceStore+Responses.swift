@@ -1,9 +1,20 @@
 import Foundation
 
-/// The store's responses: the last successful `GET` of each URL, for conditional requests and cache policies.
+/// The store's responses: the last successful `GET` of each URL per credentials, for conditional requests and cache
+/// policies, with what HTTP's caching rules (RFC 9111, as a private cache) need to know about it.
 struct StoredResponse: Sendable {
     var response: HTTPResponse
     var lastUse: UInt64
+    /// The header fields the response's `Vary` names (none without `Vary`).
+    var varyNames: [HTTPField.Name]
+    /// The digest of the values the request had for ``varyNames``: a request is answered with the response only
+    /// when its own values digest the same.
+    var varyDigest: CredentialDigest
+    /// How long it may be used without asking the server.
+    var freshness: Freshness
+    /// The resource types it lists, when its primary data is a collection: a create or delete of one of them makes
+    /// it stale.
+    var collectionTypes: Set<String> = []
 
     /// The validator to send back as `If-None-Match`.
     var entityTag: String? { response.headerFields[.eTag] }
@@ -11,33 +22,63 @@ struct StoredResponse: Sendable {
     var lastModified: String? { response.headerFields[.lastModified] }
 }
 
-extension ResourceStore {
-    /// The key of a `GET`'s stored response: its URL and the media type it accepts (the same URL in another media
-    /// type is another representation).
-    static func responseKey(for request: HTTPRequest) -> String {
-        request.url.absoluteString + "\n" + (request.headerFields[.accept] ?? "")
-    }
+/// The key of a stored response: whose (a digest of the credentials its request carried), its URL, and the media
+/// type it accepts (the same URL in another media type is another representation).
+struct ResponseKey: Hashable, Sendable {
+    var partition: CredentialDigest
+    var url: String
+    var accept: String
 
-    /// The stored response for `request`, marking it used.
-    func storedResponse(for request: HTTPRequest) -> StoredResponse? {
-        state.withLock { state in
-            let key = Self.responseKey(for: request)
-            guard state.responses[key] != nil else { return nil }
+    /// The key of `request` as the transport sees it, after the middleware added its credentials.
+    init(_ request: HTTPRequest) {
+        partition = CredentialDigest(credentialsOf: request.headerFields)
+        url = request.url.absoluteString
+        accept = request.headerFields[.accept] ?? ""
+    }
+}
+
+extension ResourceStore {
+    /// The stored response `request` may be answered or validated with — fetched with the same credentials, URL and
+    /// `Accept`, and with the same values of the header fields its `Vary` names — marking it used.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the transport gets it.
+    ///   - key: Its key, when the caller has it already.
+    func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
+        let key = key ?? ResponseKey(request)
+        return state.withLock { state in
+            guard let stored = state.responses[key],
+                CredentialDigest(of: request.headerFields, names: stored.varyNames) == stored.varyDigest
+            else { return nil }
             let now = state.tick()
             state.responses[key]?.lastUse = now
-            return state.responses[key]
+            return stored
         }
     }
 
     /// Keeps `response` as the latest for `request`, evicting the least recently used responses past the byte
-    /// limit; a body larger than the limit is not kept (and what was kept for the URL goes).
-    func storeResponse(_ response: HTTPResponse, for request: HTTPRequest) {
+    /// limit. Not kept (and what was kept for the request goes): a response or request with `Cache-Control:
+    /// no-store`, a response with `Vary: *`, a body larger than the limit. Credentials the server sent
+    /// (`Set-Cookie`, `Authentication-Info`) are not kept with it: a stored response answers without them.
+    ///
+    /// - Returns: Whether the response may be kept at all (`false` for `no-store`): its resources are merged only
+    ///   then.
+    @discardableResult
+    func storeResponse(
+        _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey? = nil, requestTime: Date,
+        responseTime: Date
+    ) -> Bool {
         let limit = configuration.maxResponseBytes
+        let forbidden = CacheControl(response.headerFields).noStore || CacheControl(request.headerFields).noStore
+        let varyNames = Self.varyNames(of: response)
+        let key = key ?? ResponseKey(request)
         state.withLock { state in
-            let key = Self.responseKey(for: request)
             if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
-            guard response.body.count <= limit else { return }
-            state.responses[key] = StoredResponse(response: response, lastUse: state.tick())
+            guard !forbidden, let varyNames, response.body.count <= limit else { return }
+            state.responses[key] = StoredResponse(
+                response: Self.withoutCredentials(response), lastUse: state.tick(), varyNames: varyNames,
+                varyDigest: CredentialDigest(of: request.headerFields, names: varyNames),
+                freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
             state.responseBytes += response.body.count
             guard state.responseBytes > limit else { return }
             for (oldKey, old) in state.responses.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
@@ -46,7 +87,147 @@ extension ResourceStore {
                 state.responseBytes -= old.response.body.count
             }
         }
+        return !forbidden
     }
+
+    /// `stored` brought up to date by the `304 Not Modified` that validated it (RFC 9111 §4.3.4): the 304's header
+    /// fields replace the stored ones of the same name (`Content-Length` and credentials such as `Set-Cookie`
+    /// excepted), and its freshness starts again.
+    /// A 304 with `no-store`, or to a request with `no-store`, removes the stored response.
+    ///
+    /// - Returns: The stored response with the new header fields, to answer the request with.
+    func revalidated(
+        _ stored: StoredResponse, by notModified: HTTPResponse, for request: HTTPRequest, key: ResponseKey,
+        requestTime: Date, responseTime: Date
+    ) -> HTTPResponse {
+        var response = stored.response
+        let excepted = Self.responseCredentialFields.union([
+            .contentLength, "Connection", "Keep-Alive", "Transfer-Encoding",
+        ])
+        for name in Set(notModified.headerFields.map(\.name)) where !excepted.contains(name) {
+            response.headerFields.remove(name)
+            for value in notModified.headerFields.values(for: name) { response.headerFields.append(name, value) }
+        }
+        if CacheControl(notModified.headerFields).noStore || CacheControl(request.headerFields).noStore {
+            storeResponse(notModified, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+            return response
+        }
+        let freshness = Freshness(of: response, requestTime: requestTime, responseTime: responseTime)
+        state.withLock { state in
+            guard state.responses[key] != nil else { return }
+            state.responses[key]?.response = response
+            state.responses[key]?.freshness = freshness
+        }
+        return response
+    }
+
+    /// Notes that the stored response under `key` lists resources of `type` (a collection).
+    func noteCollection(of type: String, key: ResponseKey) {
+        state.withLock { state in
+            guard state.responses[key]?.collectionTypes.contains(type) == false else { return }
+            state.responses[key]?.collectionTypes.insert(type)
+        }
+    }
+
+    /// Makes every stored collection response listing resources of `type` stale and in need of validation before
+    /// it is used again: a resource of the type was created or deleted, so the list may now be missing it or still
+    /// show it.
+    func invalidateCollections(of type: String) {
+        state.withLock { state in
+            for (key, stored) in state.responses where stored.collectionTypes.contains(type) {
+                state.responses[key]?.freshness.requiresValidation = true
+            }
+        }
+    }
+
+    /// Makes the stored responses of `url` (whatever their query) stale and in need of validation before they are
+    /// used again, for everyone: a write there succeeded (RFC 9111 §4.4). A create (`POST`) or delete (`DELETE`)
+    /// changes the collection too: the collection's own URL for a create, the parent of the resource's URL for a
+    /// delete (`…/articles` for `…/articles/1`).
+    ///
+    /// - Parameters:
+    ///   - url: The URL written to.
+    ///   - method: The write's method.
+    func invalidateResponses(after method: HTTPMethod, to url: URL) {
+        guard let target = Self.withoutQuery(url) else { return }
+        var paths: Set<String> = [target]
+        if method == .delete, let parent = Self.withoutQuery(url.deletingLastPathComponent()) {
+            paths.insert(parent.hasSuffix("/") ? String(parent.dropLast()) : parent)
+        }
+        state.withLock { state in
+            for key in state.responses.keys {
+                guard let stored = URL(string: key.url).flatMap(Self.withoutQuery), paths.contains(stored) else {
+                    continue
+                }
+                state.responses[key]?.freshness.requiresValidation = true
+            }
+        }
+    }
+
+    /// `url` without its query and fragment, and without a trailing slash.
+    private static func withoutQuery(_ url: URL) -> String? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.query = nil
+        components.fragment = nil
+        guard let text = components.url?.absoluteString else { return nil }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// Removes the stored responses fetched with `credentials` — the `Authorization`, `Proxy-Authorization` and
+    /// `Cookie` fields exactly as the requests carried them, after the middleware (a session without any of them
+    /// has one partition of its own: pass no fields) — and keeps the others'. For signing one account out of a
+    /// session that several use; ``clear()`` removes everything.
+    ///
+    /// ```swift
+    /// api.store?.removeResponses(credentials: [.authorization: "Bearer \(token)"])
+    /// ```
+    ///
+    /// Records (the identity map) are not partitioned: they stay until ``clear()``.
+    ///
+    /// - Parameter credentials: The credential fields of the account's requests; other fields are ignored.
+    /// - Returns: The number of responses removed.
+    @discardableResult
+    public func removeResponses(credentials: HTTPFields) -> Int {
+        let partition = CredentialDigest(credentialsOf: credentials)
+        return state.withLock { state in
+            let keys = state.responses.keys.filter { $0.partition == partition }
+            for key in keys {
+                if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
+            }
+            return keys.count
+        }
+    }
+
+    /// The response header fields that carry credentials, never kept in the store.
+    static let responseCredentialFields: Set<HTTPField.Name> = [
+        "Set-Cookie", "Set-Cookie2", "Authentication-Info", "Proxy-Authentication-Info",
+    ]
+
+    /// `response` without the header fields that carry credentials.
+    static func withoutCredentials(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.headerFields.contains(where: { responseCredentialFields.contains($0.name) }) else {
+            return response
+        }
+        var kept = response
+        for name in responseCredentialFields { kept.headerFields.remove(name) }
+        return kept
+    }
+
+    /// The header fields `response`'s `Vary` names, or `nil` for `Vary: *` (no request matches it).
+    static func varyNames(of response: HTTPResponse) -> [HTTPField.Name]? {
+        var names: [HTTPField.Name] = []
+        for value in response.headerFields.values(for: .vary) {
+            for name in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                if name == "*" { return nil }
+                let field = HTTPField.Name(name)
+                if !names.contains(field) { names.append(field) }
+            }
+        }
+        return names
+    }
+
+    /// The time by the store's clock (``Configuration/now``).
+    func now() -> Date { configuration.now() }
 
     /// How much the store holds: records, responses, and the bytes of the responses' bodies.
     public var usage: Usage {

@@ -7,7 +7,8 @@ import Foundation
 ///   resource a write returns is merged into one record per `(type, id)`, member by member, the newest winning; a
 ///   relationship sent without `data` keeps the linkage the record had. A delete removes the record.
 /// - **Responses.** The body and validators (`ETag`, `Last-Modified`) of each successful `GET`, for conditional
-///   requests and the ``CachePolicy``s.
+///   requests and the ``CachePolicy``s — per credentials the request carried and per `Vary`, never a `no-store`
+///   one, fresh by HTTP's rules (RFC 9111). The records are shared: ``clear()`` when the account changes.
 /// - **Bounded.** At most ``Configuration/maxResources`` records and ``Configuration/maxResponseBytes`` of bodies;
 ///   the least recently used go first.
 ///
@@ -22,18 +23,47 @@ import Foundation
 /// resources are merged when the store is next read, or at once while someone observes it: a session whose store
 /// nobody reads pays for keeping the bytes, not for reading them twice.
 public final class ResourceStore: Sendable {
-    /// The limits of a store.
+    /// The limits of a store, and its clock.
     public struct Configuration: Sendable, Hashable {
         /// The most records kept; past it the least recently used are evicted.
         public var maxResources: Int
         /// The most bytes of response bodies kept; past it the least recently used responses are evicted, and a
         /// body larger than this is not kept.
         public var maxResponseBytes: Int
+        /// The current time, by which stored responses age (their freshness, RFC 9111 §4.2); the system clock by
+        /// default. Tests pass a clock of their own to age responses without waiting.
+        public var now: @Sendable () -> Date
 
         /// Creates limits: 10,000 records and 32 MiB of responses by default.
-        public init(maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20) {
+        ///
+        /// - Parameters:
+        ///   - maxResources: The most records kept.
+        ///   - maxResponseBytes: The most bytes of response bodies kept.
+        ///   - now: The current time; `Date()` by default.
+        public init(
+            maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20, now: @escaping @Sendable () -> Date = { Date() }
+        ) {
             self.maxResources = maxResources
             self.maxResponseBytes = maxResponseBytes
+            self.now = now
+        }
+
+        /// Whether two configurations have the same limits (their clocks are not compared).
+        ///
+        /// - Parameters:
+        ///   - lhs: A configuration.
+        ///   - rhs: Another configuration.
+        /// - Returns: `true` when both limits are equal.
+        public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
+            lhs.maxResources == rhs.maxResources && lhs.maxResponseBytes == rhs.maxResponseBytes
+        }
+
+        /// Hashes the limits (not the clock).
+        ///
+        /// - Parameter hasher: The hasher to feed.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(maxResources)
+            hasher.combine(maxResponseBytes)
         }
     }
 
@@ -56,7 +86,7 @@ public final class ResourceStore: Sendable {
 
     struct State {
         var records: [Key: Record] = [:]
-        var responses: [String: StoredResponse] = [:]
+        var responses: [ResponseKey: StoredResponse] = [:]
         var responseBytes = 0
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
@@ -125,15 +155,20 @@ public final class ResourceStore: Sendable {
         return try decode([Model].self, from: document) ?? []
     }
 
-    /// Removes every record and response (observers stay, and are not told).
+    /// Removes every record and response — what to do when the account signs out. Observers stay, and each is
+    /// told of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
-        state.withLock { state in
+        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+            let changes = state.observers.isEmpty
+                ? [] : state.records.keys.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
             state.records.removeAll()
             state.responses.removeAll()
             state.responseBytes = 0
             state.pending.removeAll()
             state.pendingBytes = 0
+            return (changes, Array(state.observers.values))
         }
+        notify(observers, of: changes)
     }
 
     /// The records `keys` name as primary data, and every record they reach through relationship linkage as
@@ -241,7 +276,7 @@ public final class ResourceStore: Sendable {
             if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
             state.records[key] = Record(object: merged, lastUse: now)
         }
-        evictRecords(&state)
+        changes += evictRecords(&state)
         return changes
     }
 
@@ -279,14 +314,19 @@ public final class ResourceStore: Sendable {
 
     /// Removes the record whose `links.self` is `url` (relative links resolved against it), if any, and tells the
     /// observers: what a delete by URL knows of the resource.
-    func remove(selfLink url: URL) {
+    ///
+    /// - Returns: The removed record's type, or `nil` when no record has that link.
+    @discardableResult
+    func remove(selfLink url: URL) -> String? {
         let key = withMergedState { state in
             state.records.first { _, record in
                 guard let href = record.object.links?.`self`?.href else { return false }
                 return URL(percentEncoding: href, relativeTo: url)?.absoluteURL == url.absoluteURL
             }?.key
         }
-        if let key { remove(type: key.type, id: key.id) }
+        guard let key else { return nil }
+        remove(type: key.type, id: key.id)
+        return key.type
     }
 
     /// Removes the record of resource `type` `id` and tells the observers.
@@ -324,12 +364,20 @@ public final class ResourceStore: Sendable {
 
     /// Evicts the least recently used records down to nine tenths of the limit once it is passed, so that eviction
     /// (a sort) runs once per tenth of the limit's insertions, not on each.
-    private func evictRecords(_ state: inout State) {
+    ///
+    /// - Returns: An ``StoreChange/Kind/evicted`` change for each record evicted, when someone observes the store.
+    private func evictRecords(_ state: inout State) -> [StoreChange] {
         let limit = max(configuration.maxResources, 0)
-        guard state.records.count > limit else { return }
+        guard state.records.count > limit else { return [] }
         let keep = limit - limit / 10
         let oldest = state.records.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(state.records.count - keep)
-        for (key, _) in oldest { state.records[key] = nil }
+        let observed = !state.observers.isEmpty
+        var changes: [StoreChange] = []
+        for (key, _) in oldest {
+            state.records[key] = nil
+            if observed { changes.append(StoreChange(type: key.type, id: key.id, kind: .evicted)) }
+        }
+        return changes
     }
 
     // MARK: Observing

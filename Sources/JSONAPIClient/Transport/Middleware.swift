@@ -25,6 +25,10 @@ import Foundation
 /// `[A, B]`, A sees the request first, then B, then the transport; B sees the response first, then A. Put logging
 /// last to see the request as it is sent, first to time everything including the other middlewares.
 ///
+/// **The store.** A `GET` of a session with a store passes the middlewares even when the store answers it (the
+/// transport is then not called): the store looks at the request as the last middleware passes it on, so that the
+/// credentials a middleware adds decide whose stored responses may answer.
+///
 /// **Credentials.** The ``MiddlewareContext`` says whether the request goes to the session's own origin.
 /// Middleware that adds credentials must add them only then (``BearerTokenMiddleware`` does), so that following a
 /// link to another allowed origin never leaks them.
@@ -60,22 +64,29 @@ struct MiddlewareChain: Sendable {
     var transport: any Client
     var middlewares: [any Middleware]
 
-    func send(_ request: HTTPRequest, context: MiddlewareContext) async throws -> HTTPResponse {
-        try await send(request, context: context, from: middlewares[...])
+    /// Sends `request` through the middlewares to `terminal` — the transport when `nil`; the session's store step
+    /// for a `GET` through the store, so that it sees the request as the middlewares made it.
+    func send(
+        _ request: HTTPRequest, context: MiddlewareContext,
+        terminal: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil
+    ) async throws -> HTTPResponse {
+        try await send(request, context: context, from: middlewares[...], terminal: terminal ?? transport.send)
     }
 
-    private func send(_ request: HTTPRequest, context: MiddlewareContext, from remaining: ArraySlice<any Middleware>)
-        async throws -> HTTPResponse
-    {
+    private func send(
+        _ request: HTTPRequest, context: MiddlewareContext, from remaining: ArraySlice<any Middleware>,
+        terminal: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         guard let first = remaining.first else {
             // A request whose task was cancelled before it got here is not sent: a prefetched page whose walk was
-            // cancelled never reaches the transport, whatever the transport does with cancellation.
+            // cancelled never reaches the transport (or the store step), whatever the transport does with
+            // cancellation.
             try Task.checkCancellation()
-            return try await transport.send(request)
+            return try await terminal(request)
         }
         let rest = remaining.dropFirst()
         return try await first.intercept(request, context: context) { request in
-            try await send(request, context: context, from: rest)
+            try await send(request, context: context, from: rest, terminal: terminal)
         }
     }
 }

@@ -24,6 +24,8 @@ from api.serializers import (
 )
 
 BEARER_TOKEN = "secret-token"
+# The person each accepted bearer token signs in as, on `/me`.
+BEARER_TOKENS = {BEARER_TOKEN: 1, "other-token": 2}
 
 
 # ---------------------------------------------------------------- filters
@@ -239,7 +241,8 @@ class MeView(generics.RetrieveAPIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        if request.headers.get("Authorization") != f"Bearer {BEARER_TOKEN}":
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme != "Bearer" or token not in BEARER_TOKENS:
             raise JsonApiErrors(
                 401,
                 [{
@@ -252,10 +255,11 @@ class MeView(generics.RetrieveAPIView):
             )
 
     def get_object(self):
+        pk = BEARER_TOKENS[self.request.headers["Authorization"].partition(" ")[2]]
         try:
-            return Person.objects.get(pk=1)
+            return Person.objects.get(pk=pk)
         except Person.DoesNotExist:
-            raise NotFound("Person 1 does not exist.")
+            raise NotFound(f"Person {pk} does not exist.")
 
 
 # ---------------------------------------------------------------- plain Django views
