@@ -27,19 +27,30 @@ public enum TestServer {
             guard let url = URL(string: value) else {
                 throw Unavailable(description: "JSONAPI_TEST_SERVER_URL is not a URL: \(value)")
             }
+            _ = logStart
             return url
         }
-        return try started.get()
+        let url = try started.get()
+        _ = logStart  // after start.sh emptied the log of the server it replaced
+        return url
     }
 
-    /// The package's root folder (this file is Tests/TestSupport/TestServer.swift).
-    /// The server's access log: one line per request answered so far, e.g.
-    /// `127.0.0.1 - - [23/Nov/2026:05:10:00 +0000] "GET /articles/5 HTTP/1.1" 304 0 "-" "…"`.
+    /// The server's access log: one line per request answered since this test process first asked for the server,
+    /// e.g. `127.0.0.1 - - [23/Nov/2026:05:10:00 +0000] "GET /articles/5 HTTP/1.1" 304 0 "-" "…"`. A server that
+    /// served an earlier run (`JSONAPI_TEST_SERVER_URL` set, or `mutate.py`'s one server for every mutant) has
+    /// earlier lines; they are not this run's.
     public static func accessLog() -> [String] {
+        Array(fullAccessLog().dropFirst(logStart))
+    }
+
+    private static func fullAccessLog() -> [String] {
         let log = packageRoot.appendingPathComponent("Tests/Server/.run/server.log")
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init).filter { $0.contains("\" ") && $0.contains(" HTTP/1.1\" ") }
     }
+
+    /// How many access-log lines there were when this process first asked for the server.
+    private static let logStart = fullAccessLog().count
 
     /// The statuses of the requests whose request line (`GET /path?query`) is exactly `requestLine`, in order.
     public static func statuses(of requestLine: String) -> [Int] {
@@ -60,6 +71,7 @@ public enum TestServer {
         return statuses(of: requestLine)
     }
 
+    /// The package's root folder (this file is Tests/TestSupport/TestServer.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
