@@ -8,10 +8,10 @@
 struct DocumentReader {
     let tape: JSONTape
     /// Member names and types, which a document repeats.
-    let shortStrings = ShortStrings()
+    let shortStrings = ShortStringTable()
     /// The shapes of objects read as `[String: JSONValue]` (attributes, meta) and of `relationships` objects.
-    let memberShapes = ObjectShapes<JSONValue>(placeholder: .null)
-    let relationshipShapes = ObjectShapes<Relationship>(placeholder: Relationship())
+    let memberShapes = ObjectTemplates<JSONValue>(placeholder: .null)
+    let relationshipShapes = ObjectTemplates<Relationship>(placeholder: Relationship())
 
     typealias Failure = JSONAPIDecodingError
 

@@ -134,7 +134,7 @@ extension ResourceDecodingContext {
 ///
 /// A class, so that the standard library's box, which copies the container for every call it forwards, copies one
 /// reference; and a ``ResourceCursor``, so that the context can point it at another resource and hand it out again
-/// once nothing holds it (``SpareContainers``).
+/// once nothing holds it (``DecodingContainerPool``).
 final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { context.codingPath(to: index) }
 

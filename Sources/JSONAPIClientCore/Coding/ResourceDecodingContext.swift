@@ -79,10 +79,10 @@ final class ResourceDecodingContext {
     /// threw, by resource and model type: such a resource is decoded at most twice per type however many
     /// relationships name it, so that the work is linear in the document whatever the shape of its graph (a mesh of
     /// resources that all name each other would otherwise be decoded once per path through it).
-    @exclusivity(unchecked) private var decoded = SharedModels()
+    @exclusivity(unchecked) private var decoded = SharedModelTable()
     @exclusivity(unchecked) private var wireNames: WireNames
     /// Resource containers to hand out again.
-    @exclusivity(unchecked) private var spareContainers = SpareContainers()
+    @exclusivity(unchecked) private var spareContainers = DecodingContainerPool()
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
         self.tape = tape
@@ -108,7 +108,7 @@ final class ResourceDecodingContext {
         guard !isKnownUniquelyReferenced(&context) else { return }
         context.tape.bytes.adoptCopy()
         let models = context.decoded
-        context.decoded = SharedModels()
+        context.decoded = SharedModelTable()
         withExtendedLifetime(models) {}
     }
 
@@ -256,7 +256,7 @@ final class ResourceDecodingContext {
     @inline(never)
     private func decodeShared<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
         switch decoded.kept(T.self, at: index) {
-        case .model(let object): return SharedModels.model(object, as: T.self)
+        case .model(let object): return SharedModelTable.model(object, as: T.self)
         case .failure(let error): throw error
         case .none: break
         }

@@ -35,7 +35,7 @@ final class ResourceEncodingContext {
     /// to learn their identity, and allocating a capture and its arrays for each was a tenth of an encode.
     @exclusivity(unchecked) private var spareCaptures: [ResourceCapture] = []
     /// Models' keyed containers to hand out again.
-    @exclusivity(unchecked) private var spareContainers = SpareEncodingContainers()
+    @exclusivity(unchecked) private var spareContainers = EncodingContainerPool()
     /// What a kept container writes into between models (nothing reads it).
     private let emptyCapture = ResourceCapture()
 

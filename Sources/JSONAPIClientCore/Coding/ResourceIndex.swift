@@ -22,7 +22,7 @@ struct ResourceIndex {
         /// A `type` string naming this type.
         var type: Key
         /// For a plain `type`: its length, and its first 15 bytes packed into two words
-        /// (``ShortStrings/pack(_:_:_:)``), so that finding a type compares words rather than bytes in a loop.
+        /// (``ShortStringTable/pack(_:_:_:)``), so that finding a type compares words rather than bytes in a loop.
         var length = 0
         var packed: (UInt64, UInt64) = (0, 0)
         /// `id` − `base` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
@@ -131,7 +131,7 @@ struct ResourceIndex {
         let node = tape.nodes[type.index]
         let start = Int(node.start), length = Int(node.length)
         return tape.bytes.withUnsafeBufferPointer { bytes -> Int? in
-            let packed = ShortStrings.pack(bytes, start, min(length, 15))
+            let packed = ShortStringTable.pack(bytes, start, min(length, 15))
             for position in types.indices {
                 let known = types[position]
                 guard known.type.plain else {
@@ -188,7 +188,7 @@ struct ResourceIndex {
             let node = tape.nodes[type.index]
             table.length = Int(node.length)
             table.packed = tape.bytes.withUnsafeBufferPointer {
-                ShortStrings.pack($0, Int(node.start), min(Int(node.length), 15))
+                ShortStringTable.pack($0, Int(node.start), min(Int(node.length), 15))
             }
         }
         types.append(table)

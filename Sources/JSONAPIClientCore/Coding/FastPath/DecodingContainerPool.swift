@@ -1,8 +1,8 @@
-/// Which value a kept container reads, apart from its key type: what ``SpareContainers`` moves to point a container
+/// Which value a kept container reads, apart from its key type: what ``DecodingContainerPool`` moves to point a container
 /// at another value.
 class ContainerCursor {
     let context: ResourceDecodingContext
-    // Exclusivity: written only by `move(to:)`, which `SpareContainers` calls when nothing but itself holds the
+    // Exclusivity: written only by `move(to:)`, which `DecodingContainerPool` calls when nothing but itself holds the
     // container, so no read can be under way.
     @exclusivity(unchecked) private(set) final var index: Int
 
@@ -50,7 +50,7 @@ class ResourceCursor: ContainerCursor {
 /// so far; it is checked (size, alignment and a non-trivial copy) before a container is kept, and none is kept
 /// otherwise. The containers hold the context that holds this table: ``removeAll()`` breaks the cycle when the decode
 /// ends.
-struct SpareContainers {
+struct DecodingContainerPool {
     private struct Spare {
         let key: ObjectIdentifier
         let isResource: Bool
@@ -121,7 +121,7 @@ struct SpareContainers {
 }
 
 /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes. A keyed
-/// container is kept (``SpareContainers``, ``SpareEncodingContainers``) only when it is.
+/// container is kept (``DecodingContainerPool``, ``EncodingContainerPool``) only when it is.
 func isOneReference<Container>(_ type: Container.Type) -> Bool {
     MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
         && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment && !_isPOD(Container.self)

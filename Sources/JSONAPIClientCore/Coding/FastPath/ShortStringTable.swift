@@ -5,7 +5,7 @@
 /// the bytes again, then builds the small form); finding one here about 30. A text of up to 15 bytes without escapes
 /// is its bytes, packed into two words, so equal words are equal texts. The table is direct-mapped: a newer text
 /// replaces an older one in its slot.
-final class ShortStrings {
+final class ShortStringTable {
     private struct Entry {
         /// Bytes 0–7 of the text.
         var low: UInt64

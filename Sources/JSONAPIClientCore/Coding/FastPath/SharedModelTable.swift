@@ -5,7 +5,7 @@
 /// open-addressing table with an integer hash, and each model in a box of its own type, which is read back with no
 /// dynamic cast. (A `[key: Any]` dictionary cost ~1,100 instructions a hit: SipHash of the key, a dynamic cast, and
 /// the metadata of `Optional<T>`, which the runtime looks up in a hash map.)
-struct SharedModels {
+struct SharedModelTable {
     /// What the table holds for a resource and a model type. (Not generic: a generic enum or optional of the model
     /// type would cost a metadata lookup on every call.)
     enum Kept {
