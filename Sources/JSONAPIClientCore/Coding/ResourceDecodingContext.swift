@@ -64,6 +64,8 @@ final class ResourceDecodingContext {
     let dateStrategy: DateStrategy
     let maxRelationshipDepth: Int
     let userInfo: [CodingUserInfoKey: Any]
+    /// The only thread the decode's decoders and containers answer on.
+    let thread = DecodingThread()
     /// The document's resources by `(type, id)` and `(type, lid)`, over primary data and `included`.
     private let resources: ResourceIndex
     /// Resources being decoded, outermost first.
