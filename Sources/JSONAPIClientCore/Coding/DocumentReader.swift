@@ -207,11 +207,14 @@ struct DocumentReader {
             } else if tape.key(key, is: "id") {
                 id = try identifierString(value)
             } else if tape.key(key, is: "attributes") {
+                // `null` is absent; a repeated member reads as its last, `null` included.
+                attributes = nil
                 if tape.kind(value) != .null {
                     try expectObject(value)
                     attributes = object(value)
                 }
             } else if tape.key(key, is: "relationships") {
+                relationships = nil
                 if tape.kind(value) != .null {
                     try expectObject(value)
                     relationships = try relationshipObject(value)

@@ -286,23 +286,23 @@ final class ResourceDecodingContext {
     /// fault, reported where the document is read.)
     private func checkType<T>(of index: Int, is resourceType: String, for model: T.Type) throws {
         guard tape.kind(index) == .object else { return }
+        // The last `type` member, as everywhere else.
+        var typeValue: Int?
         var child = index + 1
         for _ in 0..<tape.count(index) {
             let key = tape.nodes[child]
             let isType =
                 key.flags & JSONTape.stringHasEscapes == 0
                 ? key.length == 4 && tape.keyBytesEqual(child, "type") : tape.string(child) == "type"
-            if isType {
-                let value = child + 1
-                guard tape.kind(value) == .string, !tape.stringEquals(value, resourceType) else { return }
-                throw DecodingError.typeMismatch(
-                    T.self,
-                    failure(
-                        at: value, expected: "\"\(resourceType)\"", found: "\"\(tape.string(value))\"",
-                        detail: "a \(T.self) is a resource of type \"\(resourceType)\""))
-            }
+            if isType { typeValue = child + 1 }
             child = tape.skip(child + 1)
         }
+        guard let value = typeValue, tape.kind(value) == .string, !tape.stringEquals(value, resourceType) else { return }
+        throw DecodingError.typeMismatch(
+            T.self,
+            failure(
+                at: value, expected: "\"\(resourceType)\"", found: "\"\(tape.string(value))\"",
+                detail: "a \(T.self) is a resource of type \"\(resourceType)\""))
     }
 
     /// Marks the resource at `index` as reached through a relationship; returns whether it was before.
@@ -695,20 +695,21 @@ struct ResourceMembers {
         return tape.member(utf8, of: object)
     }
 
-    /// The value index of the `data` member of the (relationship) object at `object`.
+    /// The value index of the (last) `data` member of the (relationship) object at `object`.
     static func data(of object: Int, in tape: JSONTape) -> Int? {
         guard tape.kind(object) == .object else { return nil }
+        var found: Int?
         var child = object + 1
         for _ in 0..<tape.count(object) {
             let node = tape.nodes[child]
             if node.flags & JSONTape.stringHasEscapes == 0 {
-                if node.length == 4, tape.keyBytesEqual(child, "data") { return child + 1 }
+                if node.length == 4, tape.keyBytesEqual(child, "data") { found = child + 1 }
             } else if tape.stringEquals(child, "data") {
-                return child + 1
+                found = child + 1
             }
             child = tape.skip(child + 1)
         }
-        return nil
+        return found
     }
 }
 

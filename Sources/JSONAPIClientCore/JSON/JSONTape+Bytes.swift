@@ -33,15 +33,17 @@ extension JSONTape {
         }
     }
 
-    /// The value index of the first member named `utf8` of the object at `object` (which must be an object).
+    /// The value index of the last member named `utf8` of the object at `object` (which must be an object): a
+    /// repeated key reads as its last, everywhere in the decoder, as with `JSONDecoder`.
     @inline(__always)
     func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
+        var found: Int?
         var child = object + 1
         for _ in 0..<count(object) {
-            if keyEquals(child, utf8) { return child + 1 }
+            if keyEquals(child, utf8) { found = child + 1 }
             child = skip(child + 1)
         }
-        return nil
+        return found
     }
 
     /// Whether the key at `index`, known to have no escapes and `literal.utf8CodeUnitCount` bytes, is `literal`.
