@@ -22,8 +22,9 @@ struct DecodingThread {
     #if canImport(Darwin) || canImport(Glibc) || canImport(Musl) || canImport(Android)
     private let thread = pthread_self()
 
-    /// Whether the caller runs on the decode's thread.
-    var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+    /// Whether the caller runs on the decode's thread. (`pthread_t` is an integer on Linux and a pointer on Apple
+    /// platforms, compared as such: `pthread_equal` would be a second call into the C library.)
+    var isCurrent: Bool { pthread_self() == thread }
     #else
     private let thread = ObjectIdentifier(Thread.current)
 

@@ -37,13 +37,24 @@ extension JSONTape {
     /// repeated key reads as its last, everywhere in the decoder, as with `JSONDecoder`.
     @inline(__always)
     func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
-        var found: Int?
-        var child = object + 1
-        for _ in 0..<count(object) {
-            if keyEquals(child, utf8) { found = child + 1 }
-            child = skip(child + 1)
+        var child = object &+ 1
+        var remaining = count(object)
+        while remaining > 0 {
+            remaining &-= 1
+            if keyEquals(child, utf8) {
+                // The members after it may repeat it.
+                var found = child &+ 1
+                child = skip(found)
+                while remaining > 0 {
+                    remaining &-= 1
+                    if keyEquals(child, utf8) { found = child &+ 1 }
+                    child = skip(child &+ 1)
+                }
+                return found
+            }
+            child = skip(child &+ 1)
         }
-        return found
+        return nil
     }
 
     /// Whether the key at `index`, known to have no escapes and `literal.utf8CodeUnitCount` bytes, is `literal`.

@@ -21,15 +21,15 @@ class ContainerCursor {
 class ResourceCursor: ContainerCursor {
     @exclusivity(unchecked) private(set) final var members: ResourceMembers
 
-    override init(context: ResourceDecodingContext, index: Int) {
-        self.members = ResourceMembers(tape: context.tape, object: index)
+    init(context: ResourceDecodingContext, index: Int, members: ResourceMembers) {
+        self.members = members
         super.init(context: context, index: index)
     }
 
-    /// Points the container at the resource object at `index`.
-    final func moveResource(to index: Int) {
+    /// Points the container at the resource object at `index`, whose members are `members`.
+    final func moveResource(to index: Int, members: ResourceMembers) {
         move(to: index)
-        members = ResourceMembers(tape: context.tape, object: index)
+        self.members = members
     }
 }
 
@@ -68,17 +68,17 @@ struct DecodingContainerPool {
 
     /// A container for the resource object at `index` (which the caller has checked is an object).
     mutating func container<Key: CodingKey>(
-        keyedBy type: Key.Type, at index: Int, context: ResourceDecodingContext
+        keyedBy type: Key.Type, at index: Int, members: ResourceMembers, context: ResourceDecodingContext
     ) -> KeyedDecodingContainer<Key> {
         let key = ObjectIdentifier(Key.self)
         var slot = 0
         while slot < spares.count, spares[slot].key != key || !spares[slot].isResource { slot &+= 1 }
         if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
             // A resource slot's cursor is a `ResourceCursor` (`keep` stores it with `isResource`).
-            unsafeDowncast(spares[slot].cursor, to: ResourceCursor.self).moveResource(to: index)
+            unsafeDowncast(spares[slot].cursor, to: ResourceCursor.self).moveResource(to: index, members: members)
             return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
         }
-        let cursor = ResourceContainer<Key>(context: context, index: index)
+        let cursor = ResourceContainer<Key>(context: context, index: index, members: members)
         let container = KeyedDecodingContainer(cursor)
         if isEnabled, isOneReference(KeyedDecodingContainer<Key>.self) {
             keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: true, in: slot)
