@@ -262,12 +262,11 @@ struct DocumentReader {
         let node = tape.nodes[index]
         guard node.flags & JSONTape.stringHasEscapes == 0 else { return true }
         let start = Int(node.start), end = start + Int(node.length)
-        return tape.bytes.withUnsafeBufferPointer { bytes in
-            guard start < end else { return false }
-            if bytes[start] == UInt8(ascii: "@") { return true }
-            for position in start..<end where bytes[position] == UInt8(ascii: ":") { return true }
-            return false
-        }
+        guard start < end else { return false }
+        let bytes = tape.bytes
+        if bytes[start] == UInt8(ascii: "@") { return true }
+        for position in start..<end where bytes[position] == UInt8(ascii: ":") { return true }
+        return false
     }
 
     func identifier(_ index: Int) throws(Failure) -> ResourceIdentifier {

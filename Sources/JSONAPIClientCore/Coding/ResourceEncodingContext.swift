@@ -29,19 +29,21 @@ final class ResourceEncodingContext {
     @exclusivity(unchecked) private(set) var includedText = JSONWriter(capacity: 4096)
     @exclusivity(unchecked) private(set) var includedRanges: [IncludedRange] = []
     @exclusivity(unchecked) private var seen = IdentifierSet()
-    @exclusivity(unchecked) private var wireNames: WireNames
+    /// Read and written only under a key transform (checked: a transform costs far more than the check).
+    private var wireNames: WireNames
     @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
     /// Captures done with, emptied, for the next model: most of a document's models are linked ones, captured only
     /// to learn their identity, and allocating a capture and its arrays for each was a tenth of an encode.
     @exclusivity(unchecked) private var spareCaptures: [ResourceCapture] = []
     /// Models' keyed containers to hand out again.
-    @exclusivity(unchecked) private var spareContainers = EncodingContainerPool()
+    @exclusivity(unchecked) private var spareContainers: EncodingContainerPool
     /// What a kept container writes into between models (nothing reads it).
     private let emptyCapture = ResourceCapture()
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
         wireNames = WireNames()
+        spareContainers = EncodingContainerPool(isEnabled: options.userInfo[plainPathKey] == nil)
         dateStrategy = options.dateStrategy
         userInfo = options.userInfo
         self.collectsIncluded = collectsIncluded

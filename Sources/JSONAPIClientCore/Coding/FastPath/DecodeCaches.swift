@@ -6,7 +6,7 @@
 /// (``DecodingThread``). The invariants it relies on are in `README.md` beside this file.
 struct DecodeCaches {
     /// Keyed containers handed out again once nothing holds them (`decode-typed` −4.5 %, `decode-nested` −9 %).
-    var containers = DecodingContainerPool()
+    var containers: DecodingContainerPool
     /// The model decoded from each resource that relationships lead to more than once, or the error its decoding
     /// threw, by resource and model type: such a resource is decoded at most twice per type however many
     /// relationships name it, so that the work is linear in the document whatever the shape of its graph.
@@ -20,6 +20,11 @@ struct DecodeCaches {
     /// The members of the resource whose type was checked last, and its tape index: the model's container takes
     /// them rather than finding them again (one pass over a resource's members instead of two).
     private var upcoming: (index: Int, members: ResourceMembers) = (-1, ResourceMembers())
+
+    /// Empty caches; `poolsContainers: false` hands out a new container every time (the plain path).
+    init(poolsContainers: Bool) {
+        containers = DecodingContainerPool(isEnabled: poolsContainers)
+    }
 
     /// Marks the resource at `index` of a tape of `nodeCount` nodes as reached through a relationship; returns
     /// whether it was before.

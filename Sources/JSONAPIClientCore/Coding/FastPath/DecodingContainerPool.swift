@@ -61,7 +61,12 @@ struct DecodingContainerPool {
     private var spares: [Spare] = []
     /// Off once the decode has ended: a container made later (through a decoder a model kept) is not kept, or it
     /// would keep the context alive.
-    private var isEnabled = true
+    private var isEnabled: Bool
+
+    /// A pool; `isEnabled: false` keeps no container (the plain path).
+    init(isEnabled: Bool = true) {
+        self.isEnabled = isEnabled
+    }
 
     // The slot is searched for inline in each function below, not in a helper: a non-mutating helper borrowed a copy
     // of `spares`, so the array was shared when a container was checked, and no box was ever uniquely referenced.
@@ -119,6 +124,10 @@ struct DecodingContainerPool {
         if slot < spares.count { spares[slot] = spare } else { spares.append(spare) }
     }
 }
+
+/// With any value under this key in a coder's `userInfo`, no keyed container is handed out again: the plain path,
+/// which is also what runs when ``isOneReference(_:)`` is false. (For tests; not public.)
+let plainPathKey = CodingUserInfoKey(rawValue: "JSONAPIClientCore.plainPath")!  // a valid raw value: never nil
 
 /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes. A keyed
 /// container is kept (``DecodingContainerPool``, ``EncodingContainerPool``) only when it is.

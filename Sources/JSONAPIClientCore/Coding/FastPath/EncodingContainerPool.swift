@@ -32,7 +32,12 @@ struct EncodingContainerPool {
 
     private var spares: [Spare] = []
     /// Off once the encode has ended: a container made later (through an encoder a model kept) is not kept.
-    private var isEnabled = true
+    private var isEnabled: Bool
+
+    /// A pool; `isEnabled: false` keeps no container (the plain path).
+    init(isEnabled: Bool = true) {
+        self.isEnabled = isEnabled
+    }
 
     // The slot is searched for inline, not in a non-mutating helper: that borrowed a copy of `spares`, so the array
     // was shared when a box was checked, and no box was ever uniquely referenced.

@@ -95,6 +95,6 @@ final class ObjectTemplates<Value> {
         let node = tape.nodes[index]
         let length = Int(node.length)
         guard length <= 15, node.flags & JSONTape.stringHasEscapes == 0 else { return nil }
-        return tape.bytes.withUnsafeBufferPointer { ShortStringTable.pack($0, Int(node.start), length) }
+        return tape.bytes.packed(at: Int(node.start), length: length)
     }
 }
