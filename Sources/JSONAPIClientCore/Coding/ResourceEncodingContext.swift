@@ -15,12 +15,12 @@ final class ResourceEncodingContext {
     // second access could only begin during a first through a call into code outside this library that re-enters
     // the context — a model's `encode(to:)` (which re-enters through related models and `wireName`), a key
     // transform, a custom date strategy — made while the first is open. None is: `capture(_:type:into:)` runs
-    // `encode(to:)` with no access open; `link` reads and inserts into `seen`, and appends to `included` and
+    // `encode(to:)` with no access open; `link` reads and inserts into `caches.written`, and appends to `included` and
     // `includedRanges`, only after the model's encoding returned, each access instantaneous (arguments are
     // evaluated before a mutating access begins); `includedText` is passed `inout` only to
     // `DocumentWriter.write`, which writes captured values and holds no reference to the context; `role(of:)` reads
-    // `roles`, examines the type (casts, no user code), then appends; `wireName` reads the cache, calls the key
-    // transform with no access open, then stores; `spareContainers` is accessed by `resourceContainer` and by the
+    // `caches.roles`, examines the type (casts, no user code), then appends; `wireName` reads the cache, calls the key
+    // transform with no access open, then stores; `caches.containers` is accessed by `resourceContainer` and by the
     // release after a model's `encode(to:)` returned, each one access that runs no code outside this library (a
     // container or capture it lets go of is held elsewhere, so no `deinit` runs).
     /// The related resources written to `included`, as resource objects…
@@ -28,22 +28,17 @@ final class ResourceEncodingContext {
     /// …or, when writing bytes, as JSON text: each resource's identifier and its bytes in `includedText`.
     @exclusivity(unchecked) private(set) var includedText = JSONWriter(capacity: 4096)
     @exclusivity(unchecked) private(set) var includedRanges: [IncludedRange] = []
-    @exclusivity(unchecked) private var seen = IdentifierSet()
     /// Read and written only under a key transform (checked: a transform costs far more than the check).
     private var wireNames: WireNames
-    @exclusivity(unchecked) private var roles: [(ObjectIdentifier, EncodingRole)] = []
-    /// Captures done with, emptied, for the next model: most of a document's models are linked ones, captured only
-    /// to learn their identity, and allocating a capture and its arrays for each was a tenth of an encode.
-    @exclusivity(unchecked) private var spareCaptures: [ResourceCapture] = []
-    /// Models' keyed containers to hand out again.
-    @exclusivity(unchecked) private var spareContainers: EncodingContainerPool
+    /// What the encode keeps so as not to do work twice (`FastPath/`).
+    @exclusivity(unchecked) private var caches: EncodeCaches
     /// What a kept container writes into between models (nothing reads it).
     private let emptyCapture = ResourceCapture()
 
     init(options: JSONAPIEncoder, collectsIncluded: Bool, writesBytes: Bool = false) {
         keyStrategy = options.keyStrategy
         wireNames = WireNames()
-        spareContainers = EncodingContainerPool(isEnabled: options.userInfo[plainPathKey] == nil)
+        caches = EncodeCaches(poolsContainers: options.userInfo[plainPathKey] == nil)
         dateStrategy = options.dateStrategy
         userInfo = options.userInfo
         self.collectsIncluded = collectsIncluded
@@ -71,28 +66,28 @@ final class ResourceEncodingContext {
     func resourceContainer<Key: CodingKey>(
         keyedBy type: Key.Type, capture: ResourceCapture
     ) -> KeyedEncodingContainer<Key> {
-        spareContainers.container(keyedBy: Key.self, capture: capture, context: self)
+        caches.containers.container(keyedBy: Key.self, capture: capture, context: self)
     }
 
     /// Ends the encode: lets go of the kept containers (which hold this context), and keeps no more.
     func endEncode() {
-        spareContainers.removeAll()
+        caches.containers.removeAll()
     }
 
     /// An empty capture: a spare one, or a new one.
-    func makeCapture() -> ResourceCapture { spareCaptures.popLast() ?? ResourceCapture() }
+    func makeCapture() -> ResourceCapture { caches.captures.popLast() ?? ResourceCapture() }
 
     /// Takes back a capture the caller is done with, to reuse it, unless something else still holds it (a model that
     /// kept its encoder would otherwise write into another model's capture).
     func recycle(_ capture: inout ResourceCapture) {
         guard isKnownUniquelyReferenced(&capture) else { return }
         capture.empty()
-        spareCaptures.append(capture)
+        caches.captures.append(capture)
     }
 
     /// Runs the model's encoding into `capture`; returns its resource type.
     func capture(_ model: some Encodable, type: String?, into capture: ResourceCapture) throws -> String {
-        defer { spareContainers.release(capture, pointingAt: emptyCapture) }
+        defer { caches.containers.release(capture, pointingAt: emptyCapture) }
         try model.encode(to: ResourceObjectEncoder(context: self, capture: capture))
         guard let resourceType = capture.type ?? type else {
             throw EncodingError.invalidValue(
@@ -119,14 +114,14 @@ final class ResourceEncodingContext {
         capture.skipsAttributes = !collectsIncluded
         var resourceType = try self.capture(model, type: defaultType, into: capture)
         let identifier = ResourceIdentifier(type: resourceType, id: capture.id, lid: capture.lid)
-        if collectsIncluded, !seen.contains(identifier) {
+        if collectsIncluded, !caches.written.contains(identifier) {
             // Its identity changed after it looked written (a `type` or `lid` after the `id`): write it in full.
             if capture.skipsAttributes {
                 recycle(&capture)
                 capture = makeCapture()
                 resourceType = try self.capture(model, type: defaultType, into: capture)
             }
-            seen.insert(identifier)
+            caches.written.insert(identifier)
             if writesBytes {
                 let start = includedText.count
                 DocumentWriter.write(capture, type: resourceType, into: &includedText)
@@ -144,7 +139,7 @@ final class ResourceEncodingContext {
         guard collectsIncluded, !capture.skipsAttributes, let type = capture.type ?? capture.defaultType,
             capture.id != nil || capture.lid != nil
         else { return }
-        if seen.contains(type: type, id: capture.id, lid: capture.lid) {
+        if caches.written.contains(type: type, id: capture.id, lid: capture.lid) {
             capture.skipsAttributes = true
         }
     }
@@ -152,9 +147,9 @@ final class ResourceEncodingContext {
     /// The role of each type encoded so far.
     func role<T>(of type: T.Type) -> EncodingRole {
         let identifier = ObjectIdentifier(T.self)
-        for (known, role) in roles where known == identifier { return role }
+        for (known, role) in caches.roles where known == identifier { return role }
         let role = EncodingRole.of(T.self)
-        roles.append((identifier, role))
+        caches.roles.append((identifier, role))
         return role
     }
 
