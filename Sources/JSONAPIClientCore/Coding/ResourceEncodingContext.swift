@@ -10,7 +10,8 @@ final class ResourceEncodingContext {
     /// Whether resources are written straight to bytes (``JSONAPIEncoder/encode(_:)`` of models) rather than kept
     /// as resource objects.
     let writesBytes: Bool
-    // Exclusivity: the runtime would check every access to this scratch state; it goes unchecked because no two
+    // Exclusivity: the runtime would check every access to this scratch state (checked, the three `included`
+    // properties cost `encode-document` 1.1 M instructions); it goes unchecked because no two
     // accesses to one property can overlap. A context is not `Sendable` and serves one encode on one thread, so a
     // second access could only begin during a first through a call into code outside this library that re-enters
     // the context — a model's `encode(to:)` (which re-enters through related models and `wireName`), a key
@@ -210,7 +211,8 @@ final class ResourceEncodingContext {
 /// What a model's encoding says about its resource.
 ///
 /// One model's encoding fills it, on one thread, one member at a time. Its properties go without runtime
-/// exclusivity checks because every access is instantaneous — an assignment, or an append whose argument (which may
+/// exclusivity checks (checked, they cost `encode-document` about 6.6 M instructions: `empty()` alone is 1.9 M)
+/// because every access is instantaneous — an assignment, or an append whose argument (which may
 /// call `wireName` or encode a value) is evaluated before the append begins — or a read in this library's code;
 /// none spans a call into a model's `encode(to:)`, so none can overlap another.
 final class ResourceCapture {
