@@ -22,6 +22,7 @@ public struct JSONAPIDecoder: Sendable {
     public var maxRelationshipDepth: Int
     /// Values your models can read through `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
+
     /// Creates a decoder; every parameter has a default.
     public init(
         keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601,

@@ -13,6 +13,7 @@ public struct JSONAPIEncoder: Sendable {
     public var outputFormatting: OutputFormatting
     /// Values your models can read through `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
+
     /// Layout options.
     public struct OutputFormatting: OptionSet, Sendable {
         /// The option bits.
