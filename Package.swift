@@ -13,7 +13,8 @@ let package = Package(
         // of Xcode's "Add Package" list (the benchmark uses `Process`, which iOS, tvOS and watchOS do not have).
     ],
     targets: [
-        .target(name: "JSONAPIClientCore"),
+        // The folder of speed pieces keeps its invariants in a README beside them.
+        .target(name: "JSONAPIClientCore", exclude: ["Coding/FastPath/README.md"]),
         .target(name: "JSONAPIClient", dependencies: ["JSONAPIClientCore"]),
         .target(name: "JSONAPIClientTesting", dependencies: ["JSONAPIClient"]),
         .executableTarget(name: "jsonapi", dependencies: ["JSONAPIClient"], path: "Sources/JSONAPITool"),

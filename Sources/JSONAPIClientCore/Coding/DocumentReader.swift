@@ -8,10 +8,10 @@
 struct DocumentReader {
     let tape: JSONTape
     /// Member names and types, which a document repeats.
-    let shortStrings = ShortStrings()
+    let shortStrings = ShortStringTable()
     /// The shapes of objects read as `[String: JSONValue]` (attributes, meta) and of `relationships` objects.
-    let memberShapes = ObjectShapes<JSONValue>(placeholder: .null)
-    let relationshipShapes = ObjectShapes<Relationship>(placeholder: Relationship())
+    let memberShapes = ObjectTemplates<JSONValue>(placeholder: .null)
+    let relationshipShapes = ObjectTemplates<Relationship>(placeholder: Relationship())
 
     typealias Failure = JSONAPIDecodingError
 
@@ -207,11 +207,14 @@ struct DocumentReader {
             } else if tape.key(key, is: "id") {
                 id = try identifierString(value)
             } else if tape.key(key, is: "attributes") {
+                // `null` is absent; a repeated member reads as its last, `null` included.
+                attributes = nil
                 if tape.kind(value) != .null {
                     try expectObject(value)
                     attributes = object(value)
                 }
             } else if tape.key(key, is: "relationships") {
+                relationships = nil
                 if tape.kind(value) != .null {
                     try expectObject(value)
                     relationships = try relationshipObject(value)
@@ -259,12 +262,11 @@ struct DocumentReader {
         let node = tape.nodes[index]
         guard node.flags & JSONTape.stringHasEscapes == 0 else { return true }
         let start = Int(node.start), end = start + Int(node.length)
-        return tape.bytes.withUnsafeBufferPointer { bytes in
-            guard start < end else { return false }
-            if bytes[start] == UInt8(ascii: "@") { return true }
-            for position in start..<end where bytes[position] == UInt8(ascii: ":") { return true }
-            return false
-        }
+        guard start < end else { return false }
+        let bytes = tape.bytes
+        if bytes[start] == UInt8(ascii: "@") { return true }
+        for position in start..<end where bytes[position] == UInt8(ascii: ":") { return true }
+        return false
     }
 
     func identifier(_ index: Int) throws(Failure) -> ResourceIdentifier {

@@ -18,6 +18,9 @@ public struct JSONAPIDecodingError: Error, Sendable, Hashable, CustomStringConve
         public static let invalidDocument = Code("invalidDocument")
         /// A value has the right JSON type but cannot be used (e.g. a date in the wrong format).
         public static let invalidValue = Code("invalidValue")
+        /// A model's `init(from:)` used its decoder or a container on another thread than the decode's (for
+        /// example inside `DispatchQueue.concurrentPerform`): a decode's decoders answer only on its own thread.
+        public static let wrongThread = Code("wrongThread")
         /// The description of the code.
         public var description: String { rawValue }
     }

@@ -6,10 +6,11 @@ struct ResourceDecoder: Decoder {
     let context: ResourceDecodingContext
     let position: TapePosition
 
-    var codingPath: [any CodingKey] { context.codingPath(to: position.index) }
+    var codingPath: [any CodingKey] { context.thread.isCurrent ? context.codingPath(to: position.index) : [] }
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try context.thread.check()
         switch position {
         case .resource(let index):
             try context.expectKind(.object, at: index, "a resource object")
@@ -25,6 +26,7 @@ struct ResourceDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try context.thread.check()
         switch position {
         case .resources(let index): return ArrayContainer(context: context, index: index, linked: true)
         default:
@@ -34,7 +36,8 @@ struct ResourceDecoder: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleValueContainer(context: context, position: position)
+        try context.thread.check()
+        return SingleValueContainer(context: context, position: position)
     }
 }
 
@@ -134,11 +137,12 @@ extension ResourceDecodingContext {
 ///
 /// A class, so that the standard library's box, which copies the container for every call it forwards, copies one
 /// reference; and a ``ResourceCursor``, so that the context can point it at another resource and hand it out again
-/// once nothing holds it (``SpareContainers``).
+/// once nothing holds it (``DecodingContainerPool``).
 final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingContainerProtocol {
-    var codingPath: [any CodingKey] { context.codingPath(to: index) }
+    var codingPath: [any CodingKey] { context.thread.isCurrent ? context.codingPath(to: index) : [] }
 
     var allKeys: [Key] {
+        guard context.thread.isCurrent else { return [] }
         let tape = context.tape
         var names: [String] = []
         if members.id != nil { names.append("id") }
@@ -154,13 +158,20 @@ final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingCont
         return names.compactMap { Key(stringValue: $0) }
     }
 
-    /// Where the member for `key` is.
+    /// Where the member for `key` is; `nil` on another thread than the decode's (see ``lookUp(_:)``).
     private func position(of key: Key) -> TapePosition? {
-        members.position(of: key.stringValue, in: context)
+        guard context.thread.isCurrent else { return nil }
+        return members.position(of: key.stringValue, in: context)
+    }
+
+    /// Where the member for `key` is; throws on another thread than the decode's.
+    private func lookUp(_ key: Key) throws -> TapePosition? {
+        try context.thread.check()
+        return members.position(of: key.stringValue, in: context)
     }
 
     private func require(_ key: Key) throws -> TapePosition {
-        guard let position = position(of: key) else {
+        guard let position = try lookUp(key) else {
             let wire = context.wireName(key.stringValue)
             throw DecodingError.keyNotFound(
                 key,
@@ -229,29 +240,29 @@ final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingCont
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let position = position(of: key) else { return nil }
+        guard let position = try lookUp(key) else { return nil }
         if case .relationship = position { return try context.decodeIfResolvable(type, at: position) }
         if context.tape.kind(position.index) == .null { return nil }
         return try context.decode(type, at: position)
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let position = position(of: key), context.tape.kind(position.index) != .null else { return nil }
+        guard let position = try lookUp(key), context.tape.kind(position.index) != .null else { return nil }
         return try decode(type, forKey: key)
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let position = position(of: key), context.tape.kind(position.index) != .null else { return nil }
+        guard let position = try lookUp(key), context.tape.kind(position.index) != .null else { return nil }
         return try decode(type, forKey: key)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let position = position(of: key), context.tape.kind(position.index) != .null else { return nil }
+        guard let position = try lookUp(key), context.tape.kind(position.index) != .null else { return nil }
         return try decode(type, forKey: key)
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let position = position(of: key), context.tape.kind(position.index) != .null else { return nil }
+        guard let position = try lookUp(key), context.tape.kind(position.index) != .null else { return nil }
         return try decode(type, forKey: key)
     }
 
@@ -279,9 +290,10 @@ final class ResourceContainer<Key: CodingKey>: ResourceCursor, KeyedDecodingCont
 /// A class, and a ``ContainerCursor``, for the same reasons as ``ResourceContainer``: the box copies one reference,
 /// and the context can point it at another object and hand it out again.
 final class ObjectContainer<Key: CodingKey>: ContainerCursor, KeyedDecodingContainerProtocol {
-    var codingPath: [any CodingKey] { context.codingPath(to: index) }
+    var codingPath: [any CodingKey] { context.thread.isCurrent ? context.codingPath(to: index) : [] }
 
     var allKeys: [Key] {
+        guard context.thread.isCurrent else { return [] }
         let tape = context.tape
         var keys: [Key] = []
         var child = index + 1
@@ -292,11 +304,14 @@ final class ObjectContainer<Key: CodingKey>: ContainerCursor, KeyedDecodingConta
         return keys
     }
 
+    /// The value index of the member for `key`; `nil` on another thread than the decode's.
     private func valueIndex(_ key: Key) -> Int? {
-        ResourceMembers.member(context.wireName(key.stringValue), of: index, in: context.tape)
+        guard context.thread.isCurrent else { return nil }
+        return ResourceMembers.member(context.wireName(key.stringValue), of: index, in: context.tape)
     }
 
     private func require(_ key: Key) throws -> Int {
+        try context.thread.check()
         guard let value = valueIndex(key) else {
             let wire = context.wireName(key.stringValue)
             throw DecodingError.keyNotFound(
@@ -343,6 +358,7 @@ final class ObjectContainer<Key: CodingKey>: ContainerCursor, KeyedDecodingConta
         try context.decode(type, at: .value(require(key)))
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try context.thread.check()
         guard let value = valueIndex(key), context.tape.kind(value) != .null else { return nil }
         return try context.decode(type, at: .value(value))
     }
@@ -377,11 +393,12 @@ struct ArrayContainer: UnkeyedDecodingContainer {
         self.cursor = index + 1
     }
 
-    var codingPath: [any CodingKey] { context.codingPath(to: index) }
+    var codingPath: [any CodingKey] { context.thread.isCurrent ? context.codingPath(to: index) : [] }
     var count: Int? { context.tape.count(index) }
     var isAtEnd: Bool { currentIndex >= context.tape.count(index) }
 
     private mutating func next() throws -> Int {
+        try context.thread.check()
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 Any.self,
@@ -394,6 +411,7 @@ struct ArrayContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
+        try context.thread.check()
         guard !isAtEnd, context.tape.kind(cursor) == .null else { return false }
         _ = try next()
         return true
@@ -444,14 +462,21 @@ struct SingleValueContainer: SingleValueDecodingContainer {
     let position: TapePosition
 
     var codingPath: [any CodingKey] { context.codingPath(to: position.index) }
-    private var index: Int { position.index }
+    /// The value's index; throws on another thread than the decode's.
+    private var index: Int {
+        get throws {
+            try context.thread.check()
+            return position.index
+        }
+    }
 
     func decodeNil() -> Bool {
+        guard context.thread.isCurrent else { return false }
         if case .relationship(let relationship) = position {
             guard let data = ResourceMembers.data(of: relationship, in: context.tape) else { return true }
             return context.tape.kind(data) == .null
         }
-        return context.tape.kind(index) == .null
+        return context.tape.kind(position.index) == .null
     }
     func decode(_ type: Bool.Type) throws -> Bool { try context.decodeBool(at: index) }
     func decode(_ type: String.Type) throws -> String { try context.decodeString(at: index) }
@@ -468,6 +493,7 @@ struct SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try context.decodeInteger(type, at: index) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try context.decodeInteger(type, at: index) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try context.thread.check()
         if case .resource = position {
             // `Optional<Model>` and wrappers re-enter here: the resource is already being decoded.
             return try T(from: ResourceDecoder(context: context, position: position))

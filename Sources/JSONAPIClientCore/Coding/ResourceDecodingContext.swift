@@ -38,20 +38,23 @@ struct TapeLocation: Error {
 /// container past that call keeps the context, which ``endDecode(_:)`` then moves onto a copy of the bytes: a
 /// late read reads that copy, never freed memory.
 final class ResourceDecodingContext {
-    // Exclusivity: the properties marked `@exclusivity(unchecked)` are hot, and the runtime would check every access
-    // to them. They go unchecked because no two accesses to one of them can overlap. A context is not `Sendable`
-    // and serves one decode on one thread, so a second access could only begin during a first through a call into
-    // code outside this file that re-enters the context — a model's `init(from:)` (which re-enters through nested
-    // decodes), a custom date strategy, a key transform, a model's `deinit` — made while that first access is open.
-    // None is (all accesses are in this file; the properties are private or private(set)):
-    // - `decoded`, `ancestors`: `decodeResource` reads `decoded` and appends to `ancestors`, then calls
-    //   `init(from:)` with no access open, then stores the result and (in a `defer`) removes the last ancestor:
-    //   each an instantaneous access. `resolve` reads `ancestors` with `count` and `contains` (integers: no user
-    //   code). `endDecode` empties `decoded` while a copy keeps the models alive, so no `deinit` runs inside the write.
-    // - `roles`: `role(of:)` reads it, examines the type (casts, no user code), then appends: separate accesses.
-    // - `wireNames`: `wireName` reads the cache, calls the key transform with no access open, then stores.
-    // - `spareContainers`: `resourceContainer` and `objectContainer` each make one access that runs no code outside
-    //   this module (building and releasing containers; a box it lets go of is held elsewhere, so no `deinit` runs).
+    // Exclusivity: `ancestors` and `caches` are read and written on every resource and property, and the runtime
+    // would check every access (checked, `ancestors` alone costs `decode-typed` 2.2 M instructions; the attribute
+    // on this scratch state saved 4.0 M when it came, `f8ac522`); they go unchecked because no two accesses to one
+    // of them can overlap. A context
+    // serves one decode on one thread (`thread`; a decoder or container used on another throws before touching
+    // either), so a second access could only begin during a first through a call into code outside this file that
+    // re-enters the context — a model's `init(from:)` (which re-enters through nested decodes), a custom date
+    // strategy, a key transform, a model's `deinit` — made while that first access is open. None is (all accesses
+    // are in this file; both are private):
+    // - `ancestors`: `decodeModel` appends, then calls `init(from:)` with no access open, then (in a `defer`)
+    //   removes the last; `resolve` reads it with `count` and `contains` (integers: no user code).
+    // - `caches`: each access is one call into `DecodeCaches` that runs no code outside this module. `role(of:)`
+    //   examines the type (casts, no user code); `wireName` reads the cache, calls the key transform with no
+    //   access open, then stores; `decodeShared` reads the shared-model table, calls `init(from:)` with no access
+    //   open, then stores; the container pool builds and releases containers (a box it lets go of is held
+    //   elsewhere, so no `deinit` runs); `endDecode` empties the shared-model table while a copy keeps the models
+    //   alive, so no `deinit` runs inside the write.
     // (`tape` and `reader` are constants; `endDecode` moves the bytes they share through `TapeBytes.adoptCopy()`.)
     /// The parsed input; it borrows the caller's bytes until ``endDecode(_:)`` (a constant: reading a variable's
     /// arrays would retain them on every read).
@@ -64,35 +67,24 @@ final class ResourceDecodingContext {
     let dateStrategy: DateStrategy
     let maxRelationshipDepth: Int
     let userInfo: [CodingUserInfoKey: Any]
+    /// The only thread the decode's decoders and containers answer on.
+    let thread = DecodingThread()
     /// The document's resources by `(type, id)` and `(type, lid)`, over primary data and `included`.
     private let resources: ResourceIndex
     /// Resources being decoded, outermost first.
     @exclusivity(unchecked) private var ancestors: [Int] = []
-    /// The role of each type decoded so far (few: a model's property types).
-    @exclusivity(unchecked) private var roles: [(ObjectIdentifier, Role)] = []
-    /// The same, direct-mapped by the type's address (filled on first use): most lookups compare once.
-    @exclusivity(unchecked) private var roleSlotTypes: [UInt] = []
-    @exclusivity(unchecked) private var roleSlots: [Role] = []
-    /// One bit per tape node: resources a relationship has led to before.
-    @exclusivity(unchecked) private var reached: [UInt64] = []
-    /// The model decoded from each resource that relationships lead to more than once, or the error its decoding
-    /// threw, by resource and model type: such a resource is decoded at most twice per type however many
-    /// relationships name it, so that the work is linear in the document whatever the shape of its graph (a mesh of
-    /// resources that all name each other would otherwise be decoded once per path through it).
-    @exclusivity(unchecked) private var decoded = SharedModels()
-    @exclusivity(unchecked) private var wireNames: WireNames
-    /// Resource containers to hand out again.
-    @exclusivity(unchecked) private var spareContainers = SpareContainers()
+    /// What the decode keeps so as not to do work twice (`FastPath/`).
+    @exclusivity(unchecked) private var caches: DecodeCaches
 
     init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(JSONAPIDecodingError) {
         self.tape = tape
         self.reader = reader
         self.keyStrategy = options.keyStrategy
         self.transformsKeys = options.keyStrategy.transform != nil
-        self.wireNames = WireNames()
         self.dateStrategy = options.dateStrategy
         self.maxRelationshipDepth = options.maxRelationshipDepth
         self.userInfo = options.userInfo
+        self.caches = DecodeCaches(poolsContainers: options.userInfo[plainPathKey] == nil)
         self.resources = try Self.indexResources(tape: tape, reader: reader, dataIndex: dataIndex)
     }
 
@@ -103,12 +95,12 @@ final class ResourceDecodingContext {
     /// copy of it) moves onto a copy of the bytes that it owns, so a read through what was kept reads valid memory (the copy), and
     /// lets go of the models it decoded (a model that keeps its decoder would otherwise keep itself alive).
     static func endDecode(_ context: inout ResourceDecodingContext) {
-        // The spare containers hold the context.
-        context.spareContainers.removeAll()
+        // The pooled containers hold the context.
+        context.caches.containers.removeAll()
         guard !isKnownUniquelyReferenced(&context) else { return }
         context.tape.bytes.adoptCopy()
-        let models = context.decoded
-        context.decoded = SharedModels()
+        let models = context.caches.sharedModels
+        context.caches.sharedModels = SharedModelTable()
         withExtendedLifetime(models) {}
     }
 
@@ -159,12 +151,13 @@ final class ResourceDecodingContext {
 
     /// A keyed container for the resource object at `index`; one handed out before when nothing holds it any more.
     func resourceContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
-        spareContainers.container(keyedBy: Key.self, at: index, context: self)
+        let members = caches.members(of: index, in: tape)
+        return caches.containers.container(keyedBy: Key.self, at: index, members: members, context: self)
     }
 
     /// A keyed container for the plain object at `index`; one handed out before when nothing holds it any more.
     func objectContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int) -> KeyedDecodingContainer<Key> {
-        spareContainers.objectContainer(keyedBy: Key.self, at: index, context: self)
+        caches.containers.objectContainer(keyedBy: Key.self, at: index, context: self)
     }
 
     /// The position of linkage (or primary data) at `index`: `null`, one resource, or many.
@@ -247,7 +240,9 @@ final class ResourceDecodingContext {
     /// from its second time on (most are named once, and keeping costs an allocation), so each is decoded at most
     /// twice per type.
     private func decodeResource<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        guard !ancestors.isEmpty, reachedBefore(index) else { return try decodeModel(T.self, at: index) }
+        guard !ancestors.isEmpty, caches.reachedBefore(index, nodeCount: tape.nodes.count) else {
+            return try decodeModel(T.self, at: index)
+        }
         return try decodeShared(T.self, at: index)
     }
 
@@ -255,17 +250,17 @@ final class ResourceDecodingContext {
     /// (A function of its own: the common path, a resource reached once, does not pay for the table.)
     @inline(never)
     private func decodeShared<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        switch decoded.kept(T.self, at: index) {
-        case .model(let object): return SharedModels.model(object, as: T.self)
+        switch caches.sharedModels.kept(T.self, at: index) {
+        case .model(let object): return SharedModelTable.model(object, as: T.self)
         case .failure(let error): throw error
         case .none: break
         }
         do {
             let model = try decodeModel(T.self, at: index)
-            decoded.keep(model, at: index)
+            caches.sharedModels.keep(model, at: index)
             return model
         } catch {
-            decoded.keepFailure(error, as: T.self, at: index)
+            caches.sharedModels.keepFailure(error, as: T.self, at: index)
             throw error
         }
     }
@@ -284,33 +279,17 @@ final class ResourceDecodingContext {
     /// fault, reported where the document is read.)
     private func checkType<T>(of index: Int, is resourceType: String, for model: T.Type) throws {
         guard tape.kind(index) == .object else { return }
-        var child = index + 1
-        for _ in 0..<tape.count(index) {
-            let key = tape.nodes[child]
-            let isType =
-                key.flags & JSONTape.stringHasEscapes == 0
-                ? key.length == 4 && tape.keyBytesEqual(child, "type") : tape.string(child) == "type"
-            if isType {
-                let value = child + 1
-                guard tape.kind(value) == .string, !tape.stringEquals(value, resourceType) else { return }
-                throw DecodingError.typeMismatch(
-                    T.self,
-                    failure(
-                        at: value, expected: "\"\(resourceType)\"", found: "\"\(tape.string(value))\"",
-                        detail: "a \(T.self) is a resource of type \"\(resourceType)\""))
-            }
-            child = tape.skip(child + 1)
+        // The model's container takes these members rather than finding them again.
+        let members = ResourceMembers(tape: tape, object: index)
+        caches.noteMembers(members, of: index)
+        guard let value = members.type, tape.kind(value) == .string, !tape.stringEquals(value, resourceType) else {
+            return
         }
-    }
-
-    /// Marks the resource at `index` as reached through a relationship; returns whether it was before.
-    private func reachedBefore(_ index: Int) -> Bool {
-        if reached.isEmpty { reached = Array(repeating: 0, count: (tape.nodes.count + 63) / 64) }
-        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
-        guard reached.indices.contains(word) else { return false }
-        let before = reached[word] & bit != 0
-        reached[word] |= bit
-        return before
+        throw DecodingError.typeMismatch(
+            T.self,
+            failure(
+                at: value, expected: "\"\(resourceType)\"", found: "\"\(tape.string(value))\"",
+                detail: "a \(T.self) is a resource of type \"\(resourceType)\""))
     }
 
     /// Decodes a to-one relationship's target for an optional property: `nil` when the target is not in the
@@ -406,31 +385,12 @@ final class ResourceDecodingContext {
         case resource(any Resource.Type)
     }
 
+    /// How the decoder treats `T`, examined once per type and decode.
     func role<T>(of type: T.Type) -> Role {
-        let identifier = ObjectIdentifier(T.self)
-        let address = UInt(bitPattern: identifier)
-        let slot = Int(truncatingIfNeeded: (address >> 4 ^ address >> 10) & 63)
-        if !roleSlotTypes.isEmpty, roleSlotTypes[slot] == address { return roleSlots[slot] }
-        for (known, role) in roles where known == identifier {
-            remember(role, at: slot, for: address)
-            return role
-        }
-        let role = Self.examine(T.self)
-        roles.append((identifier, role))
-        remember(role, at: slot, for: address)
-        return role
+        caches.roles.role(of: T.self)
     }
 
-    private func remember(_ role: Role, at slot: Int, for address: UInt) {
-        if roleSlotTypes.isEmpty {
-            roleSlotTypes = Array(repeating: 0, count: 64)
-            roleSlots = Array(repeating: .plain, count: 64)
-        }
-        roleSlotTypes[slot] = address
-        roleSlots[slot] = role
-    }
-
-    private static func examine<T>(_ type: T.Type) -> Role {
+    static func examine<T>(_ type: T.Type) -> Role {
         let specials: [(Any.Type, SpecialValue)] = [
             (String.self, .string), (Bool.self, .bool), (Int.self, .int), (Int64.self, .int64), (Double.self, .double),
             (Date.self, .date), (JSONValue.self, .jsonValue), (URL.self, .url), (Decimal.self, .decimal),
@@ -501,9 +461,9 @@ final class ResourceDecodingContext {
     /// The member name for a property name under the key strategy.
     func wireName(_ key: String) -> String {
         guard transformsKeys, let transform = keyStrategy.transform else { return key }
-        if let name = wireNames.cached(key) { return name }
+        if let name = caches.wireNames.cached(key) { return name }
         let name = transform.wireName(for: key)
-        wireNames.remember(name, for: key)
+        caches.wireNames.remember(name, for: key)
         return name
     }
 
@@ -571,6 +531,9 @@ struct ResourceMembers {
     var relationships: Int?
     var links: Int?
     var meta: Int?
+
+    /// No members.
+    init() {}
 
     init(tape: JSONTape, object: Int) {
         var child = object + 1
@@ -693,20 +656,21 @@ struct ResourceMembers {
         return tape.member(utf8, of: object)
     }
 
-    /// The value index of the `data` member of the (relationship) object at `object`.
+    /// The value index of the (last) `data` member of the (relationship) object at `object`.
     static func data(of object: Int, in tape: JSONTape) -> Int? {
         guard tape.kind(object) == .object else { return nil }
+        var found: Int?
         var child = object + 1
         for _ in 0..<tape.count(object) {
             let node = tape.nodes[child]
             if node.flags & JSONTape.stringHasEscapes == 0 {
-                if node.length == 4, tape.keyBytesEqual(child, "data") { return child + 1 }
+                if node.length == 4, tape.keyBytesEqual(child, "data") { found = child + 1 }
             } else if tape.stringEquals(child, "data") {
-                return child + 1
+                found = child + 1
             }
             child = tape.skip(child + 1)
         }
-        return nil
+        return found
     }
 }
 
@@ -737,7 +701,9 @@ extension Array: TapeDecodableArray where Element: Decodable {
     init(tapeArrayAt index: Int, linked: Bool, context: ResourceDecodingContext) throws {
         // Arrays of strings and numbers are filled by code specialized for them. Generic code asks the runtime for
         // the array types' metadata (two hash lookups, ~770 instructions: more than decoding three tags) and goes
-        // through `decode(_:at:)` for every element.
+        // through `decode(_:at:)` for every element. Each branch has established that `Element` is the type it
+        // fills, so `Self` is that array type: `unsafeBitCast` reinterprets nothing. (`reinterpret(_:as:)`, which
+        // checks it again, asks the runtime for `Array<Element>`'s metadata: +0.33 M instructions a typed decode.)
         if !linked {
             if Element.self == String.self {
                 self = unsafeBitCast(try [String](tapeElementsAt: index, context, context.decodeString), to: Self.self)

@@ -61,7 +61,7 @@ struct ResourceSingleValueContainer: SingleValueEncodingContainer {
 }
 
 /// A model's keyed container: a class, and an ``EncodingCursor``, so that the context can point it at the next model's
-/// capture and hand it out again (``SpareEncodingContainers``).
+/// capture and hand it out again (``EncodingContainerPool``).
 final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 

@@ -22,7 +22,7 @@ struct ResourceIndex {
         /// A `type` string naming this type.
         var type: Key
         /// For a plain `type`: its length, and its first 15 bytes packed into two words
-        /// (``ShortStrings/pack(_:_:_:)``), so that finding a type compares words rather than bytes in a loop.
+        /// (``ShortStringTable/pack(_:_:_:)``), so that finding a type compares words rather than bytes in a loop.
         var length = 0
         var packed: (UInt64, UInt64) = (0, 0)
         /// `id` − `base` → the tape index of the resource object plus one (0: none), for ids that are small decimals.
@@ -130,23 +130,22 @@ struct ResourceIndex {
         // leaving the loop.
         let node = tape.nodes[type.index]
         let start = Int(node.start), length = Int(node.length)
-        return tape.bytes.withUnsafeBufferPointer { bytes -> Int? in
-            let packed = ShortStrings.pack(bytes, start, min(length, 15))
-            for position in types.indices {
-                let known = types[position]
-                guard known.type.plain else {
-                    if Self.equal(known.type, type, in: tape) { return position }
-                    continue
-                }
-                guard known.length == length, known.packed == packed else { continue }
-                guard length > 15 else { return position }
-                let otherStart = Int(tape.nodes[known.type.index].start)
-                var offset = 15
-                while offset < length, bytes[start &+ offset] == bytes[otherStart &+ offset] { offset &+= 1 }
-                if offset == length { return position }
+        let packed = tape.bytes.packed(at: start, length: min(length, 15))
+        let bytes = tape.bytes
+        for position in types.indices {
+            let known = types[position]
+            guard known.type.plain else {
+                if Self.equal(known.type, type, in: tape) { return position }
+                continue
             }
-            return nil
+            guard known.length == length, known.packed == packed else { continue }
+            guard length > 15 else { return position }
+            let otherStart = Int(tape.nodes[known.type.index].start)
+            var offset = 15
+            while offset < length, bytes[start &+ offset] == bytes[otherStart &+ offset] { offset &+= 1 }
+            if offset == length { return position }
         }
+        return nil
     }
 
     /// Where `number` goes in the table's array, which grows (up or down, at least doubling) while the budget lasts;
@@ -187,9 +186,7 @@ struct ResourceIndex {
         if type.plain {
             let node = tape.nodes[type.index]
             table.length = Int(node.length)
-            table.packed = tape.bytes.withUnsafeBufferPointer {
-                ShortStrings.pack($0, Int(node.start), min(Int(node.length), 15))
-            }
+            table.packed = tape.bytes.packed(at: Int(node.start), length: min(Int(node.length), 15))
         }
         types.append(table)
         return types.count - 1
@@ -269,12 +266,10 @@ struct ResourceIndex {
         let node = tape.nodes[index]
         if node.kind == .number || node.flags & JSONTape.stringHasEscapes == 0 {
             let start = Int(node.start), end = start + Int(node.length)
-            let ascii = tape.bytes.withUnsafeBufferPointer { bytes in
-                var any: UInt8 = 0
-                for position in start..<end { any |= bytes[position] }
-                return any < 0x80
-            }
-            if ascii { return Key(index: index, plain: true) }
+            let bytes = tape.bytes
+            var any: UInt8 = 0
+            for position in start..<end { any |= bytes[position] }
+            if any < 0x80 { return Key(index: index, plain: true) }
         }
         let mappable = text(index, in: tape).unicodeScalars.allSatisfy { $0.isASCII || asciiEquivalent($0) != nil }
         return mappable ? Key(index: index, plain: false) : nil
@@ -301,13 +296,12 @@ struct ResourceIndex {
         }
         let nodeA = tape.nodes[a.index], nodeB = tape.nodes[b.index]
         guard nodeA.length == nodeB.length else { return false }
-        return tape.bytes.withUnsafeBufferPointer { bytes in
-            let start = Int(nodeA.start), other = Int(nodeB.start)
-            for offset in 0..<Int(nodeA.length) where bytes[start &+ offset] != bytes[other &+ offset] {
-                return false
-            }
-            return true
+        let bytes = tape.bytes
+        let start = Int(nodeA.start), other = Int(nodeB.start)
+        for offset in 0..<Int(nodeA.length) where bytes[start &+ offset] != bytes[other &+ offset] {
+            return false
         }
+        return true
     }
 
     /// Calls `body` with the key's ASCII text: its bytes when plain, otherwise its text unescaped with the three

@@ -23,23 +23,34 @@ extension JSONTape {
         if node.flags & Self.stringHasEscapes != 0 { return stringEquals(index, utf8) }
         guard Int(node.length) == utf8.count else { return false }
         let start = Int(node.start)
-        return bytes.withUnsafeBufferPointer { buffer in
-            var i = 0
-            while i < utf8.count {
-                if buffer[start &+ i] != utf8[i] { return false }
-                i &+= 1
-            }
-            return true
+        var i = 0
+        while i < utf8.count {
+            if bytes[start &+ i] != utf8[i] { return false }
+            i &+= 1
         }
+        return true
     }
 
-    /// The value index of the first member named `utf8` of the object at `object` (which must be an object).
+    /// The value index of the last member named `utf8` of the object at `object` (which must be an object): a
+    /// repeated key reads as its last, everywhere in the decoder, as with `JSONDecoder`.
     @inline(__always)
     func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
-        var child = object + 1
-        for _ in 0..<count(object) {
-            if keyEquals(child, utf8) { return child + 1 }
-            child = skip(child + 1)
+        var child = object &+ 1
+        var remaining = count(object)
+        while remaining > 0 {
+            remaining &-= 1
+            if keyEquals(child, utf8) {
+                // The members after it may repeat it.
+                var found = child &+ 1
+                child = skip(found)
+                while remaining > 0 {
+                    remaining &-= 1
+                    if keyEquals(child, utf8) { found = child &+ 1 }
+                    child = skip(child &+ 1)
+                }
+                return found
+            }
+            child = skip(child &+ 1)
         }
         return nil
     }
@@ -49,14 +60,12 @@ extension JSONTape {
     func keyBytesEqual(_ index: Int, _ literal: StaticString) -> Bool {
         let start = Int(nodes[index].start)
         let expected = literal.utf8Start
-        return bytes.withUnsafeBufferPointer { buffer in
-            var i = 0
-            while i < literal.utf8CodeUnitCount {
-                if buffer[start &+ i] != expected[i] { return false }
-                i &+= 1
-            }
-            return true
+        var i = 0
+        while i < literal.utf8CodeUnitCount {
+            if bytes[start &+ i] != expected[i] { return false }
+            i &+= 1
         }
+        return true
     }
 
     /// Whether the key at `index` is `literal` (ASCII, no escapes needed): compared as bytes, length first.

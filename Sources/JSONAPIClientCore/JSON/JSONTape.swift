@@ -110,14 +110,12 @@ struct JSONTape {
         if node.flags & Self.stringHasEscapes != 0 { return string(index).utf8.elementsEqual(utf8) }
         guard Int(node.length) == utf8.count else { return false }
         let start = Int(node.start)
-        return bytes.withUnsafeBufferPointer { buffer in
-            var i = 0
-            while i < utf8.count {
-                if buffer[start &+ i] != utf8[i] { return false }
-                i &+= 1
-            }
-            return true
+        var i = 0
+        while i < utf8.count {
+            if bytes[start &+ i] != utf8[i] { return false }
+            i &+= 1
         }
+        return true
     }
 
     /// Whether the string at `index` equals `text`.
@@ -143,21 +141,19 @@ struct JSONTape {
         let node = nodes[index]
         guard node.flags & Self.numberIsInteger != 0 else { return nil }
         let start = Int(node.start), end = start + Int(node.length)
-        return bytes.withUnsafeBufferPointer { buffer -> Int64? in
-            var i = start
-            let negative = buffer[i] == UInt8(ascii: "-")
-            if negative { i += 1 }
-            var value: Int64 = 0
-            while i < end {
-                let digit = Int64(buffer[i] &- UInt8(ascii: "0"))
-                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-                let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
-                if o1 || o2 { return nil }
-                value = next
-                i += 1
-            }
-            return value
+        var i = start
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var value: Int64 = 0
+        while i < end {
+            let digit = Int64(bytes[i] &- UInt8(ascii: "0"))
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+            if o1 || o2 { return nil }
+            value = next
+            i += 1
         }
+        return value
     }
 
     /// The number at `index` as a `Double` (the nearest one; large magnitudes become infinity).

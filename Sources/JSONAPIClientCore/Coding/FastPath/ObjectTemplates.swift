@@ -7,10 +7,10 @@
 /// template with its values written into those buckets: no key is hashed, and none becomes a `String`.
 ///
 /// A shape is only kept for an object of 1 to 16 distinct keys of up to 15 bytes without escapes, compared as their
-/// packed bytes (``ShortStrings/pack(_:_:_:)``), so equal words are equal keys. An object with a repeated key never
+/// packed bytes (``ShortStringTable/pack(_:_:_:)``), so equal words are equal keys. An object with a repeated key never
 /// matches a shape (its keys cannot equal a shape's distinct keys position by position) and goes the usual way, in
 /// which the last of the repeated keys wins.
-final class ObjectShapes<Value> {
+final class ObjectTemplates<Value> {
     private struct Shape {
         /// The keys' packed bytes, in the document's order.
         var keys: [(UInt64, UInt64)]
@@ -95,6 +95,6 @@ final class ObjectShapes<Value> {
         let node = tape.nodes[index]
         let length = Int(node.length)
         guard length <= 15, node.flags & JSONTape.stringHasEscapes == 0 else { return nil }
-        return tape.bytes.withUnsafeBufferPointer { ShortStrings.pack($0, Int(node.start), length) }
+        return tape.bytes.packed(at: Int(node.start), length: length)
     }
 }

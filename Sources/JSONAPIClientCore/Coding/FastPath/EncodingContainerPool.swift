@@ -1,8 +1,8 @@
 /// Which capture a kept ``ResourceEncodingContainer`` writes into, apart from its key type: what
-/// ``SpareEncodingContainers`` moves to point a container at another model's capture.
+/// ``EncodingContainerPool`` moves to point a container at another model's capture.
 class EncodingCursor {
     let context: ResourceEncodingContext
-    // Exclusivity: written only by `SpareEncodingContainers`, when nothing but itself holds the container, so no
+    // Exclusivity: written only by `EncodingContainerPool`, when nothing but itself holds the container, so no
     // write through the container can be under way.
     @exclusivity(unchecked) final var capture: ResourceCapture
 
@@ -13,7 +13,7 @@ class EncodingCursor {
 }
 
 /// Keyed encoding containers for models, handed out again once nothing holds them: one per key type, as
-/// ``SpareContainers`` does for decoding (the same ~1,000 instructions a model: a box, two metadata lookups, an
+/// ``DecodingContainerPool`` does for decoding (the same ~1,000 instructions a model: a box, two metadata lookups, an
 /// allocation).
 ///
 /// A kept container must not keep its model's capture: the context reuses a capture only when nothing else holds
@@ -23,7 +23,7 @@ class EncodingCursor {
 ///
 /// The same single-reference layout of `KeyedEncodingContainer` is checked before any container is kept. The
 /// containers hold the context that holds this table: ``removeAll()`` breaks the cycle when the encode ends.
-struct SpareEncodingContainers {
+struct EncodingContainerPool {
     private struct Spare {
         let key: ObjectIdentifier
         var box: AnyObject
@@ -32,7 +32,12 @@ struct SpareEncodingContainers {
 
     private var spares: [Spare] = []
     /// Off once the encode has ended: a container made later (through an encoder a model kept) is not kept.
-    private var isEnabled = true
+    private var isEnabled: Bool
+
+    /// A pool; `isEnabled: false` keeps no container (the plain path).
+    init(isEnabled: Bool = true) {
+        self.isEnabled = isEnabled
+    }
 
     // The slot is searched for inline, not in a non-mutating helper: that borrowed a copy of `spares`, so the array
     // was shared when a box was checked, and no box was ever uniquely referenced.

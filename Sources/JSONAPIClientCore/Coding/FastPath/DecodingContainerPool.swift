@@ -1,10 +1,10 @@
-/// Which value a kept container reads, apart from its key type: what ``SpareContainers`` moves to point a container
+/// Which value a kept container reads, apart from its key type: what ``DecodingContainerPool`` moves to point a container
 /// at another value.
 class ContainerCursor {
     let context: ResourceDecodingContext
-    // Exclusivity: written only by `move(to:)`, which `SpareContainers` calls when nothing but itself holds the
-    // container, so no read can be under way.
-    @exclusivity(unchecked) private(set) final var index: Int
+    // Written only by `move(to:)`, which `DecodingContainerPool` calls when nothing but itself holds the container.
+    // Exclusivity is checked here and in `ResourceCursor.members`: unchecked, neither saved a measurable instruction.
+    private(set) final var index: Int
 
     init(context: ResourceDecodingContext, index: Int) {
         self.context = context
@@ -19,17 +19,17 @@ class ContainerCursor {
 
 /// The cursor of a ``ResourceContainer``: also where the resource's own members are.
 class ResourceCursor: ContainerCursor {
-    @exclusivity(unchecked) private(set) final var members: ResourceMembers
+    private(set) final var members: ResourceMembers
 
-    override init(context: ResourceDecodingContext, index: Int) {
-        self.members = ResourceMembers(tape: context.tape, object: index)
+    init(context: ResourceDecodingContext, index: Int, members: ResourceMembers) {
+        self.members = members
         super.init(context: context, index: index)
     }
 
-    /// Points the container at the resource object at `index`.
-    final func moveResource(to index: Int) {
+    /// Points the container at the resource object at `index`, whose members are `members`.
+    final func moveResource(to index: Int, members: ResourceMembers) {
         move(to: index)
-        members = ResourceMembers(tape: context.tape, object: index)
+        self.members = members
     }
 }
 
@@ -50,7 +50,7 @@ class ResourceCursor: ContainerCursor {
 /// so far; it is checked (size, alignment and a non-trivial copy) before a container is kept, and none is kept
 /// otherwise. The containers hold the context that holds this table: ``removeAll()`` breaks the cycle when the decode
 /// ends.
-struct SpareContainers {
+struct DecodingContainerPool {
     private struct Spare {
         let key: ObjectIdentifier
         let isResource: Bool
@@ -61,24 +61,29 @@ struct SpareContainers {
     private var spares: [Spare] = []
     /// Off once the decode has ended: a container made later (through a decoder a model kept) is not kept, or it
     /// would keep the context alive.
-    private var isEnabled = true
+    private var isEnabled: Bool
+
+    /// A pool; `isEnabled: false` keeps no container (the plain path).
+    init(isEnabled: Bool = true) {
+        self.isEnabled = isEnabled
+    }
 
     // The slot is searched for inline in each function below, not in a helper: a non-mutating helper borrowed a copy
     // of `spares`, so the array was shared when a container was checked, and no box was ever uniquely referenced.
 
     /// A container for the resource object at `index` (which the caller has checked is an object).
     mutating func container<Key: CodingKey>(
-        keyedBy type: Key.Type, at index: Int, context: ResourceDecodingContext
+        keyedBy type: Key.Type, at index: Int, members: ResourceMembers, context: ResourceDecodingContext
     ) -> KeyedDecodingContainer<Key> {
         let key = ObjectIdentifier(Key.self)
         var slot = 0
         while slot < spares.count, spares[slot].key != key || !spares[slot].isResource { slot &+= 1 }
         if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
             // A resource slot's cursor is a `ResourceCursor` (`keep` stores it with `isResource`).
-            unsafeDowncast(spares[slot].cursor, to: ResourceCursor.self).moveResource(to: index)
+            unsafeDowncast(spares[slot].cursor, to: ResourceCursor.self).moveResource(to: index, members: members)
             return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
         }
-        let cursor = ResourceContainer<Key>(context: context, index: index)
+        let cursor = ResourceContainer<Key>(context: context, index: index, members: members)
         let container = KeyedDecodingContainer(cursor)
         if isEnabled, isOneReference(KeyedDecodingContainer<Key>.self) {
             keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: true, in: slot)
@@ -120,8 +125,12 @@ struct SpareContainers {
     }
 }
 
+/// With any value under this key in a coder's `userInfo`, no keyed container is handed out again: the plain path,
+/// which is also what runs when ``isOneReference(_:)`` is false. (For tests; not public.)
+let plainPathKey = CodingUserInfoKey(rawValue: "JSONAPIClientCore.plainPath")!  // a valid raw value: never nil
+
 /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes. A keyed
-/// container is kept (``SpareContainers``, ``SpareEncodingContainers``) only when it is.
+/// container is kept (``DecodingContainerPool``, ``EncodingContainerPool``) only when it is.
 func isOneReference<Container>(_ type: Container.Type) -> Bool {
     MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size
         && MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment && !_isPOD(Container.self)

@@ -8,7 +8,7 @@ import Testing
 @testable import JSONAPIClientCore
 
 @Suite("Objects of repeated shapes")
-struct ObjectShapesTests {
+struct ObjectTemplatesTests {
     /// Each resource as read alone, and as read in one document after all the others: both must be equal.
     private func readAloneAndTogether(_ resources: [String]) throws -> (alone: [ResourceObject], together: [ResourceObject]) {
         let alone = try resources.map { text in

@@ -5,9 +5,9 @@ import Testing
 /// The table of repeated short strings gives exactly what building each string gives, whatever its length, where it
 /// sits in the input and whichever other texts share its slot.
 @Suite("Short strings")
-struct ShortStringsTests {
+struct ShortStringTableTests {
     /// Every string element of the array at the root of `tape`, read through `strings` and directly.
-    private func readBoth(_ tape: JSONTape, _ strings: ShortStrings) -> [(cached: String, built: String)] {
+    private func readBoth(_ tape: JSONTape, _ strings: ShortStringTable) -> [(cached: String, built: String)] {
         var pairs: [(String, String)] = []
         var child = 1
         for _ in 0..<tape.count(0) {
@@ -26,7 +26,7 @@ struct ShortStringsTests {
         let quoted = texts.map { "\"\($0)\"" }
         let json = "[" + (quoted + quoted + quoted.reversed()).joined(separator: ",") + "]"
         let tape = try tape(json)
-        let pairs = readBoth(tape, ShortStrings())
+        let pairs = readBoth(tape, ShortStringTable())
         #expect(pairs.count == 3 * texts.count)
         for pair in pairs { #expect(pair.cached == pair.built) }
         #expect(pairs.map(\.cached) == texts + texts + texts.reversed())
@@ -35,7 +35,7 @@ struct ShortStringsTests {
     @Test("Texts the table does not keep: escapes, more than 15 bytes, non-ASCII")
     func notKept() throws {
         let json = #"["a\"b", "a\"b", "\u00e9t\u00e9", "été", "été", "0123456789abcdef", "0123456789abcdef", "a\nb"]"#
-        let pairs = readBoth(try tape(json), ShortStrings())
+        let pairs = readBoth(try tape(json), ShortStringTable())
         #expect(pairs.map(\.cached) == ["a\"b", "a\"b", "été", "été", "été", "0123456789abcdef", "0123456789abcdef", "a\nb"])
         for pair in pairs { #expect(pair.cached == pair.built) }
     }
@@ -45,7 +45,7 @@ struct ShortStringsTests {
         // The last group shares its first eight bytes, so texts that differ only after them meet in slots.
         let texts = (0..<1000).map { "k\($0)" } + (0..<1000).map { "key-\($0 * 7919)" } + (0..<1000).map { "abcdefgh\($0)" }
         let json = "[" + (texts + texts.reversed()).map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        let pairs = readBoth(try tape(json), ShortStrings())
+        let pairs = readBoth(try tape(json), ShortStringTable())
         #expect(pairs.map(\.cached) == texts + texts.reversed())
     }
 
@@ -56,8 +56,8 @@ struct ShortStringsTests {
             for last in [UInt8(ascii: "x"), UInt8(ascii: "y")] {
                 let text = Array(repeating: UInt8(ascii: "a"), count: max(length - 1, 0)) + (length > 0 ? [last] : [])
                 let padded = text + Array(repeating: UInt8(ascii: "z"), count: 20)
-                let inMiddle = padded.withUnsafeBufferPointer { ShortStrings.pack($0, 0, length) }
-                let atEnd = text.withUnsafeBufferPointer { ShortStrings.pack($0, 0, length) }
+                let inMiddle = padded.withUnsafeBufferPointer { ShortStringTable.pack($0, 0, length) }
+                let atEnd = text.withUnsafeBufferPointer { ShortStringTable.pack($0, 0, length) }
                 #expect(inMiddle == atEnd, "length \(length)")
                 seen[String(decoding: text, as: UTF8.self)] = atEnd
             }

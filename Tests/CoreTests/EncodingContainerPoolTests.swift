@@ -1,5 +1,5 @@
 // Tests that a model's keyed encoding container is handed out again only when nothing holds it
-// (`SpareEncodingContainers`), that it never writes one model's members into another's resource, and that the
+// (`EncodingContainerPool`), that it never writes one model's members into another's resource, and that the
 // models' captures are still reused.
 import Foundation
 import Testing
@@ -14,7 +14,7 @@ private final class Witness: @unchecked Sendable {
     weak var context: ResourceEncodingContext?
 }
 
-/// The box a `KeyedEncodingContainer` is (one reference, which `SpareEncodingContainers` checks before it keeps
+/// The box a `KeyedEncodingContainer` is (one reference, which `EncodingContainerPool` checks before it keeps
 /// any).
 private func containerBox<Key>(of container: KeyedEncodingContainer<Key>) -> ObjectIdentifier {
     ObjectIdentifier(unsafeBitCast(container, to: AnyObject.self))
@@ -60,7 +60,7 @@ private struct Shelf: Resource {
 }
 
 @Suite("Encoding containers handed out again")
-struct SpareEncodingContainerTests {
+struct EncodingContainerPoolTests {
     private func encode(_ shelves: [Shelf]) throws -> RawDocument {
         try #require(MemoryLayout<KeyedEncodingContainer<Shelf.CodingKeys>>.size == MemoryLayout<AnyObject>.size)
         let data = try JSONAPIEncoder().encode(Document(data: shelves))

@@ -5,13 +5,14 @@
 /// open-addressing table with an integer hash, and each model in a box of its own type, which is read back with no
 /// dynamic cast. (A `[key: Any]` dictionary cost ~1,100 instructions a hit: SipHash of the key, a dynamic cast, and
 /// the metadata of `Optional<T>`, which the runtime looks up in a hash map.)
-struct SharedModels {
+struct SharedModelTable {
     /// What the table holds for a resource and a model type. (Not generic: a generic enum or optional of the model
     /// type would cost a metadata lookup on every call.)
     enum Kept {
         case none
         /// Not retained (``owners`` holds it): a shared person is read thousands of times, and retaining its box
-        /// each time writes to memory scattered over the heap.
+        /// each time writes to memory scattered over the heap (4.3 % of a typed decode at N = 100,000 in a sampling
+        /// profile; 0.2 M instructions at N = 1,000, where only 100 people are shared).
         case model(Unmanaged<AnyObject>)
         case failure(any Error)
     }

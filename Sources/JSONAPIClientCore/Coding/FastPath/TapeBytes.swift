@@ -16,8 +16,8 @@ struct TapeBytes {
     /// read; every other access is a read that calls no user code, so none overlaps a write.
     private final class Source {
         @exclusivity(unchecked) var buffer: UnsafeBufferPointer<UInt8>
-        /// The storage that holds copied bytes; `nil` for borrowed bytes.
-        @exclusivity(unchecked) var owner: Storage?
+        /// The storage that holds copied bytes; `nil` for borrowed bytes. (Read only by `adoptCopy()`: checked.)
+        var owner: Storage?
 
         init(buffer: UnsafeBufferPointer<UInt8>, owner: Storage?) {
             self.buffer = buffer
@@ -70,5 +70,12 @@ struct TapeBytes {
     }
 
     @inline(__always) subscript(position: Int) -> UInt8 { source.buffer[position] }
+
+    /// The `length` (≤ 15) bytes at `start` packed into two words (``ShortStringTable/pack(_:_:_:)``).
+    @inline(__always)
+    func packed(at start: Int, length: Int) -> (UInt64, UInt64) {
+        defer { withExtendedLifetime(source) {} }
+        return ShortStringTable.pack(source.buffer, start, length)
+    }
     subscript(range: Range<Int>) -> Slice<UnsafeBufferPointer<UInt8>> { source.buffer[range] }
 }

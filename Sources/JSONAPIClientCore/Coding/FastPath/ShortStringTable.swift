@@ -5,7 +5,7 @@
 /// the bytes again, then builds the small form); finding one here about 30. A text of up to 15 bytes without escapes
 /// is its bytes, packed into two words, so equal words are equal texts. The table is direct-mapped: a newer text
 /// replaces an older one in its slot.
-final class ShortStrings {
+final class ShortStringTable {
     private struct Entry {
         /// Bytes 0–7 of the text.
         var low: UInt64
@@ -32,7 +32,7 @@ final class ShortStrings {
         let length = Int(node.length)
         guard length <= 15, node.flags & JSONTape.stringHasEscapes == 0 else { return tape.string(index) }
         let start = Int(node.start)
-        let (low, high) = tape.bytes.withUnsafeBufferPointer { Self.pack($0, start, length) }
+        let (low, high) = tape.bytes.packed(at: start, length: length)
         let slot = Int(truncatingIfNeeded: ((low ^ (high &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> 56)
         let table = entries ?? makeEntries()
         if table[slot].low == low, table[slot].high == high { return table[slot].string }

@@ -1,4 +1,4 @@
-// Tests that a resource's keyed container is handed out again only when nothing holds it (`SpareContainers`): a
+// Tests that a resource's keyed container is handed out again only when nothing holds it (`DecodingContainerPool`): a
 // model that keeps its container, or is still reading with it, never sees another resource through it.
 import Foundation
 import Testing
@@ -68,7 +68,7 @@ private struct NotingPerson: Resource {
 }
 
 @Suite("Containers handed out again")
-struct SpareContainerTests {
+struct ContainerPoolTests {
     static let articles = #"""
         {"data":[
           {"type":"articles","id":"1","attributes":{"title":"First"},
@@ -168,7 +168,7 @@ private struct KeptDecoderArticle: Resource {
 
 // MARK: - Handing out again, observed
 
-/// The box a `KeyedDecodingContainer` is (one reference, which `SpareContainers` checks before it keeps any).
+/// The box a `KeyedDecodingContainer` is (one reference, which `DecodingContainerPool` checks before it keeps any).
 private func containerBox<Key>(of container: KeyedDecodingContainer<Key>) -> ObjectIdentifier {
     ObjectIdentifier(unsafeBitCast(container, to: AnyObject.self))
 }
@@ -242,7 +242,7 @@ private struct Shelf: Resource {
 }
 
 @Suite("Containers handed out again, observed")
-struct SpareContainerReuseTests {
+struct ContainerPoolReuseTests {
     private func shelves(_ body: String) throws -> [Shelf] {
         try #require(MemoryLayout<KeyedDecodingContainer<Shelf.CodingKeys>>.size == MemoryLayout<AnyObject>.size)
         return try #require(try JSONAPIDecoder().decode(Document<[Shelf]>.self, from: Data(body.utf8)).data)
