@@ -30,9 +30,14 @@ extension Session {
     /// successful (2xx) response, or throws.
     func send(_ description: JSONAPIRequest, to url: URL) async throws -> (HTTPRequest, HTTPResponse) {
         let request = httpRequest(for: description, url: url)
+        return (request, try await send(request))
+    }
+
+    /// Sends `request`, built already; returns a successful (2xx) response, or throws.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await transmit(request)
         guard response.status.kind == .successful else { throw failure(for: request, response: response) }
-        return (request, response)
+        return response
     }
 
     /// Runs `request` through the middleware chain and the transport (or `terminal` in its place), whatever the

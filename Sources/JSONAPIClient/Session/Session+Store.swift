@@ -24,8 +24,7 @@ extension Session {
         let policy = description.cachePolicy ?? configuration.cachePolicy
         guard let store, request.method == .get else {
             if policy.kind == .cacheOnly { throw notCached(request) }
-            let (sent, response) = try await send(description, to: url)
-            return (sent, response, .network)
+            return (request, try await send(request), .network)
         }
         let visit = StoreVisit()
         let response: HTTPResponse
