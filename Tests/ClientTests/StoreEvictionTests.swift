@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 /// Observers are told when the store lets go of a record: evicted past the record limit, or cleared.
 @Suite("Resource store: eviction is observed")
@@ -16,8 +17,8 @@ struct StoreEvictionTests {
     @Test("At exactly the limit nothing is evicted; one more evicts the least recently used, and observers are told")
     func evictionAtTheLimit() async throws {
         let store = ResourceStore(configuration: .init(maxResources: 10))
-        var values = store.updates(of: Label.self, id: "0").makeAsyncIterator()
-        var changes = store.changes(of: Label.self).makeAsyncIterator()
+        let values = StreamProbe(store.updates(of: Label.self, id: "0"))
+        let changes = StreamProbe(store.changes(of: Label.self))
         #expect(await values.next() == .some(nil))
         store.merge((0..<10).map { label("\($0)") })
         #expect(await values.next() == Label(id: "0", name: "0"))
@@ -39,7 +40,7 @@ struct StoreEvictionTests {
     @Test("A limit of zero evicts every record as it comes, and says so")
     func zeroLimit() async throws {
         let store = ResourceStore(configuration: .init(maxResources: 0))
-        var changes = store.changes(of: Label.self).makeAsyncIterator()
+        let changes = StreamProbe(store.changes(of: Label.self))
         store.merge([label("1")])
         #expect(await changes.next() == StoreChange(type: "labels", id: "1", kind: .updated))
         #expect(await changes.next() == StoreChange(type: "labels", id: "1", kind: .evicted))
@@ -50,8 +51,8 @@ struct StoreEvictionTests {
     func clearing() async throws {
         let store = ResourceStore()
         store.merge([label("1"), ResourceObject(type: "writers", id: "7", attributes: ["name": "Ann"])])
-        var values = store.updates(of: Label.self, id: "1").makeAsyncIterator()
-        var changes = store.changes(of: Label.self).makeAsyncIterator()
+        let values = StreamProbe(store.updates(of: Label.self, id: "1"))
+        let changes = StreamProbe(store.changes(of: Label.self))
         #expect(await values.next() == Label(id: "1", name: "1"))
         store.clear()
         #expect(await changes.next() == StoreChange(type: "labels", id: "1", kind: .evicted))
@@ -59,5 +60,21 @@ struct StoreEvictionTests {
         store.merge([label("2")])
         #expect(await changes.next() == StoreChange(type: "labels", id: "2", kind: .updated))  // no writer in between
         #expect(store.count == 1)
+    }
+}
+
+@Suite("Observer tests end in bounded time")
+struct StreamProbeTests {
+    @Test("A change that never comes is nil after the limit, not a wait forever; elements are never lost")
+    func boundedWait() async {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let probe = StreamProbe(stream)
+        #expect(await probe.next(within: .milliseconds(20)) == nil)
+        continuation.yield(1)
+        continuation.yield(2)
+        #expect(await probe.next() == 1)
+        #expect(await probe.next() == 2)
+        continuation.finish()
+        #expect(await probe.next() == nil)
     }
 }

@@ -207,7 +207,7 @@ struct StoreServerTests {
         let store = try #require(api.store)
         let created = try #require(
             try await people.create(Person(id: "", name: "Observed", email: "observed@example.com")).data)
-        var updates = store.updates(of: Person.self, id: created.id).makeAsyncIterator()
+        let updates = StreamProbe(store.updates(of: Person.self, id: created.id))
         #expect(await updates.next()??.name == "Observed")  // the create's response is in the store
         // Another data source of the session (another screen) changes it.
         var change = ResourceUpdate<Person>(id: created.id)

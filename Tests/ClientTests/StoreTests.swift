@@ -288,8 +288,8 @@ struct StoreTests {
         })
         let store = try #require(api.store)
         let labels = api.source(Label.self, .path("labels/<id>"))
-        var values = store.updates(of: Label.self, id: "3").makeAsyncIterator()
-        var changes = store.changes(of: Label.self).makeAsyncIterator()
+        let values = StreamProbe(store.updates(of: Label.self, id: "3"))
+        let changes = StreamProbe(store.changes(of: Label.self))
         #expect(await values.next() == .some(nil))  // nothing yet
         _ = try await labels.fetch().result()
         #expect(await values.next() == Label(id: "3", name: "swift"))
@@ -350,7 +350,7 @@ struct StoreTests {
         let posts = api.source(Post.self, .path("posts/<id>"))
         let store = try #require(api.store)
         _ = try await posts.fetch(id: "1").result()
-        var changes = store.changes(of: Post.self).makeAsyncIterator()
+        let changes = StreamProbe(store.changes(of: Post.self))
         func linkage(_ name: String) -> Linkage? { store.record(type: "posts", id: "1")?.relationships?[name]?.data }
         let label = { (id: String) in ResourceIdentifier(type: "labels", id: id) }
         try await posts.relationship("labels", of: "1").add([label("4"), label("3")])
