@@ -137,6 +137,35 @@ struct ScriptedNavigationTests {
         #expect(client.requests.map { $0.headerFields[.authorization] } == ["Bearer secret", nil])
     }
 
+    @Test(
+        "An allowed origin lets no other through: another host, port or scheme is refused, the session's own followed",
+        arguments: [
+            ("https://mirror.example.org/articles?page=2", true),
+            ("https://api.example.com/v1/articles?page=2", true),
+            ("https://evil.example.org/articles?page=2", false),
+            ("https://mirror.example.org:8443/articles?page=2", false),
+            ("http://mirror.example.org/articles?page=2", false),
+            ("https://api.example.com:444/v1/articles?page=2", false),
+        ])
+    func allowListIsExact(_ next: String, _ followed: Bool) async throws {
+        let client = ScriptedClient { request in
+            request.url.absoluteString.hasSuffix("page=2")
+                ? .document(Pages.body([2], links: [("next", nil)]))
+                : .document(Pages.body([1], links: [("next", next)]))
+        }
+        let source = Pages.source(
+            client,
+            configuration: .init(allowedLinkOrigins: [Origin(scheme: "https", host: "mirror.example.org", port: 443)]))
+        let first = try await source.fetch().result()
+        if followed {
+            #expect(ids(try await first.next()) == ["2"])
+        } else {
+            let error = await #expect(throws: JSONAPIClientError.self) { try await first.next() }
+            #expect(error?.code == .linkRefused)
+            #expect(client.requests.count == 1)
+        }
+    }
+
     @Test("A next link that repeats, or a cycle, ends iteration with paginationLoop")
     func loopGuard() async throws {
         let repeating = ScriptedClient { request in

@@ -71,3 +71,51 @@ struct StrategyTests {
         #expect(Since(since: "a").last(of: PageContext(count: 1)) == nil)
     }
 }
+
+@Suite("Addressed pages: the last page and the limits, exactly")
+struct RemainingPagesTests {
+    @Test(
+        "Offset: the pages after this one through the one holding the last resource",
+        arguments: [
+            (0, 10, 20, [10]),  // an exact multiple: the last page starts at 10, not 20
+            (0, 10, 21, [10, 20]),  // one over: a page of one
+            (0, 10, 19, [10]),
+            (0, 10, 10, []),  // one page in all
+            (0, 10, 0, []),  // an empty collection
+            (10, 10, 21, [20]),
+            (20, 10, 21, []),  // already on the last page
+            (5, 10, 26, [15, 25]),  // an offset not on a page boundary keeps its step
+        ])
+    func offset(_ offset: Int, _ limit: Int, _ total: Int, _ expected: [Int]) {
+        let strategy = OffsetPagination(offset: offset, limit: limit)
+        let meta: Meta = ["total": JSONValue(integerLiteral: Int64(total))]
+        let pages = strategy.remainingPages(after: PageContext(count: limit, meta: meta), lastLinkQuery: nil)
+        #expect(pages?.map { $0.offset } == expected)
+    }
+
+    @Test("Offset: from the last link's offset when meta has no total; nil when nothing tells or the limit is zero")
+    func offsetFromLink() {
+        let strategy = OffsetPagination(offset: 0, limit: 10)
+        let link = [QueryItem("page[offset]", "30"), QueryItem("page[limit]", "10")]
+        #expect(strategy.remainingPages(after: PageContext(count: 10), lastLinkQuery: link)?.map(\.offset) == [10, 20, 30])
+        #expect(strategy.remainingPages(after: PageContext(count: 10), lastLinkQuery: nil) == nil)
+        #expect(OffsetPagination(offset: 0, limit: 0).remainingPages(after: PageContext(count: 0, meta: ["total": 5]), lastLinkQuery: nil) == nil)
+    }
+
+    @Test("Page-based: at most 100,000 pages follow; one more is nil (walk by links instead)")
+    func pageBasedLimit() {
+        let strategy = PageBasedPagination(number: 1, size: 1)
+        let allowed = strategy.remainingPages(after: PageContext(count: 1, meta: ["totalPages": 100_001]), lastLinkQuery: nil)
+        #expect(allowed?.count == 100_000)
+        #expect(allowed?.last?.number == 100_001)
+        #expect(strategy.remainingPages(after: PageContext(count: 1, meta: ["totalPages": 100_002]), lastLinkQuery: nil) == nil)
+        #expect(strategy.remainingPages(after: PageContext(count: 1, meta: ["totalPages": 1]), lastLinkQuery: nil)?.isEmpty == true)
+    }
+
+    @Test("Offset: at most 100,000 pages follow; one more is nil")
+    func offsetLimit() {
+        let strategy = OffsetPagination(offset: 0, limit: 1)
+        #expect(strategy.remainingPages(after: PageContext(count: 1, meta: ["total": 100_001]), lastLinkQuery: nil)?.count == 100_000)
+        #expect(strategy.remainingPages(after: PageContext(count: 1, meta: ["total": 100_002]), lastLinkQuery: nil) == nil)
+    }
+}

@@ -70,8 +70,11 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     /// follow.
     public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [OffsetPagination]? {
         guard limit > 0 else { return nil }
+        // From the total, the last page is the one of this walk's steps (offset + k × limit) that holds the last
+        // resource: an offset off the page grid (5, with a limit of 10) keeps its step, so `last(of:)`, which is on
+        // the grid, would stop one page short.
         let lastOffset =
-            last(of: page)?.offset
+            page.totalResources.map { total in total > offset ? offset + ((total - 1 - offset) / limit) * limit : 0 }
             ?? lastLinkQuery?.last(where: { $0.name == names.offset }).flatMap { Int($0.value) }
         guard let lastOffset, lastOffset >= 0 else { return nil }
         let (start, overflow) = offset.addingReportingOverflow(limit)
