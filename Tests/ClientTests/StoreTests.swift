@@ -277,6 +277,25 @@ struct StoreTests {
         #expect(client.count == 3)
     }
 
+    @Test("GETs that differ only in a header field (its value, its presence) are different exchanges")
+    func coalescingByHeaders() async throws {
+        let gate = Gate()
+        let client = CountingClient(ScriptedClient { _ in
+            await gate.wait()
+            return .document(#"{"data":[\#(Self.label3)]}"#)
+        })
+        let labels = Session(baseURL: exampleBase, client: client).source(Label.self, .path("labels/<id>"))
+        async let plain = labels.fetch().result()
+        async let french = labels.fetch().header(HTTPField.Name("Accept-Language"), "fr").result()
+        async let german = labels.fetch().header(HTTPField.Name("Accept-Language"), "de").result()
+        async let frenchAgain = labels.fetch().header(HTTPField.Name("Accept-Language"), "fr").result()
+        while await gate.waiting < 3 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(50))
+        await gate.open()
+        _ = try await (plain, french, german, frenchAgain)
+        #expect(client.count == 3)  // the second French one shares the first's exchange
+    }
+
     @Test("Observers see fetches, writes and deletes of their resources")
     func observing() async throws {
         let api = Session(baseURL: exampleBase, client: ScriptedClient { request in
