@@ -230,7 +230,7 @@ struct ConfiguredErrorDecoderTests {
         let client = ScriptedClient { _ in .document(Self.deepError, status: 422) }
         let session = Session(baseURL: exampleBase, client: client, configuration: .init(decoder: decoder))
         return await #expect(throws: JSONAPIClientError.self) {
-            try await session.source(Tag.self, .path("tags/<id>")).fetch().result()
+            try await session.source(ArticleTag.self, .path("tags/<id>")).fetch().result()
         }
     }
 

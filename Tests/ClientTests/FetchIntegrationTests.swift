@@ -114,7 +114,7 @@ struct FetchIntegrationTests {
         let link = try #require(relationship.links?.related)
         let author = try await source.fetch(link: link, as: Person.self).result()
         #expect(author.data?.name == "Person 7")
-        let comments = try await source.fetchRelated("comments", of: "7", as: [Comment].self).result()
+        let comments = try await source.fetchRelated("comments", of: "7", as: [TestSupport.Comment].self).result()
         #expect(comments.data?.map(\.id) == ["13", "14"])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 /// URL inputs `scripts/fuzz.sh` found (the URLs target), kept as tests of the property each one broke.
 @Suite("Fuzz findings: URLs")

@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 /// Values print as what they are: JSON as JSON text, links as their URLs, progress as a sentence.
 @Suite("Printing values")

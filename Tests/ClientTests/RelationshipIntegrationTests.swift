@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClient
 import Testing
+import TestSupport
 
 @Suite("Relationship endpoints on the test server")
 struct RelationshipIntegrationTests {

@@ -19,12 +19,12 @@ struct RetryMiddlewareTests {
     func source(
         _ client: ScriptedClient, _ waits: Waits, maxAttempts: Int = 3, jitter: RetryMiddleware.Jitter = .none,
         random: Double = 0.5, maxDelay: Duration = .seconds(60)
-    ) -> DataSource<Tag> {
+    ) -> DataSource<ArticleTag> {
         let retry = RetryMiddleware(
             configuration: .init(
                 maxAttempts: maxAttempts, initialDelay: .milliseconds(100), maxDelay: maxDelay, jitter: jitter),
             sleep: { waits.add($0) }, now: { Self.now }, random: { random })
-        return DataSource<Tag>(
+        return DataSource<ArticleTag>(
             baseURL: exampleBase, strategy: .path("tags/<id>"), client: client,
             configuration: .init(middlewares: [retry]))
     }
@@ -79,7 +79,7 @@ struct RetryMiddlewareTests {
         let client = Self.answers([Self.busy(503, retryAfter: "1"), Self.ok])
         let waits = Waits()
         await #expect(throws: JSONAPIClientError.self) {
-            try await source(client, waits).create(Tag(id: "", name: "new"))
+            try await source(client, waits).create(ArticleTag(id: "", name: "new"))
         }
         #expect(client.requests.count == 1)
 
@@ -173,7 +173,7 @@ struct RetryMiddlewareTests {
         try await source(delete, waits).delete(id: "1")
         #expect(delete.requests.map(\.method) == [.delete, .delete])
         let post = Self.answers([Self.busy(status, retryAfter: nil), Self.ok])
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(Tag(id: "", name: "new")) }
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(ArticleTag(id: "", name: "new")) }
         #expect(error?.status?.code == status)
         #expect(post.requests.count == 1)
     }
@@ -198,20 +198,20 @@ struct RetryMiddlewareTests {
         #expect(waits.all == [.milliseconds(100), .milliseconds(200)])
 
         let post = Self.failing(1)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(Tag(id: "", name: "new")) }
+        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(ArticleTag(id: "", name: "new")) }
         #expect(error?.code == .transportFailed)
         #expect(post.requests.count == 1)
 
         let patch = Self.failing(1)
         await #expect(throws: JSONAPIClientError.self) {
-            try await source(patch, waits).update(Tag(id: "1", name: "old")) { $0.name = "new" }
+            try await source(patch, waits).update(ArticleTag(id: "1", name: "old")) { $0.name = "new" }
         }
         #expect(patch.requests.count == 1)
 
         let off = Self.failing(1)
         let retry = RetryMiddleware(
             configuration: .init(retriesTransportErrors: false), sleep: { waits.add($0) }, now: { Self.now })
-        let unretried = DataSource<Tag>(
+        let unretried = DataSource<ArticleTag>(
             baseURL: exampleBase, strategy: .path("tags/<id>"), client: off, configuration: .init(middlewares: [retry]))
         await #expect(throws: JSONAPIClientError.self) { try await unretried.fetch().result() }
         #expect(off.requests.count == 1)

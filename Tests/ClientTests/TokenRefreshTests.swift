@@ -35,9 +35,9 @@ struct TokenRefreshTests {
         ScriptedClient { request in request.headerFields[.authorization] == "Bearer good" ? ok : unauthorized }
     }
 
-    func source(_ client: ScriptedClient, _ tokens: Tokens, baseURL: URL = exampleBase) -> DataSource<Tag> {
+    func source(_ client: ScriptedClient, _ tokens: Tokens, baseURL: URL = exampleBase) -> DataSource<ArticleTag> {
         let auth = BearerTokenMiddleware(token: { tokens.current }, refresh: { tokens.refresh($0) })
-        return DataSource<Tag>(
+        return DataSource<ArticleTag>(
             baseURL: baseURL, strategy: .path("tags/<id>"), client: client, configuration: .init(middlewares: [auth]))
     }
 
@@ -64,7 +64,7 @@ struct TokenRefreshTests {
             _ = try await client.send(request)
             return request.headerFields[.authorization] == "Bearer good" ? created : Self.unauthorized
         }
-        let response = try await source(scripted, tokens).create(Tag(id: "", name: "new"))
+        let response = try await source(scripted, tokens).create(ArticleTag(id: "", name: "new"))
         #expect(response.data?.id == "9")
         #expect(scripted.requests.map(\.method) == [.post, .post])
         #expect(scripted.requests[0].body == scripted.requests[1].body)
@@ -90,7 +90,7 @@ struct TokenRefreshTests {
         #expect(client.requests.count == 1)
 
         let plain = Self.server()
-        let withoutRefresh = DataSource<Tag>(
+        let withoutRefresh = DataSource<ArticleTag>(
             baseURL: exampleBase, strategy: .path("tags/<id>"), client: plain,
             configuration: .init(middlewares: [BearerTokenMiddleware { "stale" }]))
         await #expect(throws: JSONAPIClientError.self) { try await withoutRefresh.fetch().result() }

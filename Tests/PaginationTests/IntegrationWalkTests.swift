@@ -6,13 +6,13 @@ import TestSupport
 /// Walks all 200 seeded articles through each of the test server's pagination styles.
 @Suite("Walking the test server's collections")
 struct IntegrationWalkTests {
-    private func source(_ path: String, client: any Client = URLSessionClient()) throws -> DataSource<Article> {
-        DataSource<Article>(baseURL: try TestServer.url(), strategy: .path(path), client: client)
+    private func source(_ path: String, client: any Client = URLSessionClient()) throws -> DataSource<ArticleSummary> {
+        DataSource<ArticleSummary>(baseURL: try TestServer.url(), strategy: .path(path), client: client)
     }
 
     /// Follows `step` from `start` until it gives nil; returns every page.
-    private func walk(from start: FetchResponse<[Article]>, _ step: (FetchResponse<[Article]>) async throws -> FetchResponse<[Article]>?)
-        async throws -> [FetchResponse<[Article]>]
+    private func walk(from start: FetchResponse<[ArticleSummary]>, _ step: (FetchResponse<[ArticleSummary]>) async throws -> FetchResponse<[ArticleSummary]>?)
+        async throws -> [FetchResponse<[ArticleSummary]>]
     {
         var pages = [start]
         while let next = try await step(pages[pages.count - 1]) {
@@ -22,7 +22,7 @@ struct IntegrationWalkTests {
         return pages
     }
 
-    private func ids(_ pages: [FetchResponse<[Article]>]) -> [String] { pages.flatMap { $0.data?.map(\.id) ?? [] } }
+    private func ids(_ pages: [FetchResponse<[ArticleSummary]>]) -> [String] { pages.flatMap { $0.data?.map(\.id) ?? [] } }
 
     @Test("Page number: forwards, backwards, first, last, reload")
     func pageNumber() async throws {
@@ -73,7 +73,7 @@ struct IntegrationWalkTests {
         case pageNumber = "paged/articles", offset = "offset/articles", cursor = "cursor/articles"
         case cursorProfile = "cursor-profile/articles"
 
-        func first(_ request: FetchRequest<[Article]>) async throws -> FetchResponse<[Article]> {
+        func first(_ request: FetchRequest<[ArticleSummary]>) async throws -> FetchResponse<[ArticleSummary]> {
             switch self {
             case .pageNumber: try await request.paginate(.pageBased(1, 45))
             case .offset: try await request.paginate(.offsetBased(0, 45))

@@ -203,15 +203,15 @@ struct OverlapTests {
     @Test("Against the server: a concurrent walk of all 200 articles, page-number and limit-offset, each once in order")
     func serverWalks() async throws {
         let base = try TestServer.url()
-        let paged = DataSource<Article>(baseURL: base, strategy: .path("paged/articles"))
+        let paged = DataSource<ArticleSummary>(baseURL: base, strategy: .path("paged/articles"))
         var ids: [String] = []
         for try await article in paged.fetch().page(.pageBased(1, 15)).resources(concurrency: 4) { ids.append(article.id) }
         #expect(ids == allSeededIDs)
-        let offset = DataSource<Article>(baseURL: base, strategy: .path("offset/articles"))
+        let offset = DataSource<ArticleSummary>(baseURL: base, strategy: .path("offset/articles"))
         ids = []
         for try await article in offset.fetch().page(.offsetBased(0, 15)).resources(concurrency: 4) { ids.append(article.id) }
         #expect(ids == allSeededIDs)
-        let cursor = DataSource<Article>(baseURL: base, strategy: .path("cursor/articles"))
+        let cursor = DataSource<ArticleSummary>(baseURL: base, strategy: .path("cursor/articles"))
         ids = []
         for try await article in cursor.fetch().page(.cursorBased(cursor: nil, size: 15)).resources(concurrency: 4) { ids.append(article.id) }
         #expect(ids == allSeededIDs)

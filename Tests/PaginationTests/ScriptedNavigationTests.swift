@@ -5,7 +5,7 @@ import TestSupport
 
 @Suite("Navigation with a scripted transport")
 struct ScriptedNavigationTests {
-    private func ids(_ document: FetchResponse<[Article]>?) -> [String] { document?.data?.map(\.id) ?? [] }
+    private func ids(_ document: FetchResponse<[ArticleSummary]>?) -> [String] { document?.data?.map(\.id) ?? [] }
 
     @Test("Without links, next/prev/first/last come from the strategy and meta.pagination, keeping the options")
     func fallbackWithTotals() async throws {
@@ -31,7 +31,7 @@ struct ScriptedNavigationTests {
     func fallbackWithoutTotals() async throws {
         let client = Pages.linklessServer(count: 7) { _, _ in nil }
         let source = Pages.source(client)
-        var pages: [FetchResponse<[Article]>] = []
+        var pages: [FetchResponse<[ArticleSummary]>] = []
         for try await page in source.fetch().page(.pageBased(1, 3)).pages() { pages.append(page) }
         #expect(pages.map { $0.data?.count ?? 0 } == [3, 3, 1])
         #expect(try await pages[0].last() == nil)
@@ -321,7 +321,7 @@ struct ScriptedNavigationTests {
     func documentIsPlainData() async throws {
         let body = Pages.body([1, 2], links: [("next", "https://api.example.com/v1/articles?page=2")])
         let page = try await Pages.source(ScriptedClient(body: body)).fetch().result()
-        let decoded = try JSONAPIDecoder().decode(Document<[Article]>.self, from: Data(body.utf8))
+        let decoded = try JSONAPIDecoder().decode(Document<[ArticleSummary]>.self, from: Data(body.utf8))
         #expect(page.document == decoded)
         #expect(page.hasNext)
         #expect(page.url.absoluteString == "https://api.example.com/v1/articles")

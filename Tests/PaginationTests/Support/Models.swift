@@ -1,14 +1,10 @@
 import Foundation
 import JSONAPIClient
+import TestSupport
 
-struct PersonName: Resource, Equatable {
-    static let resourceType = "people"
-    var id: String
-    var name: String
-}
-
-/// A seeded article; relationships other than the author are not needed here.
-struct Article: Resource, Equatable {
+/// A seeded article as the walks read it: `created` is absent under a sparse fieldset, and relationships other than
+/// the author are not needed here. (The full model is TestSupport's `Article`.)
+struct ArticleSummary: Resource, Equatable {
     static let resourceType = "articles"
     var id: String
     var title: String

@@ -10,7 +10,7 @@ enum Pages {
     ) -> String {
         let data = ids.map { id in
             let relationship = author ? #","relationships":{"author":{"data":{"type":"people","id":"\#((id - 1) % 20 + 1)"}}}"# : ""
-            return #"{"type":"articles","id":"\#(id)","attributes":{"title":"Article \#(id)"}\#(relationship),"meta":{"page":{"cursor":"c\#(id)"}}}"#
+            return #"{"type":"articles","id":"\#(id)","attributes":{"title":"ArticleSummary \#(id)"}\#(relationship),"meta":{"page":{"cursor":"c\#(id)"}}}"#
         }
         var members = [#""data":[\#(data.joined(separator: ","))]"#]
         if !links.isEmpty {
@@ -27,8 +27,8 @@ enum Pages {
 
     static func source(
         _ client: ScriptedClient, path: String = "articles", configuration: SessionConfiguration = .init()
-    ) -> DataSource<Article> {
-        DataSource<Article>(baseURL: exampleBase, strategy: .path(path), client: client, configuration: configuration)
+    ) -> DataSource<ArticleSummary> {
+        DataSource<ArticleSummary>(baseURL: exampleBase, strategy: .path(path), client: client, configuration: configuration)
     }
 
     /// A page-number server without links: `count` articles, pages of `page[size]`; `meta` from `meta(pages, count)`.
