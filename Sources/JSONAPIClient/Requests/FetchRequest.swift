@@ -20,7 +20,7 @@ import Foundation
 ///   already in the endpoint's URL are kept unless an option sets the same name.
 public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
     /// The session that sends it.
-    public let session: Session
+    let session: Session
     var request: JSONAPIRequest
 
     init(session: Session, request: JSONAPIRequest) {

@@ -69,27 +69,18 @@ public struct AppendResult<Element> {
     public var added: [Element]
     /// Whether there is a page after the one appended (`false` also when there was no page to append).
     public var hasMore: Bool
-    /// Whether a page was fetched.
-    public var fetchedPage: Bool
-
-    /// Creates a result.
-    public init(added: [Element], hasMore: Bool, fetchedPage: Bool) {
-        self.added = added
-        self.hasMore = hasMore
-        self.fetchedPage = fetchedPage
-    }
 }
 
 extension AppendResult: Sendable where Element: Sendable {}
 
 extension FetchResponse where Primary: PageList {
     mutating func appendingNext() async throws -> AppendResult<Primary.Element> {
-        guard let page = try await next() else { return AppendResult(added: [], hasMore: false, fetchedPage: false) }
+        guard let page = try await next() else { return AppendResult(added: [], hasMore: false) }
         let added = document.merge(page.document)
         status = page.status
         headerFields = page.headerFields
         navigation = page.navigation
-        return AppendResult(added: added, hasMore: hasNext, fetchedPage: true)
+        return AppendResult(added: added, hasMore: hasNext)
     }
 }
 

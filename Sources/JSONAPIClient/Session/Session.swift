@@ -29,7 +29,7 @@ public final class Session: Sendable {
     /// one the configured headers and credentials are sent to.
     public let baseURL: URL
     /// The transport every request of this session goes through.
-    public let client: any Client
+    let client: any Client
     /// The configuration.
     public let configuration: Configuration
     /// What the session remembers of the resources and responses it has seen; `nil` when the configuration has no
