@@ -107,9 +107,9 @@ struct LiveListServerTests {
         #expect(await client.arrivals.next("page 1") == "1")
         #expect(await client.arrivals.next("page 2") == "2")
         #expect(await client.arrivals.next("page 3, prefetched") == "3")
-        weak let dropped = list
+        let dropped = Weak(list)
         list = nil
-        #expect(dropped == nil)
+        #expect(dropped.value == nil)
         #expect(await client.cancellations.next("page 3's cancellation") == "3")
         #expect(Self.pageNumbers(client.requests) == ["1", "2"])
     }

@@ -158,9 +158,9 @@ struct LiveListTests {
         await list?.load()
         #expect(await server.arrivals.next("first page") == Self.firstPage)
         #expect(await server.arrivals.next("the prefetched page") == Self.page(2))
-        weak let dropped = list
+        let dropped = Weak(list)
         list = nil
-        #expect(dropped == nil, "nothing else holds the list")
+        #expect(dropped.value == nil, "nothing else holds the list")
         #expect(await server.cancellations.next("the page's cancellation") == "page 2")
         #expect(server.client.requests.count == 2)
     }
@@ -204,6 +204,30 @@ struct LiveListTests {
         // first change on, nothing of hers is shown.
         #expect(!shown.dropFirst(2).contains { $0.contains { $0.hasPrefix("alice") } }, "\(shown)")
         #expect(list.resources.count == 2)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test(
+        "A next page fetched with other credentials is not appended: the list starts again as the new user",
+        arguments: [true, false])
+    func credentialsChangeWithoutClear(store: Bool) async throws {
+        let token = TokenBox("alice")
+        let server = ScriptedArticles(count: 5)
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client,
+            configuration: .init(
+                middlewares: [BearerTokenMiddleware { token.value }], store: store ? .init() : nil))
+        let list = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2))
+            .liveList(prefetch: 0)
+        await list.load()
+        token.value = "bob"
+        await list.loadMore()
+        await Observed.until("bob's first page shows") { list.resources.map(\.title) == ["bob: Article 1", "bob: Article 2"] }
+        #expect(server.client.requests.map { $0.url.query ?? "" }.suffix(2) == [
+            "page%5Bnumber%5D=2&page%5Bsize%5D=2", "page%5Bnumber%5D=1&page%5Bsize%5D=2",
+        ])
+        await list.loadMore()
+        #expect(list.resources.map(\.title) == ["bob: Article 1", "bob: Article 2", "bob: Article 3", "bob: Article 4"])
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)

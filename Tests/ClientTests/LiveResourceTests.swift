@@ -137,9 +137,9 @@ struct LiveResourceTests {
         server.hold(article: "1")
         api.store?.clear()
         #expect(await server.arrivals.next("the fetch again") == "GET /articles/1")
-        weak let dropped = article
+        let dropped = Weak(article)
         article = nil
-        #expect(dropped == nil, "nothing else holds it")
+        #expect(dropped.value == nil, "nothing else holds it")
         #expect(await server.cancellations.next("the fetch's cancellation") == "article 1")
         #expect(server.client.requests.count == 2)
     }

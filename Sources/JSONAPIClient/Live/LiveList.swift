@@ -20,8 +20,9 @@ import Observation
 /// - **The store.** A resource of the list changed anywhere in the session — a write through any data source, a
 ///   later response that includes it — changes in place; a deleted one leaves the list. When the store lets go of
 ///   one of them — evicted past its limit, or ``ResourceStore/clear()`` when the account changes — the list empties
-///   and fetches its first page again once, as whoever is signed in now. New resources appear on ``refresh()``: the
-///   server decides where they go.
+///   and fetches its first page again once, as whoever is signed in now. A next page fetched with other credentials
+///   than the first (a new token without a clear()) is not appended either: the list starts again from its first
+///   page. New resources appear on ``refresh()``: the server decides where they go.
 /// - **Its work** — the store observer, the page in flight, the pages prefetched — is cancelled when the object
 ///   goes; nothing more is sent for it. A fetch started by ``load()``, ``refresh()`` or ``loadMore()`` is cancelled
 ///   as well when the task that awaits it is (the view disappeared).
@@ -76,6 +77,8 @@ public final class LiveList<Model: Resource> {
     /// The pages after ``lastPage`` already asked for, in order.
     @ObservationIgnored private var ahead: [(token: Int, task: Task<Page?, any Error>)] = []
     @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
+    /// Whose the pages shown are: a digest of the credentials the first page was fetched with.
+    @ObservationIgnored private var credentials: CredentialDigest?
     /// Bumped by every first-page fetch and reset: what an older fetch brings back is not shown.
     @ObservationIgnored private var generation = 0
     /// Whether the store's letting go of a resource of the list starts a fetch: once, until a first page leaves its
@@ -180,6 +183,13 @@ public final class LiveList<Model: Resource> {
     }
 
     private func show(_ page: Page, replacing: Bool) {
+        if !replacing, let shown = credentials, let fetched = page.credentials, fetched != shown {
+            // The credentials changed without a clear(): the page is someone else's, and so may the list be now.
+            reset()
+            startFirstPage(request)
+            return
+        }
+        if replacing { credentials = page.credentials }
         var models = replacing ? [] : resources
         var ids = replacing ? [] : self.ids
         var seen = Set(ids.compactMap { $0 })
@@ -222,6 +232,17 @@ public final class LiveList<Model: Resource> {
         ahead = []
     }
 
+    /// Forgets every page and cancels every fetch: the list is as new.
+    private func reset() {
+        cancelFetches()
+        resources = []
+        ids = []
+        lastPage = nil
+        credentials = nil
+        hasMore = false
+        phase = .idle
+    }
+
     /// Waits for the fetch in flight; cancelling the waiting task cancels the fetch.
     private func awaitFetch() async {
         guard let fetch else { return }
@@ -260,12 +281,7 @@ public final class LiveList<Model: Resource> {
             ids = kept.map { ids[$0] }
         case .evicted:
             // Whatever was shown or is in flight may be another account's after a clear(): none of it stays.
-            cancelFetches()
-            resources = []
-            ids = []
-            lastPage = nil
-            hasMore = false
-            phase = .idle
+            reset()
             if refetchesEvicted {
                 refetchesEvicted = false
                 startFirstPage(request)

@@ -109,3 +109,10 @@ struct Events<Element: Sendable>: Sendable {
         return element
     }
 }
+
+/// A weak reference, to see an object go (`weak let` needs Swift 6.2; a `weak var` that is never set is warned about).
+final class Weak<Object: AnyObject> {
+    weak var value: Object?
+
+    init(_ value: Object?) { self.value = value }
+}
