@@ -128,6 +128,36 @@ struct LiveResourceTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("Evicted past the store's limit, it shows nothing of the record and fetches it again, once")
+    func evicted() async throws {
+        let server = ScriptedArticles(count: 3)
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client, configuration: .init(store: .init(maxResources: 1)))
+        let articles = api.source(Headline.self, .path("articles/<id>"))
+        let article = articles.live(id: "1")
+        await article.load()
+        server.hold(article: "1")
+        _ = try await articles.fetch(id: "2").result()  // the store keeps one record: article 1's goes
+        await Observed.until("article 1 is let go of and fetched again") { article.resource == nil && article.isLoading }
+        server.release(article: "1")
+        await Observed.until("article 1 is back") { article.resource?.title == "Article 1" && !article.isLoading }
+        #expect(server.client.requests.map(\.url.path) == ["/articles/1", "/articles/2", "/articles/1"])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("A store that keeps nothing does not make it fetch without end")
+    func storeKeepsNothing() async throws {
+        let server = ScriptedArticles(count: 3)
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client, configuration: .init(store: .init(maxResources: 0)))
+        let article = api.source(Headline.self, .path("articles/<id>")).live(id: "1")
+        await article.load()
+        await Observed.until("it settles") { !article.isLoading }
+        #expect(server.client.requests.count <= 2)
+        #expect(article.error == nil)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Dropping it mid-fetch cancels the fetch; nothing more is sent")
     func droppedMidFetch() async throws {
         var article: LiveResource<Headline>? = articles.live(id: "1")

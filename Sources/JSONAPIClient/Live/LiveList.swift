@@ -22,7 +22,9 @@ import Observation
 ///   one of them — evicted past its limit, or ``ResourceStore/clear()`` when the account changes — the list empties
 ///   and fetches its first page again once, as whoever is signed in now. A next page fetched with other credentials
 ///   than the first (a new token without a clear()) is not appended either: the list starts again from its first
-///   page. New resources appear on ``refresh()``: the server decides where they go.
+///   page. New resources appear on ``refresh()``: the server decides where they go (so, under
+///   ``CachePolicy/staleWhileRevalidate``, does what the background revalidation changes in the first page's
+///   membership; its changes to the resources themselves show at once, through the store).
 /// - **Its work** — the store observer, the page in flight, the pages prefetched — is cancelled when the object
 ///   goes; nothing more is sent for it. A fetch started by ``load()``, ``refresh()`` or ``loadMore()`` is cancelled
 ///   as well when the task that awaits it is (the view disappeared).
