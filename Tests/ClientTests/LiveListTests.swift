@@ -138,6 +138,27 @@ struct LiveListTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("A prefetched page that failed is not shown twice: the next loadMore() asks again")
+    func prefetchedFailure() async throws {
+        let list = list(prefetch: 2)
+        server.hold(page: 2)
+        await list.load()
+        #expect(await server.arrivals.next("first page") == Self.firstPage)
+        #expect(await server.arrivals.next("page 2, prefetched") == Self.page(2))
+        server.fail(with: 500)  // the next request to arrive: page 2 is past the failures' check, so page 3's
+        server.release(page: 2)
+        #expect(await server.arrivals.next("page 3, prefetched after page 2") == Self.page(3))
+        await list.loadMore()  // page 2
+        #expect(list.resources.map(\.id) == ["1", "2", "3", "4"])
+        await list.loadMore()  // page 3, which failed
+        #expect(list.error?.status?.code == 500)
+        await list.loadMore()  // asks again
+        #expect(list.error == nil)
+        #expect(list.resources.map(\.id) == ["1", "2", "3", "4", "5"])
+        #expect(server.client.requests.count == 4)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A first page that fails is a failed list; load() tries again")
     func firstPageFails() async throws {
         let list = list()

@@ -176,6 +176,10 @@ public final class LiveList<Model: Resource> {
             }
             show(page, replacing: replacing)
         case .failure(let failure):
+            // The pages asked for ahead follow the one that failed (they would fail with it): the next loadMore()
+            // asks again.
+            for page in ahead { tasks.cancel(page.token) }
+            ahead = []
             if let shown = LiveFetch.shown(failure) {
                 phase = .failed(shown)
             } else {
