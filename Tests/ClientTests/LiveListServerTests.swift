@@ -50,7 +50,10 @@ struct LiveListServerTests {
     }
 
     static func pageNumbers(_ urls: [URL]) -> [String] {
-        urls.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "page[number]" }?.value ?? "?" }
+        urls.map { url in
+            URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "page[number]" }?
+                .value ?? "?"
+        }
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -58,7 +61,8 @@ struct LiveListServerTests {
     func walk() async throws {
         let client = HoldingClient()
         let api = Session(baseURL: try TestServer.url(), client: client)
-        let list = api.source(PagedArticle.self, .path("paged/articles/<id>")).fetch().page(.pageBased(1, 30)).liveList()
+        let list = api.source(PagedArticle.self, .path("paged/articles/<id>")).fetch().page(.pageBased(1, 30))
+            .liveList()
         await list.load()
         var rounds = 0
         while list.hasMore, rounds < 20 {
@@ -84,7 +88,9 @@ struct LiveListServerTests {
         var change = ResourceUpdate<PagedArticle>(id: "137")
         change.set("body", to: text)
         try await articles.update(change)
-        await Observed.until("article 137 shows the new body") { paged.resources.first { $0.id == "137" }?.body == text }
+        await Observed.until("article 137 shows the new body") {
+            paged.resources.first { $0.id == "137" }?.body == text
+        }
         #expect(paged.resources.map(\.id) == (121...150).map(String.init))
         change.set("body", to: "Body of article 137.")
         try await articles.update(change)

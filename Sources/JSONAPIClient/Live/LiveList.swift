@@ -20,11 +20,12 @@ import Observation
 /// - **The store.** A resource of the list changed anywhere in the session — a write through any data source, a
 ///   later response that includes it — changes in place; a deleted one leaves the list. When the store lets go of
 ///   one of them — evicted past its limit, or ``ResourceStore/clear()`` when the account changes — the list empties
-///   and fetches its first page again once, as whoever is signed in now. A next page fetched with other credentials
-///   than the first (a new token without a clear()) is not appended either: the list starts again from its first
-///   page. New resources appear on ``refresh()``: the server decides where they go (so, under
-///   ``CachePolicy/staleWhileRevalidate``, does what the background revalidation changes in the first page's
-///   membership; its changes to the resources themselves show at once, through the store).
+///   (before `clear()` returns, when it is called on the main actor) and fetches its first page again once, as
+///   whoever is signed in now. A next page fetched with other credentials than the first (a new token without a
+///   clear()) is not appended either: the list starts again from its first page. New resources appear on
+///   ``refresh()``: the server decides where they go (so, under ``CachePolicy/staleWhileRevalidate``, does what the
+///   background revalidation changes in the first page's membership; its changes to the resources themselves show
+///   at once, through the store).
 /// - **Its work** — the store observer, the page in flight, the pages prefetched — is cancelled when the object
 ///   goes; nothing more is sent for it. A fetch started by ``load()``, ``refresh()`` or ``loadMore()`` is cancelled
 ///   as well when the task that awaits it is (the view disappeared).
@@ -147,7 +148,11 @@ public final class LiveList<Model: Resource> {
                 if let next {
                     tasks.forget(next.token)
                     result = .success(
-                        try await withTaskCancellationHandler { try await next.task.value } onCancel: { next.task.cancel() })
+                        try await withTaskCancellationHandler {
+                            try await next.task.value
+                        } onCancel: {
+                            next.task.cancel()
+                        })
                 } else {
                     result = .success(try await page.next())
                 }
@@ -211,7 +216,9 @@ public final class LiveList<Model: Resource> {
         hasMore = page.hasNext
         phase = .loaded
         if replacing, let store = request.session.store {
-            refetchesEvicted = ids.contains { $0.map { store.record(type: Model.resourceType, id: $0) != nil } ?? false }
+            refetchesEvicted = ids.contains { id in
+                id.map { store.record(type: Model.resourceType, id: $0) != nil } ?? false
+            }
         }
         prefetch(after: page)
     }
@@ -264,14 +271,9 @@ public final class LiveList<Model: Resource> {
 
     private func follow() {
         guard let store = request.session.store else { return }
-        let changes = store.changes(of: Model.self)
-        tasks.add(
-            Task { @MainActor [weak self] in
-                for await change in changes {
-                    guard let self else { return }
-                    self.apply(change, from: store)
-                }
-            })
+        LiveFollowing.follow(store, type: Model.resourceType, tasks: tasks) { [weak self] changes in
+            for change in changes { self?.apply(change, from: store) }
+        }
     }
 
     private func apply(_ change: StoreChange, from store: ResourceStore) {

@@ -14,8 +14,9 @@ import Observation
 /// It follows the session's ``ResourceStore``: a write through any data source of the session, a later response
 /// that includes the resource, and a delete show up without a fetch (a delete makes ``resource`` `nil`). When the
 /// store lets go of the record — evicted past its limit, or ``ResourceStore/clear()`` when the account changes —
-/// the object shows nothing of it any more and fetches it again once, as whoever is signed in now. Without a store
-/// (`store: nil`) it shows what its own fetches return.
+/// the object shows nothing of it any more (before `clear()` returns, when it is called on the main actor) and
+/// fetches it again once, as whoever is signed in now. Without a store (`store: nil`) it shows what its own fetches
+/// return.
 ///
 /// Making one sends nothing: call ``load()`` (a view's `.task`) or ``refresh()``. Its work — the store observer and
 /// the fetch in flight — is cancelled when the object goes; a fetch it started is cancelled as well when the task
@@ -120,14 +121,9 @@ public final class LiveResource<Model: Resource> {
         tasks.cancel(observer)
         self.id = id
         guard let store = request.session.store else { return }
-        let changes = store.changes(of: Model.self)
-        observer = tasks.add(
-            Task { @MainActor [weak self] in
-                for await change in changes where change.id == id {
-                    guard let self else { return }
-                    self.apply(change, from: store)
-                }
-            })
+        observer = LiveFollowing.follow(store, type: Model.resourceType, tasks: tasks) { [weak self] changes in
+            for change in changes where change.id == id { self?.apply(change, from: store) }
+        }
     }
 
     private func apply(_ change: StoreChange, from store: ResourceStore) {

@@ -1,6 +1,6 @@
-/// The tasks a live object runs — its store observer, its fetches, the pages it prefetches — kept where the object's
-/// `deinit` can cancel them: a main-actor class's `deinit` is not isolated, so the handles live behind a lock, and no
-/// task outlives the object that started it.
+/// The tasks a live object runs — its store observer, its fetches, the pages it prefetches — kept where the
+/// object's `deinit` can cancel them: a main-actor class's `deinit` is not isolated, so the handles live behind a
+/// lock, and no task outlives the object that started it.
 final class LiveTasks: Sendable {
     private struct State {
         var cancels: [Int: @Sendable () -> Void] = [:]
@@ -15,12 +15,21 @@ final class LiveTasks: Sendable {
     /// - Returns: Its token, to ``cancel(_:)`` it alone or ``forget(_:)`` it once it is done.
     @discardableResult
     func add<Success, Failure>(_ task: Task<Success, Failure>) -> Int {
+        add { task.cancel() }
+    }
+
+    /// Keeps `cancel` — what stops a piece of work, such as a store observer — to call with the others; called at
+    /// once when added after ``cancelAll()``.
+    ///
+    /// - Returns: Its token, to ``cancel(_:)`` it alone or ``forget(_:)`` it.
+    @discardableResult
+    func add(cancel: @escaping @Sendable () -> Void) -> Int {
         let (token, closed) = state.withLock { state -> (Int, Bool) in
             state.next += 1
-            if !state.closed { state.cancels[state.next] = { task.cancel() } }
+            if !state.closed { state.cancels[state.next] = cancel }
             return (state.next, state.closed)
         }
-        if closed { task.cancel() }
+        if closed { cancel() }
         return token
     }
 

@@ -32,7 +32,8 @@ extension Session {
                 return try await client.send(sent)
             }
             guard response.status.kind == .successful else { throw Self.failure(for: request, response: response) }
-            return (request, response, .network, seen.withLock { $0 }.map { CredentialDigest(credentialsOf: $0.headerFields) })
+            let credentials = seen.withLock { $0 }.map { CredentialDigest(credentialsOf: $0.headerFields) }
+            return (request, response, .network, credentials)
         }
         let visit = StoreVisit()
         let response: HTTPResponse

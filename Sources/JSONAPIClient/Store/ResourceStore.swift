@@ -251,7 +251,7 @@ public final class ResourceStore: Sendable {
 
     /// Runs `body` on the state once the pending bodies are merged (no observer is told: there is none while bodies
     /// wait).
-    private func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try state.withLock { state in
             if !state.pending.isEmpty {
                 let bodies = state.pending
