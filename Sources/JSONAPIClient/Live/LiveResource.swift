@@ -37,7 +37,7 @@ public final class LiveResource<Model: Resource> {
     @ObservationIgnored private let request: FetchRequest<Model>
     @ObservationIgnored private let tasks = LiveTasks()
     @ObservationIgnored private var observer: Int?
-    @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>, generation: Int)?
+    @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
     @ObservationIgnored private var generation = 0
     /// Whether the store's letting go of the record starts a fetch: once, until a fetch leaves it in the store again
     /// (a store too small to keep it would otherwise be asked for it without end).
@@ -82,7 +82,7 @@ public final class LiveResource<Model: Resource> {
             }
             self?.finish(result, generation: generation)
         }
-        fetch = (tasks.add(task), task, generation)
+        fetch = (tasks.add(task), task)
     }
 
     private func finish(_ result: Result<FetchResponse<Model>, any Error>, generation: Int) {

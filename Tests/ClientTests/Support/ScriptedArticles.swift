@@ -28,7 +28,10 @@ final class ScriptedArticles: @unchecked Sendable {
         order = (1...count).map(String.init)
         titles = Dictionary(uniqueKeysWithValues: order.map { ($0, "Article \($0)") })
         self.cacheControl = cacheControl
-        client = ScriptedClient { [unowned self] request in try await self.respond(request) }
+        client = ScriptedClient { [weak self] request in
+            guard let self else { throw CancellationError() }
+            return try await self.respond(request)
+        }
     }
 
     /// The next requests answer with `status` (an error document), one each.
