@@ -82,6 +82,25 @@ struct LiveListTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("A list longer than the store keeps pages to its end: records evicted for room stay in the list")
+    func longerThanTheStore() async throws {
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client,
+            configuration: .init(store: .init(maxResources: 3)))
+        let articles = api.source(Headline.self, .path("articles/<id>"))
+        let list = articles.fetch().page(.pageBased(1, 2)).liveList(prefetch: 0)
+        await list.load()
+        while list.hasMore { await list.loadMore() }
+        var change = ResourceUpdate<Headline>(id: "5")
+        change.set("title", to: "Patched")
+        try await articles.update(change)
+        // The store's changes reach the list in order: every eviction was applied before the PATCH shows.
+        await Observed.until("the PATCH shows") { list.resources.last?.title == "Patched" }
+        #expect(list.resources.map(\.id) == ["1", "2", "3", "4", "5"])
+        #expect(server.client.requests.count == 4)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A PATCH through another data source changes the element in place")
     func patchElsewhere() async throws {
         let list = list()

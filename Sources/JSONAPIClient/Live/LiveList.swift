@@ -18,11 +18,11 @@ import Observation
 ///   While the view shows a page, the next one is already on its way (`prefetch`, as
 ///   ``FetchRequest/pages(prefetch:concurrency:progress:)`` does), so scrolling to the end rarely waits.
 /// - **The store.** A resource of the list changed anywhere in the session — a write through any data source, a
-///   later response that includes it — changes in place; a deleted one leaves the list. When the store lets go of
-///   one of them — evicted past its limit, or ``ResourceStore/clear()`` when the account changes — the list empties
-///   (before `clear()` returns, when it is called on the main actor) and fetches its first page again once, as
-///   whoever is signed in now. A next page fetched with other credentials than the first (a new token without a
-///   clear()) is not appended either: the list starts again from its first page. New resources appear on
+///   later response that includes it — changes in place; a deleted one leaves the list; one the store evicts to make
+///   room stays (the list keeps its copy). After ``ResourceStore/clear()`` — the account changed — the list empties
+///   (before `clear()` returns, when it is called on the main actor), drops any page in flight, and fetches its first
+///   page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
+///   without a clear()) is not appended either: the list starts again from its first page. New resources appear on
 ///   ``refresh()``: the server decides where they go (so, under ``CachePolicy/staleWhileRevalidate``, does what the
 ///   background revalidation changes in the first page's membership; its changes to the resources themselves show
 ///   at once, through the store).
@@ -84,14 +84,15 @@ public final class LiveList<Model: Resource> {
     @ObservationIgnored private var credentials: CredentialDigest?
     /// Bumped by every first-page fetch and reset: what an older fetch brings back is not shown.
     @ObservationIgnored private var generation = 0
-    /// Whether the store's letting go of a resource of the list starts a fetch: once, until a first page leaves its
-    /// resources in the store again.
-    @ObservationIgnored private var refetchesEvicted = true
+    /// The store's ``ResourceStore/clears`` when the list last fetched its first page: an eviction after it moved is
+    /// a clear.
+    @ObservationIgnored private var clearsSeen: UInt64
 
     /// A live list for `request`, prefetching `prefetch` pages ahead (0 for none).
     init(request: FetchRequest<[Model]>, prefetch: Int) {
         self.request = request
         self.prefetch = max(prefetch, 0)
+        clearsSeen = request.session.store?.clears ?? 0
         follow()
     }
 
@@ -114,16 +115,25 @@ public final class LiveList<Model: Resource> {
     }
 
     /// Fetches the next page and appends its resources, then waits for it; does nothing when there is no next page
-    /// or a page is being fetched already (it waits for that one). For the view's last row.
+    /// or a page is being fetched already (it waits for that one). For the view's last row. After a
+    /// ``ResourceStore/clear()`` whose evictions have not reached the list yet, it fetches the first page instead.
     public func loadMore() async {
-        if hasMore, !isLoading, let lastPage { startNextPage(after: lastPage) }
+        if let store = request.session.store, store.clears != clearsSeen {
+            startFirstPage(request)
+        } else if hasMore, !isLoading, let lastPage {
+            startNextPage(after: lastPage)
+        }
         await awaitFetch()
     }
 
     // MARK: Fetching
 
     private func startFirstPage(_ request: FetchRequest<[Model]>) {
-        cancelFetches()
+        let clears = request.session.store?.clears ?? 0
+        // Cleared since the last first page, and the eviction not applied yet (it comes from another thread): what is
+        // shown may be the previous account's.
+        if clears != clearsSeen { reset() } else { cancelFetches() }
+        clearsSeen = clears
         let generation = generation
         phase = .loading
         start { @MainActor [weak self] in
@@ -215,11 +225,6 @@ public final class LiveList<Model: Resource> {
         lastPage = page
         hasMore = page.hasNext
         phase = .loaded
-        if replacing, let store = request.session.store {
-            refetchesEvicted = ids.contains { id in
-                id.map { store.record(type: Model.resourceType, id: $0) != nil } ?? false
-            }
-        }
         prefetch(after: page)
     }
 
@@ -288,12 +293,12 @@ public final class LiveList<Model: Resource> {
             resources = kept.map { resources[$0] }
             ids = kept.map { ids[$0] }
         case .evicted:
-            // Whatever was shown or is in flight may be another account's after a clear(): none of it stays.
+            // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and the
+            // list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays (it
+            // may be the previous account's), and the first page is fetched again as whoever is signed in now.
+            guard store.clears != clearsSeen else { return }
             reset()
-            if refetchesEvicted {
-                refetchesEvicted = false
-                startFirstPage(request)
-            }
+            startFirstPage(request)
         }
     }
 }

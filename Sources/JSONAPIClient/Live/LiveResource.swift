@@ -12,11 +12,11 @@ import Observation
 /// ```
 ///
 /// It follows the session's ``ResourceStore``: a write through any data source of the session, a later response
-/// that includes the resource, and a delete show up without a fetch (a delete makes ``resource`` `nil`). When the
-/// store lets go of the record — evicted past its limit, or ``ResourceStore/clear()`` when the account changes —
-/// the object shows nothing of it any more (before `clear()` returns, when it is called on the main actor) and
-/// fetches it again once, as whoever is signed in now. Without a store (`store: nil`) it shows what its own fetches
-/// return.
+/// that includes the resource, and a delete show up without a fetch (a delete makes ``resource`` `nil`); when the
+/// store evicts the record to make room, the object keeps its copy. After ``ResourceStore/clear()`` — the account
+/// changed — it shows nothing of it any more (before `clear()` returns, when it is called on the main actor), drops
+/// any fetch in flight, and fetches it again as whoever is signed in now when it was showing or loading it. Without
+/// a store (`store: nil`) it shows what its own fetches return.
 ///
 /// Making one sends nothing: call ``load()`` (a view's `.task`) or ``refresh()``. Its work — the store observer and
 /// the fetch in flight — is cancelled when the object goes; a fetch it started is cancelled as well when the task
@@ -25,7 +25,8 @@ import Observation
 @MainActor
 @Observable
 public final class LiveResource<Model: Resource> {
-    /// The resource, or `nil` before it is loaded, after a delete, or once the store let go of it.
+    /// The resource, or `nil` before it is loaded, after a delete, or after the store was cleared (until it is
+    /// fetched again).
     public private(set) var resource: Model?
     /// The resource's id: the one asked for, or — for a request such as `/me` — learned from the first response.
     public private(set) var id: String?
@@ -39,13 +40,13 @@ public final class LiveResource<Model: Resource> {
     @ObservationIgnored private var observer: Int?
     @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
     @ObservationIgnored private var generation = 0
-    /// Whether the store's letting go of the record starts a fetch: once, until a fetch leaves it in the store again
-    /// (a store too small to keep it would otherwise be asked for it without end).
-    @ObservationIgnored private var refetchesEvicted = true
+    /// The store's ``ResourceStore/clears`` when the object last fetched: an eviction after it moved is a clear.
+    @ObservationIgnored private var clearsSeen: UInt64
 
     /// A live resource for `request`; `id`, when known, is followed in the store from now on.
     init(request: FetchRequest<Model>, id: String?) {
         self.request = request
+        clearsSeen = request.session.store?.clears ?? 0
         if let id { follow(id) }
     }
 
@@ -70,6 +71,11 @@ public final class LiveResource<Model: Resource> {
 
     private func start(_ request: FetchRequest<Model>) {
         if let fetch { tasks.cancel(fetch.token) }
+        let clears = request.session.store?.clears ?? 0
+        // Cleared since the last fetch, and the eviction not applied yet (it comes from another thread): what is
+        // shown may be the previous account's.
+        if clears != clearsSeen { resource = nil }
+        clearsSeen = clears
         generation += 1
         let generation = generation
         isLoading = true
@@ -95,10 +101,7 @@ public final class LiveResource<Model: Resource> {
             error = nil
             guard let model = response.data else { return }
             resource = model
-            if let id = model.id.resourceID {
-                if id != self.id { follow(id) }
-                refetchesEvicted = request.session.store?.record(type: Model.resourceType, id: id) != nil
-            }
+            if let id = model.id.resourceID, id != self.id { follow(id) }
         case .failure(let failure):
             if let shown = LiveFetch.shown(failure) { error = shown }
         }
@@ -134,17 +137,14 @@ public final class LiveResource<Model: Resource> {
         case .removed:
             resource = nil
         case .evicted:
-            // A fetch in flight may have been sent for whoever was signed in before a clear(): it is not shown.
+            // Evicted to make room: that says nothing of the account, and the object keeps its copy. After a
+            // clear() — the account changed — nothing shown or in flight stays (a fetch in flight may have been
+            // sent for the previous account), and what was shown is fetched again as whoever is signed in now.
+            guard store.clears != clearsSeen else { return }
+            let shown = resource != nil || isLoading
             resource = nil
-            if refetchesEvicted {
-                refetchesEvicted = false
-                start(request)
-            } else if let fetch {
-                tasks.cancel(fetch.token)
-                self.fetch = nil
-                generation += 1
-                isLoading = false
-            }
+            clearsSeen = store.clears
+            if shown { start(request) }
         }
     }
 }

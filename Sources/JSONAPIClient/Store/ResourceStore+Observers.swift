@@ -14,6 +14,10 @@ extension ResourceStore {
         }
     }
 
+    /// How many times ``clear()`` has run: an ``StoreChange/Kind/evicted`` change seen after this count moved came
+    /// from a clear (the account changed), not from the store making room.
+    var clears: UInt64 { state.withLock { $0.clears } }
+
     /// Stops calling observer `number`.
     func removeObserver(_ number: UInt64) {
         _ = state.withLock { $0.observers.removeValue(forKey: number) }
