@@ -205,6 +205,37 @@ enum DocCSnippets {
         _ = article
     }
 
+    // Building SwiftUI screens (the views themselves are not compiled here: no SwiftUI on Linux)
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    static func swiftUIScreens(api: Session, people: DataSource<Person>) async throws {
+        let articles = api.source(Article.self, .path("articles/<id>"))
+        let list = articles.fetch().include(["author"]).sort("-created").page(.pageBased(1, 20)).liveList()
+
+        await list.load()                                      // the first page, by the cache policy
+        if list.hasMore { await list.loadMore() }              // the next page, each resource once
+        if case .failed(let error) = list.phase { print(error.detail) }
+        await list.refresh()                                   // the first page again, in place of every page shown
+
+        let article = articles.live(id: "1")                   // follows the store from now on
+        let withAuthor = articles.fetch(id: "1").include(["author"]).live()
+
+        var change = ResourceUpdate<Article>(id: "1")
+        change.set("title", to: "New title")
+        try await articles.update(change)                      // the list and the detail screen show it, no fetch
+        try await articles.delete(id: "1")                     // it leaves the list; the detail screen shows nil
+
+        api.store?.clear()                                     // live objects empty, then load as the new user
+
+        // The symbol documentation's examples
+        await article.load()                                   // in .task { }: by the cache policy
+        print(article.resource?.title ?? "", article.isLoading, article.error?.detail ?? "")
+        await article.refresh()                                // in .refreshable { }: asks the server
+        for article in list.resources { print(article.title) }
+        let me = people.fetch(as: Person.self).live()          // GET /people, a singleton such as /me
+        _ = (withAuthor, me)
+    }
+
     @Test("A view model's fetch, with a scripted transport")
     static func testingYourCode() async throws {
         let client = ScriptedClient { request in

@@ -119,6 +119,17 @@ enum ReadmeSnippets {
         _ = (list, article, author, offline)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    static func swiftUI(articles: DataSource<Article>) async {
+        let list = articles.fetch().sort("-created").page(.pageBased(1, 20)).liveList()
+        await list.load()                                        // .task { }: the first page, by the cache policy
+        if list.hasMore { await list.loadMore() }                // the last row appeared; the next page was prefetched
+        await list.refresh()                                     // .refreshable { }
+        let article = articles.live(id: "1")                     // article.resource, .isLoading, .error
+        _ = article
+    }
+
     static func middleware(baseURL: URL, tokenStore: TokenStore) {
         let api = Session(
             baseURL: baseURL,

@@ -3,7 +3,9 @@ import Testing
 
 /// The DocC articles' code stays true: every Swift block of every article stands in ClientTests/DocCSnippets.swift,
 /// which compiles (and runs its one test), and an excerpt of the library's own API (a block opening with `public`)
-/// stands in the library's sources.
+/// stands in the library's sources. A SwiftUI view (a block opening with `import SwiftUI`, as the README's blocks
+/// opening with `import` are skipped) cannot compile on Linux and is not checked: an article keeps the code it calls
+/// in a block of its own.
 @Suite("DocC articles")
 struct DocCArticleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -27,7 +29,7 @@ struct DocCArticleTests {
         return articles
     }
 
-    @Test("Every line of every Swift block of the articles stands in DocCSnippets.swift or, for API excerpts, in Sources")
+    @Test("Every line of every Swift block of the articles stands in DocCSnippets.swift or, for API excerpts, in Sources (SwiftUI views aside)")
     func snippetsCompile() throws {
         let snippets = Self.lines(
             of: try String(contentsOf: Self.root.appendingPathComponent("Tests/ClientTests/DocCSnippets.swift"), encoding: .utf8))
@@ -40,7 +42,7 @@ struct DocCArticleTests {
         #expect(articles.count >= 12)
         #expect(articles.reduce(0) { $0 + $1.blocks.count } >= 12)
         for (name, blocks) in articles {
-            for block in blocks {
+            for block in blocks where !block.hasPrefix("import SwiftUI\n") {
                 let isExcerpt = block.hasPrefix("public ")
                 for line in block.split(separator: "\n") {
                     let code = line.trimmingCharacters(in: .whitespaces)

@@ -28,15 +28,19 @@ public struct FetchResponse<Primary: Decodable & Sendable>: Sendable {
     public internal(set) var source: ResponseSource
     /// Where the document came from and how to fetch its neighbours.
     var navigation: Navigation
+    /// A digest of the credentials the request carried after the middleware (`nil` when not known): a live list
+    /// does not append a page fetched for someone else to the pages of another.
+    var credentials: CredentialDigest?
 
     init(
         document: Document<Primary>, status: HTTPResponse.Status, headerFields: HTTPFields,
-        source: ResponseSource = .network, navigation: Navigation
+        source: ResponseSource = .network, credentials: CredentialDigest? = nil, navigation: Navigation
     ) {
         self.document = document
         self.status = status
         self.headerFields = headerFields
         self.source = source
+        self.credentials = credentials
         self.navigation = navigation
     }
 

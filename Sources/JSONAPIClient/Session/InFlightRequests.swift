@@ -6,7 +6,7 @@ import Foundation
 /// without cancelling it for the others; when the last waiter leaves, the exchange is cancelled.
 final class InFlightRequests: Sendable {
     private struct Flight {
-        /// The waiter that started the exchange: tells this flight from a later one under the same key.
+        /// The waiter that started it: another flight under the same key is another exchange.
         var starter: UInt64
         var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
         var task: Task<Void, Never>?
@@ -56,7 +56,9 @@ final class InFlightRequests: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let starts = flights.withLock { flights -> Bool in
+                let starts = flights.withLock { flights -> Bool? in
+                    // Cancelled before it was registered: the cancellation handler found no waiter to resume.
+                    if Task.isCancelled { return nil }
                     if flights[key] != nil {
                         flights[key]?.waiters[waiter] = continuation
                         return false
@@ -64,6 +66,7 @@ final class InFlightRequests: Sendable {
                     flights[key] = Flight(starter: waiter, waiters: [waiter: continuation])
                     return true
                 }
+                guard let starts else { return continuation.resume(throwing: CancellationError()) }
                 guard starts else { return }
                 let run: @Sendable () async -> Void = { [flights] in
                     let result: Result<HTTPResponse, any Error>
@@ -72,12 +75,16 @@ final class InFlightRequests: Sendable {
                     } catch {
                         result = .failure(error)
                     }
-                    let waiters = flights.withLock { $0.removeValue(forKey: key)?.waiters ?? [:] }
+                    // An abandoned exchange finishing late leaves a newer one under the same key alone.
+                    let waiters = flights.withLock { flights in
+                        flights[key]?.starter == waiter ? flights.removeValue(forKey: key)?.waiters ?? [:] : [:]
+                    }
                     for continuation in waiters.values { continuation.resume(with: result) }
                 }
                 let task = Self.start(run)
-                // Every waiter may have left (cancelled) before the task was recorded: then nobody will cancel it,
-                // so it is cancelled here, and sends nothing (the chain checks cancellation before the transport).
+                // An immediate task runs until it first suspends before its handle is kept: its last waiter may have
+                // left meanwhile, finding no handle to cancel. Then it is cancelled here (when it has finished
+                // instead, cancelling it does nothing).
                 let kept = flights.withLock { flights -> Bool in
                     guard flights[key]?.starter == waiter else { return false }
                     flights[key]?.task = task

@@ -93,7 +93,8 @@ extension Session {
         to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil
     ) async throws -> FetchResponse<Primary> {
         let listing = ListedTypes.of(Primary.self)
-        let (sent, response, source) = try await exchange(request, url: try url ?? request.url(), listing: listing)
+        let (sent, response, source, credentials) = try await exchange(
+            request, url: try url ?? request.url(), listing: listing)
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(
                 code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",
@@ -110,6 +111,7 @@ extension Session {
             lastResourceMeta: outline.lastResourceMeta)
         return FetchResponse(
             document: document, status: response.status, headerFields: response.headerFields, source: source,
+            credentials: credentials,
             navigation: Navigation(
                 session: self, request: request, url: sent.url, page: page,
                 trail: trail ?? PageTrail(start: sent.url)))

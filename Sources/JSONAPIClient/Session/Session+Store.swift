@@ -16,15 +16,24 @@ extension Session {
     ///   - url: Its URL, built by the caller once.
     ///   - listing: The resource type its primary data is a collection of, when known from the model: a create or
     ///     delete of that type makes the stored response stale.
-    /// - Returns: The request (before the middleware), a successful response and where it came from.
+    /// - Returns: The request (before the middleware), a successful response, where it came from, and whose it is:
+    ///   the digest of the credentials of the request as the transport (or the store) was given it, after the
+    ///   middleware — for a live list, to tell a page fetched for someone else.
     func exchange(_ description: JSONAPIRequest, url: URL, listing: String? = nil) async throws
-        -> (HTTPRequest, HTTPResponse, ResponseSource)
+        -> (HTTPRequest, HTTPResponse, ResponseSource, CredentialDigest?)
     {
         let request = httpRequest(for: description, url: url)
         let policy = description.cachePolicy ?? configuration.cachePolicy
         guard let store, request.method == .get else {
             if policy.kind == .cacheOnly { throw notCached(request) }
-            return (request, try await send(request), .network)
+            let seen = LockedValue<HTTPRequest?>(nil)
+            let response = try await transmit(request) { [client] sent in
+                seen.withLock { $0 = sent }
+                return try await client.send(sent)
+            }
+            guard response.status.kind == .successful else { throw failure(for: request, response: response) }
+            let credentials = seen.withLock { $0 }.map { CredentialDigest(credentialsOf: $0.headerFields) }
+            return (request, response, .network, credentials)
         }
         let visit = StoreVisit()
         let response: HTTPResponse
@@ -39,16 +48,16 @@ extension Session {
             guard let seen = visit.state.withLock({ $0.request }), let stored = store.storedResponse(for: seen),
                 stored.freshness.isFresh(at: store.now()) || stored.freshness.mayServeStale
             else { throw error }
-            return (request, stored.response, .offline)
+            return (request, stored.response, .offline, CredentialDigest(credentialsOf: seen.headerFields))
         }
-        let (source, refresh) = visit.state.withLock { ($0.source, $0.refresh) }
+        let (source, refresh, seen) = visit.state.withLock { ($0.source, $0.refresh, $0.request) }
         guard response.status.kind == .successful else { throw failure(for: request, response: response) }
         if refresh {
             var again = description
             again.cachePolicy = .networkOnly
             Task { [self, again] in _ = try? await exchange(again, url: url, listing: listing) }
         }
-        return (request, response, source)
+        return (request, response, source, seen.map { CredentialDigest(credentialsOf: $0.headerFields) })
     }
 
     /// The innermost step of a `GET` through the store: answers `request` (as the middleware made it) from the

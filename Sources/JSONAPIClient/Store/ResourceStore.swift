@@ -95,6 +95,9 @@ public final class ResourceStore: Sendable {
         /// session nobody reads the store of pays only for keeping the bytes.
         var pending: [Data] = []
         var pendingBytes = 0
+        /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
+        /// make room.
+        var clears: UInt64 = 0
 
         mutating func tick() -> UInt64 {
             clock += 1
@@ -159,6 +162,7 @@ public final class ResourceStore: Sendable {
     /// told of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+            state.clears += 1
             let changes = state.observers.isEmpty
                 ? [] : state.records.keys.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
             state.records.removeAll()
@@ -251,7 +255,7 @@ public final class ResourceStore: Sendable {
 
     /// Runs `body` on the state once the pending bodies are merged (no observer is told: there is none while bodies
     /// wait).
-    private func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try state.withLock { state in
             if !state.pending.isEmpty {
                 let bodies = state.pending

@@ -1,0 +1,53 @@
+import Dispatch
+
+/// How a live object follows the session's store: a change made on the main actor — `clear()` when the account signs
+/// out, from a button — is applied before `clear()` returns (nothing of the previous account is drawn after it);
+/// changes made elsewhere (a response merged on the network's thread) are applied on the main actor, in order.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+enum LiveFollowing {
+    /// Applies the changes to records of `type` with `apply` from now until the returned token is cancelled in
+    /// `tasks`.
+    ///
+    /// `apply` re-reads the store for an update, so a change applied at once may overtake earlier ones still on their
+    /// way from another thread without showing anything older than the store holds.
+    @MainActor
+    @discardableResult
+    static func follow(
+        _ store: ResourceStore, type: String, tasks: LiveTasks,
+        apply: @escaping @MainActor @Sendable ([StoreChange]) -> Void
+    ) -> Int {
+        let (stream, continuation) = AsyncStream<[StoreChange]>.makeStream(bufferingPolicy: .unbounded)
+        let observer = store.addObserver(type: type) { changes in
+            if isOnMainQueue {
+                MainActor.assumeIsolated { apply(changes) }
+            } else {
+                continuation.yield(changes)
+            }
+        }
+        let task = Task { @MainActor in
+            for await changes in stream { apply(changes) }
+        }
+        return tasks.add {
+            store.removeObserver(observer)
+            continuation.finish()
+            task.cancel()
+        }
+    }
+
+    /// A mark on the main queue, by which a thread sees that it runs the main queue's work — the main actor's
+    /// (`Thread.isMainThread` is not that on Linux, where the main queue's work runs on other threads).
+    private struct MainQueueMark: @unchecked Sendable {
+        // Unchecked: the key is set on the main queue once, when it is made, and only read afterwards (whether the
+        // Dispatch overlay declares the key Sendable differs between platforms).
+        let key: DispatchSpecificKey<Bool>
+
+        static let shared: MainQueueMark = {
+            let key = DispatchSpecificKey<Bool>()
+            DispatchQueue.main.setSpecific(key: key, value: true)
+            return MainQueueMark(key: key)
+        }()
+    }
+
+    /// Whether this thread runs the main queue's work, so that `MainActor.assumeIsolated` holds.
+    private static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: MainQueueMark.shared.key) == true }
+}

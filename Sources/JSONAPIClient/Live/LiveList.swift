@@ -1,0 +1,304 @@
+import Observation
+
+/// A collection for a view: the resources of a request in the server's order, page by page as the view asks for
+/// more, kept up to date by the session's store. `@Observable` and main-actor isolated, so that a SwiftUI list that
+/// reads it redraws when it changes.
+///
+/// ```swift
+/// let list = articles.fetch().sort("-created").page(.pageBased(1, 20)).liveList()
+/// await list.load()                                      // in .task { }: the first page, by the cache policy
+/// for article in list.resources { print(article.title) }
+/// if list.hasMore { await list.loadMore() }              // when the last row appears
+/// await list.refresh()                                   // in .refreshable { }: the first page again
+/// if case .failed(let error) = list.phase { print(error.detail) }
+/// ```
+///
+/// - **Pages.** ``loadMore()`` appends the next page — the server's `next` link, or the request's pagination
+///   strategy when the server gives none — leaving out resources already in the list (an offset page that shifted).
+///   While the view shows a page, the next one is already on its way (`prefetch`, as
+///   ``FetchRequest/pages(prefetch:concurrency:progress:)`` does), so scrolling to the end rarely waits.
+/// - **The store.** A resource of the list changed anywhere in the session — a write through any data source, a
+///   later response that includes it — changes in place; a deleted one leaves the list; one the store evicts to make
+///   room stays (the list keeps its copy). After ``ResourceStore/clear()`` — the account changed — the list empties
+///   (before `clear()` returns, when it is called on the main actor), drops any page in flight, and fetches its first
+///   page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
+///   without a clear()) is not appended either: the list starts again from its first page. New resources appear on
+///   ``refresh()``: the server decides where they go (so, under ``CachePolicy/staleWhileRevalidate``, does what the
+///   background revalidation changes in the first page's membership; its changes to the resources themselves show
+///   at once, through the store).
+/// - **Its work** — the store observer, the page in flight, the pages prefetched — is cancelled when the object
+///   goes; nothing more is sent for it. A fetch started by ``load()``, ``refresh()`` or ``loadMore()`` is cancelled
+///   as well when the task that awaits it is (the view disappeared).
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor
+@Observable
+public final class LiveList<Model: Resource> {
+    /// What the list is doing.
+    public enum Phase: Sendable {
+        /// Nothing asked for yet.
+        case idle
+        /// Fetching the first page (the resources shown before, if any, stay until it arrives).
+        case loading
+        /// Fetching the next page.
+        case loadingMore
+        /// Showing what was fetched.
+        case loaded
+        /// The last fetch failed; the resources fetched before stay.
+        case failed(JSONAPIClientError)
+    }
+
+    /// The resources, in the server's order, each once.
+    public private(set) var resources: [Model] = []
+    /// What the list is doing.
+    public private(set) var phase: Phase = .idle
+    /// Whether ``loadMore()`` would fetch a page: the last page has a `next` link, or the strategy a next page.
+    public private(set) var hasMore = false
+
+    /// Whether a page is being fetched (the first or the next).
+    public var isLoading: Bool {
+        switch phase {
+        case .loading, .loadingMore: true
+        case .idle, .loaded, .failed: false
+        }
+    }
+
+    /// Why the last fetch failed, or `nil`.
+    public var error: JSONAPIClientError? {
+        if case .failed(let error) = phase { return error }
+        return nil
+    }
+
+    private typealias Page = FetchResponse<[Model]>
+
+    @ObservationIgnored private let request: FetchRequest<[Model]>
+    @ObservationIgnored private let prefetch: Int
+    @ObservationIgnored private let tasks = LiveTasks()
+    /// The ids of ``resources``, in the same order.
+    @ObservationIgnored private var ids: [String?] = []
+    /// The last page appended: the next one is fetched from it.
+    @ObservationIgnored private var lastPage: Page?
+    /// The pages after ``lastPage`` already asked for, in order.
+    @ObservationIgnored private var ahead: [(token: Int, task: Task<Page?, any Error>)] = []
+    @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
+    /// Whose the pages shown are: a digest of the credentials the first page was fetched with.
+    @ObservationIgnored private var credentials: CredentialDigest?
+    /// Bumped by every first-page fetch and reset: what an older fetch brings back is not shown.
+    @ObservationIgnored private var generation = 0
+    /// The store's ``ResourceStore/clears`` when the list last fetched its first page: an eviction after it moved is
+    /// a clear.
+    @ObservationIgnored private var clearsSeen: UInt64
+
+    /// A live list for `request`, prefetching `prefetch` pages ahead (0 for none).
+    init(request: FetchRequest<[Model]>, prefetch: Int) {
+        self.request = request
+        self.prefetch = max(prefetch, 0)
+        clearsSeen = request.session.store?.clears ?? 0
+        follow()
+    }
+
+    deinit { tasks.cancelAll() }
+
+    /// Fetches the first page by the cache policy when the list has none yet (the first time, after a failure or
+    /// an eviction); otherwise waits for the fetch in flight, if any. For a view's `.task { }`.
+    public func load() async {
+        if lastPage == nil, !isLoading { startFirstPage(request) }
+        await awaitFetch()
+    }
+
+    /// Fetches the first page again and waits for it, then shows it in place of every page shown: from the server,
+    /// conditionally, under ``CachePolicy/cacheFirst`` and ``CachePolicy/staleWhileRevalidate`` too
+    /// (``CachePolicy/networkFirst`` still answers from the store offline, ``CachePolicy/cacheOnly`` still sends
+    /// nothing). For `.refreshable { }`.
+    public func refresh() async {
+        startFirstPage(LiveFetch.refreshing(request))
+        await awaitFetch()
+    }
+
+    /// Fetches the next page and appends its resources, then waits for it; does nothing when there is no next page
+    /// or a page is being fetched already (it waits for that one). For the view's last row. After a
+    /// ``ResourceStore/clear()`` whose evictions have not reached the list yet, it fetches the first page instead.
+    public func loadMore() async {
+        if let store = request.session.store, store.clears != clearsSeen {
+            startFirstPage(request)
+        } else if hasMore, !isLoading, let lastPage {
+            startNextPage(after: lastPage)
+        }
+        await awaitFetch()
+    }
+
+    // MARK: Fetching
+
+    private func startFirstPage(_ request: FetchRequest<[Model]>) {
+        let clears = request.session.store?.clears ?? 0
+        // Cleared since the last first page, and the eviction not applied yet (it comes from another thread): what is
+        // shown may be the previous account's.
+        if clears != clearsSeen { reset() } else { cancelFetches() }
+        clearsSeen = clears
+        let generation = generation
+        phase = .loading
+        start { @MainActor [weak self] in
+            let result: Result<Page?, any Error>
+            do {
+                result = .success(try await request.result())
+            } catch {
+                result = .failure(error)
+            }
+            self?.finish(result, generation: generation, replacing: true)
+        }
+    }
+
+    private func startNextPage(after page: Page) {
+        let generation = generation
+        let next = ahead.isEmpty ? nil : ahead.removeFirst()
+        phase = .loadingMore
+        let tasks = tasks
+        start { @MainActor [weak self] in
+            let result: Result<Page?, any Error>
+            do {
+                if let next {
+                    tasks.forget(next.token)
+                    result = .success(
+                        try await withTaskCancellationHandler {
+                            try await next.task.value
+                        } onCancel: {
+                            next.task.cancel()
+                        })
+                } else {
+                    result = .success(try await page.next())
+                }
+            } catch {
+                result = .failure(error)
+            }
+            self?.finish(result, generation: generation, replacing: false)
+        }
+    }
+
+    private func start(_ operation: @escaping @MainActor @Sendable () async -> Void) {
+        let task = Task { @MainActor in await operation() }
+        fetch = (tasks.add(task), task)
+    }
+
+    private func finish(_ result: Result<Page?, any Error>, generation: Int, replacing: Bool) {
+        guard generation == self.generation else { return }
+        tasks.forget(fetch?.token)
+        fetch = nil
+        switch result {
+        case .success(let page):
+            guard let page else {
+                hasMore = false
+                phase = .loaded
+                return
+            }
+            show(page, replacing: replacing)
+        case .failure(let failure):
+            // The pages asked for ahead follow the one that failed (they would fail with it): the next loadMore()
+            // asks again.
+            for page in ahead { tasks.cancel(page.token) }
+            ahead = []
+            if let shown = LiveFetch.shown(failure) {
+                phase = .failed(shown)
+            } else {
+                phase = lastPage == nil ? .idle : .loaded
+            }
+        }
+    }
+
+    private func show(_ page: Page, replacing: Bool) {
+        if !replacing, let shown = credentials, let fetched = page.credentials, fetched != shown {
+            // The credentials changed without a clear(): the page is someone else's, and so may the list be now.
+            reset()
+            startFirstPage(request)
+            return
+        }
+        if replacing { credentials = page.credentials }
+        var models = replacing ? [] : resources
+        var ids = replacing ? [] : self.ids
+        var seen = Set(ids.compactMap { $0 })
+        for model in page.data ?? [] {
+            let id = model.id.resourceID
+            if let id { guard seen.insert(id).inserted else { continue } }
+            models.append(model)
+            ids.append(id)
+        }
+        resources = models
+        self.ids = ids
+        lastPage = page
+        hasMore = page.hasNext
+        phase = .loaded
+        prefetch(after: page)
+    }
+
+    /// Asks for the pages after `page` ahead of the view, up to ``prefetch``.
+    private func prefetch(after page: Page) {
+        guard page.hasNext else { return }
+        while ahead.count < prefetch {
+            let previous = ahead.last?.task
+            let task = Task<Page?, any Error> {
+                let from: Page? = if let previous { try await previous.value } else { page }
+                return try await from?.next()
+            }
+            ahead.append((tasks.add(task), task))
+        }
+    }
+
+    /// Cancels the fetch in flight and the pages asked for ahead; what they bring back is not shown.
+    private func cancelFetches() {
+        generation += 1
+        tasks.cancel(fetch?.token)
+        fetch = nil
+        for page in ahead { tasks.cancel(page.token) }
+        ahead = []
+    }
+
+    /// Forgets every page and cancels every fetch: the list is as new.
+    private func reset() {
+        cancelFetches()
+        resources = []
+        ids = []
+        lastPage = nil
+        credentials = nil
+        hasMore = false
+        phase = .idle
+    }
+
+    /// Waits for the fetch in flight; cancelling the waiting task cancels the fetch.
+    private func awaitFetch() async {
+        guard let fetch else { return }
+        let tasks = tasks
+        await withTaskCancellationHandler {
+            await fetch.task.value
+        } onCancel: {
+            tasks.cancel(fetch.token)
+        }
+    }
+
+    // MARK: Following the store
+
+    private func follow() {
+        guard let store = request.session.store else { return }
+        LiveFollowing.follow(store, type: Model.resourceType, tasks: tasks) { [weak self] changes in
+            for change in changes { self?.apply(change, from: store) }
+        }
+    }
+
+    private func apply(_ change: StoreChange, from store: ResourceStore) {
+        guard ids.contains(change.id) else { return }
+        switch change.kind {
+        case .updated:
+            // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
+            guard let model = (try? store.resource(Model.self, id: change.id)) ?? nil else { return }
+            for index in ids.indices where ids[index] == change.id { resources[index] = model }
+        case .removed:
+            let kept = ids.indices.filter { ids[$0] != change.id }
+            resources = kept.map { resources[$0] }
+            ids = kept.map { ids[$0] }
+        case .evicted:
+            // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and the
+            // list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays (it
+            // may be the previous account's), and the first page is fetched again as whoever is signed in now.
+            guard store.clears != clearsSeen else { return }
+            reset()
+            startFirstPage(request)
+        }
+    }
+}

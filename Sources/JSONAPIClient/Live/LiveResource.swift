@@ -1,0 +1,150 @@
+import Observation
+
+/// One resource for a view: the model as the server last sent it, kept up to date by the session's store, with
+/// whether it is loading and the last error. `@Observable` and main-actor isolated, so that a SwiftUI view that
+/// reads it redraws when it changes.
+///
+/// ```swift
+/// let article = articles.live(id: "1")                   // or articles.fetch(id: "1").include(["author"]).live()
+/// await article.load()                                   // in .task { }: by the cache policy
+/// print(article.resource?.title ?? "", article.isLoading, article.error?.detail ?? "")
+/// await article.refresh()                                // in .refreshable { }: asks the server
+/// ```
+///
+/// It follows the session's ``ResourceStore``: a write through any data source of the session, a later response
+/// that includes the resource, and a delete show up without a fetch (a delete makes ``resource`` `nil`); when the
+/// store evicts the record to make room, the object keeps its copy. After ``ResourceStore/clear()`` — the account
+/// changed — it shows nothing of it any more (before `clear()` returns, when it is called on the main actor), drops
+/// any fetch in flight, and fetches it again as whoever is signed in now when it was showing or loading it. Without
+/// a store (`store: nil`) it shows what its own fetches return.
+///
+/// Making one sends nothing: call ``load()`` (a view's `.task`) or ``refresh()``. Its work — the store observer and
+/// the fetch in flight — is cancelled when the object goes; a fetch it started is cancelled as well when the task
+/// that awaits it is (the view disappeared).
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor
+@Observable
+public final class LiveResource<Model: Resource> {
+    /// The resource, or `nil` before it is loaded, after a delete, or after the store was cleared (until it is
+    /// fetched again).
+    public private(set) var resource: Model?
+    /// The resource's id: the one asked for, or — for a request such as `/me` — learned from the first response.
+    public private(set) var id: String?
+    /// Whether a fetch is in flight.
+    public private(set) var isLoading = false
+    /// Why the last fetch failed; `nil` after a fetch that succeeded. The resource shown before stays.
+    public private(set) var error: JSONAPIClientError?
+
+    @ObservationIgnored private let request: FetchRequest<Model>
+    @ObservationIgnored private let tasks = LiveTasks()
+    @ObservationIgnored private var observer: Int?
+    @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
+    @ObservationIgnored private var generation = 0
+    /// The store's ``ResourceStore/clears`` when the object last fetched: an eviction after it moved is a clear.
+    @ObservationIgnored private var clearsSeen: UInt64
+
+    /// A live resource for `request`; `id`, when known, is followed in the store from now on.
+    init(request: FetchRequest<Model>, id: String?) {
+        self.request = request
+        clearsSeen = request.session.store?.clears ?? 0
+        if let id { follow(id) }
+    }
+
+    deinit { tasks.cancelAll() }
+
+    /// Fetches the resource by the cache policy when nothing is shown yet (the first time, after a failure, a
+    /// delete or an eviction); otherwise waits for the fetch in flight, if any. For a view's `.task { }`.
+    public func load() async {
+        if resource == nil, !isLoading { start(request) }
+        await awaitFetch()
+    }
+
+    /// Fetches the resource again and waits for it: from the server, conditionally, under
+    /// ``CachePolicy/cacheFirst`` and ``CachePolicy/staleWhileRevalidate`` too (``CachePolicy/networkFirst`` still
+    /// answers from the store offline, ``CachePolicy/cacheOnly`` still sends nothing). For `.refreshable { }`.
+    public func refresh() async {
+        start(LiveFetch.refreshing(request))
+        await awaitFetch()
+    }
+
+    // MARK: Fetching
+
+    private func start(_ request: FetchRequest<Model>) {
+        if let fetch { tasks.cancel(fetch.token) }
+        let clears = request.session.store?.clears ?? 0
+        // Cleared since the last fetch, and the eviction not applied yet (it comes from another thread): what is
+        // shown may be the previous account's.
+        if clears != clearsSeen { resource = nil }
+        clearsSeen = clears
+        generation += 1
+        let generation = generation
+        isLoading = true
+        let task = Task { @MainActor [weak self] in
+            let result: Result<FetchResponse<Model>, any Error>
+            do {
+                result = .success(try await request.result())
+            } catch {
+                result = .failure(error)
+            }
+            self?.finish(result, generation: generation)
+        }
+        fetch = (tasks.add(task), task)
+    }
+
+    private func finish(_ result: Result<FetchResponse<Model>, any Error>, generation: Int) {
+        guard generation == self.generation else { return }
+        tasks.forget(fetch?.token)
+        fetch = nil
+        isLoading = false
+        switch result {
+        case .success(let response):
+            error = nil
+            guard let model = response.data else { return }
+            resource = model
+            if let id = model.id.resourceID, id != self.id { follow(id) }
+        case .failure(let failure):
+            if let shown = LiveFetch.shown(failure) { error = shown }
+        }
+    }
+
+    /// Waits for the fetch in flight; cancelling the waiting task cancels the fetch.
+    private func awaitFetch() async {
+        guard let fetch else { return }
+        let tasks = tasks
+        await withTaskCancellationHandler {
+            await fetch.task.value
+        } onCancel: {
+            tasks.cancel(fetch.token)
+        }
+    }
+
+    // MARK: Following the store
+
+    private func follow(_ id: String) {
+        tasks.cancel(observer)
+        self.id = id
+        guard let store = request.session.store else { return }
+        observer = LiveFollowing.follow(store, type: Model.resourceType, tasks: tasks) { [weak self] changes in
+            for change in changes where change.id == id { self?.apply(change, from: store) }
+        }
+    }
+
+    private func apply(_ change: StoreChange, from store: ResourceStore) {
+        switch change.kind {
+        case .updated:
+            // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
+            if let model = (try? store.resource(Model.self, id: change.id)) ?? nil { resource = model }
+        case .removed:
+            resource = nil
+        case .evicted:
+            // Evicted to make room: that says nothing of the account, and the object keeps its copy. After a
+            // clear() — the account changed — nothing shown or in flight stays (a fetch in flight may have been
+            // sent for the previous account), and what was shown is fetched again as whoever is signed in now.
+            guard store.clears != clearsSeen else { return }
+            let shown = resource != nil || isLoading
+            resource = nil
+            clearsSeen = store.clears
+            if shown { start(request) }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Observation
+import Testing
+
+/// Waits on `@Observable` objects without timing: `withObservationTracking` says when what a condition reads
+/// changes, and the condition is checked again then. A bound (10 s by default) only makes a failing test fail rather
+/// than hang; a passing test never waits for it.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor
+enum Observed {
+    /// Returns once `condition` holds, checking it again after each change to what it reads; records an issue and
+    /// returns `false` when it still does not hold after `timeout`.
+    @discardableResult
+    static func until(
+        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @MainActor () -> Bool
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let signal = Signal()
+            let holds = withObservationTracking { condition() } onChange: { signal.fire() }
+            if holds { return true }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+                return false
+            }
+            let timer = Task {
+                try? await Task.sleep(until: deadline)
+                signal.fire()
+            }
+            await signal.wait()
+            timer.cancel()
+        }
+    }
+
+    /// The values `read` gives — the first now, then `action` runs, then one after each change — until `condition`
+    /// holds for the last: what a view drawing it would have shown, in order.
+    static func values<Value>(
+        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        of read: @escaping @MainActor () -> Value, until condition: @escaping @MainActor (Value) -> Bool,
+        then action: @MainActor () -> Void = {}
+    ) async -> [Value] {
+        var seen = [read()]
+        action()
+        await until(what, timeout: timeout, sourceLocation: sourceLocation) {
+            let value = read()
+            seen.append(value)
+            return condition(value)
+        }
+        return seen
+    }
+}
+
+/// Fires once; a waiter before or after the firing returns.
+final class Signal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func fire() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            fired = true
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if fired { return true }
+                waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+/// A stream of events with a bounded wait for the next one.
+struct Events<Element: Sendable>: Sendable {
+    let stream: AsyncStream<Element>
+    let continuation: AsyncStream<Element>.Continuation
+
+    init() { (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded) }
+
+    func send(_ element: Element) { continuation.yield(element) }
+
+    /// The next event, or `nil` (and an issue) when none comes within `timeout`.
+    func next(
+        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Element? {
+        let stream = stream
+        let element = await withTaskGroup(of: Element?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if element == nil { Issue.record("no \(what) within \(timeout)", sourceLocation: sourceLocation) }
+        return element
+    }
+}
+
+/// A weak reference, to see an object go (`weak let` needs Swift 6.2; a `weak var` that is never set is warned about).
+final class Weak<Object: AnyObject> {
+    weak var value: Object?
+
+    init(_ value: Object?) { self.value = value }
+}
