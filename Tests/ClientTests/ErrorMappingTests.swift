@@ -243,3 +243,37 @@ struct ConfiguredErrorDecoderTests {
         #expect(plain?.status?.code == 422)
     }
 }
+
+/// A screen's view model calls the edit-a-copy update from the main actor, as SwiftUI code does; it must compile in
+/// Swift 6 mode (the edit closure is `sending`).
+@MainActor
+final class MainActorEditor {
+    let articles: DataSource<Article>
+    var article: Article
+    init(articles: DataSource<Article>, article: Article) {
+        self.articles = articles
+        self.article = article
+    }
+
+    func rename(to title: String) async throws {
+        try await articles.update(article) { $0.title = title }
+    }
+}
+
+@Suite("Writes from the main actor")
+struct MainActorWriteTests {
+    @Test("update(_:_:) with an edit closure, called from the main actor, sends only the change")
+    @MainActor
+    func editFromMainActor() async throws {
+        let client = ScriptedClient { request in
+            .document(#"{"data": {"type": "articles", "id": "4", "attributes": {"title": "New", "body": "B", "created": "2023-11-14T22:13:20Z"}}}"#)
+        }
+        let articles = DataSource<Article>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        let editor = MainActorEditor(
+            articles: articles, article: Article(id: "4", title: "Old", body: "B", created: Date(timeIntervalSince1970: 0)))
+        try await editor.rename(to: "New")
+        let body = String(decoding: client.requests.first?.body ?? Data(), as: UTF8.self)
+        #expect(body.contains(#""title":"New""#))
+        #expect(!body.contains("body"))
+    }
+}

@@ -157,7 +157,7 @@ public actor DataSource<Model: Resource> {
     /// ```
     @discardableResult
     public nonisolated func update(
-        _ model: Model, headerFields: HTTPFields = HTTPFields(), _ edit: (inout Model) throws -> Void
+        _ model: Model, headerFields: HTTPFields = HTTPFields(), _ edit: sending (inout Model) throws -> Void
     ) async throws -> WriteResponse<Model> {
         let change = try ResourceUpdate(from: model, encoder: configuration.encoder, edit)
         return try await update(change, headerFields: headerFields)
