@@ -115,7 +115,7 @@ struct OverlapTests {
         while try await pages.next() != nil { rest += 1 }
         #expect(rest == 3)
         #expect(collection.requested == [1, 2, 3, 4, 5, 6])
-        #expect(SessionConfiguration().prefetchThreshold == .milliseconds(1))
+        #expect(Session.Configuration().prefetchThreshold == .milliseconds(1))
     }
 
     @Test("A consumer slower than the threshold has the next page asked for ahead, page after page")

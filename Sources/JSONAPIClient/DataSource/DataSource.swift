@@ -28,9 +28,6 @@ import Foundation
 /// (``FetchRequest``): values that send nothing until `result()` or `paginate(_:)`. Failures are
 /// ``JSONAPIClientError``s; a cancelled task gets `CancellationError`.
 public actor DataSource<Model: Resource> {
-    /// How a data source talks to its server: its session's ``SessionConfiguration``.
-    public typealias Configuration = SessionConfiguration
-
     /// The session that sends this data source's requests.
     public nonisolated let session: Session
     /// Where each endpoint is.
@@ -39,7 +36,7 @@ public actor DataSource<Model: Resource> {
     /// The session's base URL: paths resolve against it.
     public nonisolated var baseURL: URL { session.baseURL }
     /// The session's configuration.
-    public nonisolated var configuration: Configuration { session.configuration }
+    public nonisolated var configuration: Session.Configuration { session.configuration }
 
     /// Creates a data source with a session of its own.
     ///
@@ -50,7 +47,7 @@ public actor DataSource<Model: Resource> {
     ///   - configuration: Middleware, headers, media type, coders and link safety.
     public init(
         baseURL: URL, strategy: URLStrategy, client: any Client = URLSessionClient(),
-        configuration: Configuration = Configuration()
+        configuration: Session.Configuration = Session.Configuration()
     ) {
         self.init(session: Session(baseURL: baseURL, client: client, configuration: configuration), strategy: strategy)
     }

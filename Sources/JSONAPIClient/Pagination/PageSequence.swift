@@ -34,7 +34,7 @@ extension PaginationProgress: CustomStringConvertible {
 ///   walk costs about the larger of the network and your work per page instead of their sum. Only pages the
 ///   iteration would reach are fetched (a page without `next` ends it), and `prefetch: 0` fetches each page only
 ///   when you ask for it. A consumer that comes back for the next page within the session's
-///   ``SessionConfiguration/prefetchThreshold`` (1 ms) has nothing to hide behind the network: its pages are
+///   ``Session/Configuration/prefetchThreshold`` (1 ms) has nothing to hide behind the network: its pages are
 ///   fetched as it asks, which saves the thread hops, until it takes longer again.
 /// - **Concurrent pages** (`concurrency: n`): when the strategy addresses pages by number or offset and the first
 ///   page tells where the last is (`meta` totals or the `last` link), up to `n` pages are fetched at once, and still

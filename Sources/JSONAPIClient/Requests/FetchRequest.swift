@@ -101,7 +101,7 @@ public struct FetchRequest<Primary: Decodable & Sendable>: Sendable {
         return copy
     }
 
-    /// The same request under `policy` instead of the session's ``SessionConfiguration/cachePolicy``.
+    /// The same request under `policy` instead of the session's ``Session/Configuration/cachePolicy``.
     public func cachePolicy(_ policy: CachePolicy) -> Self {
         var copy = self
         copy.request.cachePolicy = policy

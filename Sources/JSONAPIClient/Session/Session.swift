@@ -22,9 +22,6 @@ import Foundation
 ///
 /// A session is immutable and `Sendable`; hold it for as long as you talk to the server.
 public final class Session: Sendable {
-    /// How a session talks to its server; see ``SessionConfiguration``.
-    public typealias Configuration = SessionConfiguration
-
     /// The base URL: paths resolve against it, and its origin is the one links may lead to by default and the only
     /// one the configured headers and credentials are sent to.
     public let baseURL: URL

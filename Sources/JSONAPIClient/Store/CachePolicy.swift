@@ -1,7 +1,7 @@
 import Foundation
 
 /// When a `GET` may be answered from the session's store instead of the network. Set one for the session
-/// (``SessionConfiguration/cachePolicy``) or per request (``FetchRequest/cachePolicy(_:)``).
+/// (``Session/Configuration/cachePolicy``) or per request (``FetchRequest/cachePolicy(_:)``).
 ///
 /// The store answers a request only with a response fetched with the same credentials (`Authorization`,
 /// `Proxy-Authorization`, `Cookie`, as the middleware set them) and the same values of the header fields its `Vary`

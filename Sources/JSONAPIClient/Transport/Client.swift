@@ -11,7 +11,7 @@
 /// ```
 ///
 /// To add headers (authentication) or observe traffic (logging), prefer a ``Middleware`` in
-/// ``SessionConfiguration/middlewares``; wrapping another `Client` works too.
+/// ``Session/Configuration/middlewares``; wrapping another `Client` works too.
 ///
 /// A client returns every response it receives, whatever its status: mapping statuses to errors is the
 /// ``Session``'s job. It throws for transport failures only, and `CancellationError` when the calling task is

@@ -3,7 +3,7 @@ import Foundation
 /// A web origin: scheme, host and port (the default port of the scheme when the URL names none).
 ///
 /// Links are followed, and credentials sent, only within the ``Session``'s origin unless another origin is
-/// allowed explicitly (``SessionConfiguration/allowedLinkOrigins``).
+/// allowed explicitly (``Session/Configuration/allowedLinkOrigins``).
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
     /// The scheme, lowercased: `http` or `https`.
     public var scheme: String

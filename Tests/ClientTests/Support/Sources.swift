@@ -16,7 +16,7 @@ struct UntitledArticle: Resource {
 }
 
 enum Sources {
-    static func articles(configuration: SessionConfiguration = .init()) throws -> DataSource<Article> {
+    static func articles(configuration: Session.Configuration = .init()) throws -> DataSource<Article> {
         DataSource<Article>(baseURL: try TestServer.url(), strategy: .path("articles/<id>"), configuration: configuration)
     }
 

@@ -26,7 +26,7 @@ enum Pages {
     }
 
     static func source(
-        _ client: ScriptedClient, path: String = "articles", configuration: SessionConfiguration = .init()
+        _ client: ScriptedClient, path: String = "articles", configuration: Session.Configuration = .init()
     ) -> DataSource<ArticleSummary> {
         DataSource<ArticleSummary>(baseURL: exampleBase, strategy: .path(path), client: client, configuration: configuration)
     }
