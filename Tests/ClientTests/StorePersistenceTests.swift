@@ -188,18 +188,18 @@ struct StorePersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let bytes = try await Self.writtenFile(directory)
         let key = try #require(DigestKey(bytes: Array(try Data(contentsOf: directory.appendingPathComponent(StoreWriter.keyName)))))
-        #expect(try StoreFile.decode(bytes, key: key).responses.count == 1)
+        #expect(try StoreFile.decode(Data(bytes), key: key).responses.count == 1)
         for length in 0..<bytes.count {
-            #expect(throws: StoreFile.Unreadable.self) { try StoreFile.decode(Array(bytes.prefix(length)), key: key) }
+            #expect(throws: StoreFile.Unreadable.self) { try StoreFile.decode(Data(bytes.prefix(length)), key: key) }
         }
         var failures = 0
         for index in StoreFile.headerSize..<bytes.count {
             for value: UInt8 in [0x00, 0xff, bytes[index] ^ 1] where value != bytes[index] {
                 var damaged = bytes
                 damaged[index] = value
-                let sum = StoreFile.checksum(damaged[StoreFile.headerSize...])
+                let sum = StoreFile.checksum(of: damaged[StoreFile.headerSize...])
                 for offset in 0..<8 { damaged[36 + offset] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(offset))) }
-                do { _ = try StoreFile.decode(damaged, key: key) } catch { failures += 1 }
+                do { _ = try StoreFile.decode(Data(damaged), key: key) } catch { failures += 1 }
             }
         }
         #expect(failures > 0)
@@ -233,6 +233,27 @@ struct StorePersistenceTests {
         while !FileManager.default.fileExists(atPath: file.path) { try await Task.sleep(for: .milliseconds(5)) }
         let reopened = ResourceStore(configuration: .init(persistence: .init(directory: directory)))
         #expect(reopened.record(type: "labels", id: "9")?.attributes?["name"] == "nine")
+    }
+
+    @Test("Each save writes the records as they are now: changed, unchanged (kept from the last save), removed, relinked")
+    func savesFollowChanges() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ResourceStore.Configuration(persistence: .init(directory: directory, delay: .seconds(3600)))
+        let store = ResourceStore(configuration: configuration)
+        store.merge((1...3).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": .string("v1")]) })
+        try await store.flush()
+        store.merge([ResourceObject(type: "labels", id: "2", attributes: ["name": .string("v2")])])
+        store.merge([ResourceObject(type: "labels", id: "3", attributes: ["name": .string("v1")])])  // the same again
+        store.remove(type: "labels", id: "1")
+        store.changeLinkage(of: "parent", type: "labels", id: "3") { _ in .toOne(ResourceIdentifier(type: "labels", id: "2")) }
+        try await store.flush()
+        let reopened = ResourceStore(configuration: configuration)
+        #expect(reopened.record(type: "labels", id: "1") == nil)
+        #expect(reopened.record(type: "labels", id: "2")?.attributes?["name"] == .string("v2"))
+        #expect(reopened.record(type: "labels", id: "3")?.attributes?["name"] == .string("v1"))
+        #expect(reopened.record(type: "labels", id: "3")?.relationships?["parent"]?.data == .toOne(ResourceIdentifier(type: "labels", id: "2")))
+        #expect(reopened.count == 2)
     }
 
     @Test("A store without persistence writes nothing, and flush() returns at once")

@@ -71,16 +71,18 @@ extension ResourceStore {
         try await writer?.flush(self)
     }
 
-    /// What to write: the records and responses, least recently used first. Only the copy is made under the lock
-    /// (after merging the bodies waiting); the ordering happens outside it.
-    func contentsToSave() -> StoreFile.Contents {
+    /// What to write: the records (with their keys and when they last changed) and the responses, least recently
+    /// used first. Only the copy is made under the lock (after merging the bodies waiting); the ordering happens
+    /// outside it.
+    func contentsToSave() -> (
+        records: [(key: Key, record: Record)], responses: [(key: ResponseKey, response: StoredResponse)]
+    ) {
         let (records, responses, order) = withMergedState { ($0.records, $0.responses, $0.responseOrder) }
-        var contents = StoreFile.Contents()
-        contents.records = records.values.sorted { $0.lastUse < $1.lastUse }.map(\.object)
-        contents.responses = order.keysInOrder { responses[$0]?.lastUse == $1 }.compactMap { key in
-            responses[key].map { (key, $0) }
+        let sorted = records.sorted { $0.value.lastUse < $1.value.lastUse }.map { (key: $0.key, record: $0.value) }
+        let kept = order.keysInOrder { responses[$0]?.lastUse == $1 }.compactMap { key in
+            responses[key].map { (key: key, response: $0) }
         }
-        return contents
+        return (sorted, kept)
     }
 
     /// Fills the new store with a file's contents, oldest use first, within the limits.

@@ -87,6 +87,15 @@ public final class ResourceStore: Sendable {
     struct Record {
         var object: ResourceObject
         var lastUse: UInt64
+        /// When `object` last changed (a tick): a persisted store re-encodes only the records changed since it last
+        /// wrote them (`StoreWriter`).
+        var changed: UInt64
+
+        init(object: ResourceObject, lastUse: UInt64, changed: UInt64? = nil) {
+            self.object = object
+            self.lastUse = lastUse
+            self.changed = changed ?? lastUse
+        }
     }
 
     struct Observer {
@@ -353,15 +362,25 @@ public final class ResourceStore: Sendable {
         writer?.schedule(self)
     }
 
+    /// Merges `objects` into the records: one lookup for each, a comparison only for a record that was there.
+    ///
+    /// - Returns: The changes, when someone observes the store (none are made otherwise).
     private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
         let now = state.tick()
+        let observed = !state.observers.isEmpty
         var changes: [StoreChange] = []
         for object in objects {
             guard let id = object.id else { continue }
             let key = Key(type: object.type, id: id)
-            let merged = state.records[key].map { Self.merged($0.object, with: object) } ?? object
-            if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-            state.setRecord(Record(object: merged, lastUse: now), for: key)
+            if let old = state.records[key] {
+                let merged = Self.merged(old.object, with: object)
+                let same = merged == old.object
+                if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+                state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
+            } else {
+                if observed { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+                state.setRecord(Record(object: object, lastUse: now), for: key)
+            }
         }
         changes += evictRecords(&state)
         return changes
@@ -393,6 +412,7 @@ public final class ResourceStore: Sendable {
             relationships[name] = relationship
             record.object.relationships = relationships
             record.lastUse = state.tick()
+            record.changed = record.lastUse
             state.setRecord(record, for: key)
             return (true, Array(state.observers.values))
         }

@@ -49,64 +49,101 @@ enum StoreFile {
 
     // MARK: Writing
 
-    /// The file of `contents` under `key`.
+    /// The bytes a record is written as inside the records document: `{…}`, as ``JSONAPIEncoder`` writes it in a
+    /// document's primary data. The writer keeps them for the records that do not change, so a save encodes only
+    /// the records changed since the last.
     ///
-    /// - Throws: What ``JSONAPIEncoder`` throws for the records (not expected: they were decoded by it).
-    static func encode(_ contents: Contents, key: DigestKey) throws -> [UInt8] {
-        var payload = ByteWriter()
-        let records = try JSONAPIEncoder().encode(RawDocument(data: .resources(contents.records)))
-        payload.append(Section.records.rawValue)
-        payload.append(data: records)
-        for (responseKey, stored) in contents.responses {
-            var section = ByteWriter()
-            section.append(responseKey.partition.high)
-            section.append(responseKey.partition.low)
-            section.append(responseKey.url)
-            section.append(responseKey.accept)
-            section.append(UInt64(clamping: stored.response.status.code))
-            section.append(UInt64(stored.response.headerFields.count))
-            for field in stored.response.headerFields {
-                section.append(field.name.rawName)
-                section.append(field.value)
-            }
-            section.append(UInt64(stored.varyNames.count))
-            for name in stored.varyNames { section.append(name.rawName) }
-            section.append(stored.varyDigest.high)
-            section.append(stored.varyDigest.low)
-            section.append(stored.freshness.lifetime.bitPattern)
-            section.append(stored.freshness.initialAge.bitPattern)
-            section.append(stored.freshness.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
-            section.append(UInt8(stored.freshness.requiresValidation ? 1 : 0))
-            section.append(UInt8(stored.freshness.mustRevalidate ? 1 : 0))
-            section.append(UInt64(stored.collectionTypes.count))
-            for type in stored.collectionTypes.sorted() { section.append(type) }
-            section.append(data: stored.response.body)
-            payload.append(Section.response.rawValue)
-            payload.append(bytes: section.bytes)
-        }
+    /// - Throws: What ``JSONAPIEncoder`` throws (not expected: records were decoded by the decoder).
+    static func fragment(of record: ResourceObject, encoder: JSONAPIEncoder) throws -> [UInt8] {
+        let document = try encoder.encode(RawDocument(data: .resource(record)))
+        let prefix = Array(#"{"data":"#.utf8)
+        guard document.count > prefix.count + 1, document.prefix(prefix.count).elementsEqual(prefix),
+            document.last == UInt8(ascii: "}")
+        else { throw Unreadable(reason: "the encoder wrote a record in an unexpected form", offset: 0) }
+        return Array(document.dropFirst(prefix.count).dropLast())
+    }
+
+    /// The file of the records whose ``fragment(of:encoder:)``s are `records` and of `responses`, under `key`,
+    /// built in one buffer (the lengths and the checksum are filled in once their bytes are written).
+    static func encode(
+        records: [[UInt8]], responses: [(key: ResponseKey, response: StoredResponse)], key: DigestKey
+    ) -> [UInt8] {
         var file = ByteWriter()
-        file.bytes.reserveCapacity(headerSize + payload.bytes.count)
+        var capacity = headerSize + 32
+        for record in records { capacity += record.count + 1 }
+        for (_, stored) in responses { capacity += stored.response.body.count + 1024 }
+        file.bytes.reserveCapacity(capacity)
         file.bytes += magic
         withUnsafeBytes(of: version.littleEndian) { file.bytes.append(contentsOf: $0) }
         let check = key.check
         file.append(check.high)
         file.append(check.low)
-        file.append(UInt64(payload.bytes.count))
-        file.append(checksum(payload.bytes[...]))
-        file.bytes += payload.bytes
+        file.append(UInt64(0))  // the payload's length, below
+        file.append(UInt64(0))  // its checksum, below
+
+        file.append(Section.records.rawValue)
+        let recordsStart = file.beginLength()
+        file.bytes += Array(#"{"data":["#.utf8)
+        for (index, record) in records.enumerated() {
+            if index > 0 { file.append(UInt8(ascii: ",")) }
+            file.bytes += record
+        }
+        file.bytes += Array("]}".utf8)
+        file.endLength(recordsStart)
+
+        for (responseKey, stored) in responses {
+            file.append(Section.response.rawValue)
+            let start = file.beginLength()
+            file.append(responseKey.partition.high)
+            file.append(responseKey.partition.low)
+            file.append(responseKey.url)
+            file.append(responseKey.accept)
+            file.append(UInt64(clamping: stored.response.status.code))
+            file.append(UInt64(stored.response.headerFields.count))
+            for field in stored.response.headerFields {
+                file.append(field.name.rawName)
+                file.append(field.value)
+            }
+            file.append(UInt64(stored.varyNames.count))
+            for name in stored.varyNames { file.append(name.rawName) }
+            file.append(stored.varyDigest.high)
+            file.append(stored.varyDigest.low)
+            file.append(stored.freshness.lifetime.bitPattern)
+            file.append(stored.freshness.initialAge.bitPattern)
+            file.append(stored.freshness.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
+            file.append(UInt8(stored.freshness.requiresValidation ? 1 : 0))
+            file.append(UInt8(stored.freshness.mustRevalidate ? 1 : 0))
+            file.append(UInt64(stored.collectionTypes.count))
+            for type in stored.collectionTypes.sorted() { file.append(type) }
+            file.append(data: stored.response.body)
+            file.endLength(start)
+        }
+        file.patch(UInt64(file.bytes.count - headerSize), at: 28)
+        file.patch(checksum(of: file.bytes[headerSize...]), at: 36)
         return file.bytes
+    }
+
+    /// The file of `contents` under `key` (every record encoded now).
+    ///
+    /// - Throws: What ``fragment(of:encoder:)`` throws.
+    static func encode(_ contents: Contents, key: DigestKey) throws -> [UInt8] {
+        let encoder = JSONAPIEncoder()
+        return encode(
+            records: try contents.records.map { try fragment(of: $0, encoder: encoder) }, responses: contents.responses,
+            key: key)
     }
 
     // MARK: Reading
 
-    /// The contents of `bytes`, all of it or nothing.
+    /// The contents of `data`, all of it or nothing.
     ///
     /// - Throws: ``Unreadable`` when the file is not one this version writes — another format version, another
     ///   key, a length or checksum that does not match (cut short, damaged), a section that does not parse.
-    static func decode(_ bytes: [UInt8], key: DigestKey) throws(Unreadable) -> Contents {
-        var reader = ByteReader(bytes: bytes)
-        guard bytes.count >= headerSize else {
-            throw Unreadable(reason: "the file is \(bytes.count) bytes, shorter than its header", offset: 0)
+    static func decode(_ data: Data, key: DigestKey) throws(Unreadable) -> Contents {
+        let data = data.startIndex == 0 ? data : Data(data)
+        var reader = ByteReader(data: data)
+        guard data.count >= headerSize else {
+            throw Unreadable(reason: "the file is \(data.count) bytes, shorter than its header", offset: 0)
         }
         guard try reader.take(8, "the magic").elementsEqual(magic) else {
             throw Unreadable(reason: "the file is not a store file (its first bytes are not JAPISTOR)", offset: 0)
@@ -120,13 +157,13 @@ enum StoreFile {
             throw Unreadable(reason: "the file was written under another partition key", offset: 12)
         }
         let length = try reader.u64("the payload length")
-        guard length == UInt64(bytes.count - headerSize) else {
+        guard length == UInt64(data.count - headerSize) else {
             throw Unreadable(
-                reason: "the payload is \(bytes.count - headerSize) bytes, its header says \(length) (cut short or damaged)",
+                reason: "the payload is \(data.count - headerSize) bytes, its header says \(length) (cut short or damaged)",
                 offset: 28)
         }
         let sum = try reader.u64("the checksum")
-        guard checksum(bytes[headerSize...]) == sum else {
+        guard checksum(of: data[headerSize...]) == sum else {
             throw Unreadable(reason: "the checksum does not match: the file is damaged", offset: 36)
         }
         var contents = Contents()
@@ -135,7 +172,7 @@ enum StoreFile {
             let start = reader.offset
             let kind = try reader.u8("a section kind")
             let length = try reader.length("the section's length")
-            var section = ByteReader(bytes: bytes, offset: reader.offset, end: reader.offset + length)
+            var section = ByteReader(data: data, offset: reader.offset, end: reader.offset + length)
             reader.offset += length
             switch Section(rawValue: kind) {
             case .records:
@@ -151,14 +188,14 @@ enum StoreFile {
                 throw Unreadable(reason: "unknown section kind \(kind)", offset: start)
             }
         }
-        guard sawRecords else { throw Unreadable(reason: "no records section", offset: bytes.count) }
+        guard sawRecords else { throw Unreadable(reason: "no records section", offset: data.count) }
         return contents
     }
 
-    private static func records(_ bytes: ArraySlice<UInt8>, offset: Int) throws(Unreadable) -> [ResourceObject] {
+    private static func records(_ bytes: Data, offset: Int) throws(Unreadable) -> [ResourceObject] {
         let document: RawDocument
         do {
-            document = try JSONAPIDecoder().decode(RawDocument.self, from: Array(bytes))
+            document = try JSONAPIDecoder().decode(RawDocument.self, from: bytes)
         } catch {
             throw Unreadable(reason: "the records are not a JSON:API document", offset: offset)
         }
@@ -202,7 +239,7 @@ enum StoreFile {
         for _ in 0..<(try reader.count("the collection type count")) {
             collectionTypes.insert(try reader.string("a collection type"))
         }
-        let body = Data(try reader.take(try reader.length("a body's length"), "a body"))
+        let body = Data(try reader.take(try reader.length("a body's length"), "a body"))  // a copy: not the file's
         let key = ResponseKey(partition: partition, url: url, accept: accept)
         let stored = StoredResponse(
             response: HTTPResponse(status: .init(code: Int(status)), headerFields: fields, body: body), lastUse: 0,
@@ -214,14 +251,37 @@ enum StoreFile {
         return (key, stored)
     }
 
-    /// FNV-1a, 64 bits, over `bytes`: catches a damaged or mixed-up file (the rename makes a torn one impossible).
-    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    /// The checksum of `bytes`: catches a damaged or mixed-up file (the rename makes a torn one impossible). Not a
+    /// MAC: nothing secret is checked by it.
+    static func checksum(of bytes: some ContiguousBytes) -> UInt64 {
+        bytes.withUnsafeBytes(checksum)
+    }
+
+    /// A 64-bit multiply-and-rotate hash of `bytes`, eight at a time (then the last few one at a time): each word is
+    /// folded in by xor, a multiplication by an odd constant (carrying every bit upwards) and a rotation (bringing
+    /// the high bits back down), so any change of a byte changes what follows; the length is folded in last.
+    ///
+    /// Unsafe: it reads the words with `loadUnaligned`. Invariant: the loop reads at `offset` only while
+    /// `offset + 8 <= bytes.count`, and `bytes` does not outlive the caller's `withUnsafeBytes`. Payoff, measured
+    /// with callgrind at N = 1,000 (`store-load`, 2.6 MB checked): 1.3 M instructions a load against 12.0 M for
+    /// FNV-1a a byte at a time, 15 % of a load.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let multiplier: UInt64 = 0x9e37_79b9_7f4a_7c15
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
+        let whole = bytes.count - bytes.count % 8
+        var offset = 0
+        while offset < whole {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            hash = (hash ^ word) &* multiplier
+            hash = hash << 31 | hash >> 33
+            offset += 8
         }
-        return hash
+        while offset < bytes.count {
+            hash = ((hash ^ UInt64(bytes[offset])) &* multiplier)
+            hash = hash << 31 | hash >> 33
+            offset += 1
+        }
+        return (hash ^ UInt64(truncatingIfNeeded: bytes.count)) &* multiplier
     }
 }
 
@@ -265,39 +325,51 @@ struct ByteWriter {
         bytes.append(contentsOf: data)
     }
 
-    mutating func append(bytes more: [UInt8]) {
-        append(UInt64(more.count))
-        bytes.append(contentsOf: more)
+    /// Writes a length to be filled in by ``endLength(_:)``, and returns where its bytes start.
+    mutating func beginLength() -> Int {
+        append(UInt64(0))
+        return bytes.count
+    }
+
+    /// Fills in the length begun at `start`: the bytes written since.
+    mutating func endLength(_ start: Int) {
+        patch(UInt64(bytes.count - start), at: start - 8)
+    }
+
+    /// Overwrites the eight bytes at `offset` with `value`.
+    mutating func patch(_ value: UInt64, at offset: Int) {
+        for index in 0..<8 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
     }
 }
 
 /// Reads what ``ByteWriter`` wrote, every length checked against what is left: a value that does not fit is an
 /// ``StoreFile/Unreadable`` naming what was being read and where, never a trap.
 struct ByteReader {
-    let bytes: [UInt8]
+    /// The file (its indices start at 0).
+    let data: Data
     var offset: Int
     let end: Int
 
-    init(bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
-        self.bytes = bytes
+    init(data: Data, offset: Int = 0, end: Int? = nil) {
+        self.data = data
         self.offset = offset
-        self.end = end ?? bytes.count
+        self.end = end ?? data.count
     }
 
     var isAtEnd: Bool { offset >= end }
 
-    /// The bytes left, consumed.
-    mutating func rest() -> ArraySlice<UInt8> {
+    /// The bytes left, consumed (a slice sharing the file's storage).
+    mutating func rest() -> Data {
         defer { offset = end }
-        return bytes[offset..<end]
+        return data[offset..<end]
     }
 
-    mutating func take(_ count: Int, _ what: String) throws(StoreFile.Unreadable) -> ArraySlice<UInt8> {
+    mutating func take(_ count: Int, _ what: String) throws(StoreFile.Unreadable) -> Data {
         guard count >= 0, count <= end - offset else {
             throw StoreFile.Unreadable(reason: "\(what) runs past the end of its section", offset: offset)
         }
         defer { offset += count }
-        return bytes[offset..<offset + count]
+        return data[offset..<offset + count]
     }
 
     mutating func u8(_ what: String) throws(StoreFile.Unreadable) -> UInt8 {

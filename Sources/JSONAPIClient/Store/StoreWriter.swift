@@ -49,6 +49,12 @@ final class StoreWriter: Sendable {
 
     private let state = LockedValue(State())
 
+    /// The bytes each record was last written as, and when it had last changed then: a save encodes only the
+    /// records changed since (``StoreFile/fragment(of:encoder:)``). Used on the queue only; at most one entry per
+    /// record (those of records gone are dropped at each save).
+    private let fragments = LockedValue<[ResourceStore.Key: (changed: UInt64, bytes: [UInt8])]>([:])
+    private let encoder = JSONAPIEncoder()
+
     private init(directory: URL, persistence: ResourceStore.Persistence, key: DigestKey) {
         self.directory = directory
         self.persistence = persistence
@@ -103,8 +109,7 @@ final class StoreWriter: Sendable {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let reason: String
         do {
-            let bytes = Array(try Data(contentsOf: url))
-            return try StoreFile.decode(bytes, key: key)
+            return try StoreFile.decode(try Data(contentsOf: url), key: key)
         } catch let error as StoreFile.Unreadable {
             reason = keyWasMade ? "its partition key was lost" : error.description
         } catch {
@@ -162,13 +167,32 @@ final class StoreWriter: Sendable {
     private func save(_ store: ResourceStore) -> JSONAPIClientError? {
         let (target, saved) = state.withLock { ($0.requested, $0.saved) }
         guard target != saved else { return nil }
-        let bytes: [UInt8]
+        let contents = store.contentsToSave()
+        let records: [[UInt8]]
         do {
-            bytes = try StoreFile.encode(store.contentsToSave(), key: key)
+            records = try fragments.withLock { cache in
+                var written: [[UInt8]] = []
+                written.reserveCapacity(contents.records.count)
+                for (recordKey, record) in contents.records {
+                    if let cached = cache[recordKey], cached.changed == record.changed {
+                        written.append(cached.bytes)
+                    } else {
+                        let bytes = try StoreFile.fragment(of: record.object, encoder: encoder)
+                        cache[recordKey] = (record.changed, bytes)
+                        written.append(bytes)
+                    }
+                }
+                if cache.count > contents.records.count {
+                    let current = Set(contents.records.map(\.key))
+                    cache = cache.filter { current.contains($0.key) }
+                }
+                return written
+            }
         } catch {
             return JSONAPIClientError(
                 code: .storeNotSaved, detail: "the records could not be encoded", underlyingError: error)
         }
+        let bytes = StoreFile.encode(records: records, responses: contents.responses, key: key)
         do {
             try Self.writeAtomically(bytes, to: directory.appendingPathComponent(StoreFile.name), in: directory)
         } catch {
@@ -192,7 +216,7 @@ final class StoreWriter: Sendable {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
             Platform.protectFile(temporary)
-            try handle.write(contentsOf: Data(bytes))
+            try handle.write(contentsOf: bytes)
             try handle.synchronize()
             Platform.synchronizeFully(descriptor)
             try handle.close()
