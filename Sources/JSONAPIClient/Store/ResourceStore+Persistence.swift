@@ -89,6 +89,7 @@ extension ResourceStore {
     func load(_ contents: StoreFile.Contents) {
         let limit = configuration.maxResponseBytes
         state.withLock { state in
+            state.records.reserveCapacity(contents.records.count)  // once, when the store opens: no regrowth
             for object in contents.records {
                 guard let id = object.id else { continue }
                 state.setRecord(Record(object: object, lastUse: state.tick()), for: Key(type: object.type, id: id))

@@ -84,18 +84,36 @@ public final class ResourceStore: Sendable {
         var id: String
     }
 
+    /// A record: its resource object, when it was last used and when it last changed.
+    ///
+    /// The object is kept in a box (an immutable class instance, replaced on change), so that copying a record —
+    /// as sorting them by use for eviction or for a save does, 41,000 of them for the `store-save` benchmark —
+    /// retains one reference instead of each member of the object (type, id, attributes, relationships, links,
+    /// meta). The retains and releases of those copies were most of a save's time.
     struct Record {
-        var object: ResourceObject
+        private var box: ObjectBox
         var lastUse: UInt64
         /// When `object` last changed (a tick): a persisted store re-encodes only the records changed since it last
         /// wrote them (`StoreWriter`).
         var changed: UInt64
 
+        /// The resource object (setting it replaces the box).
+        var object: ResourceObject {
+            get { box.object }
+            set { box = ObjectBox(newValue) }
+        }
+
         init(object: ResourceObject, lastUse: UInt64, changed: UInt64? = nil) {
-            self.object = object
+            self.box = ObjectBox(object)
             self.lastUse = lastUse
             self.changed = changed ?? lastUse
         }
+    }
+
+    /// An immutable resource object behind one reference; see ``Record``.
+    final class ObjectBox: Sendable {
+        let object: ResourceObject
+        init(_ object: ResourceObject) { self.object = object }
     }
 
     struct Observer {
