@@ -146,9 +146,17 @@ public final class ResourceStore: Sendable {
         }
 
         /// Sets the record of `key`, keeping the self-link index in step.
-        mutating func setRecord(_ record: Record, for key: Key) {
-            let oldLink = records.updateValue(record, forKey: key)?.object.links?.`self`?.href
-            let newLink = record.object.links?.`self`?.href
+        ///
+        /// - Returns: The record it replaced.
+        @discardableResult
+        mutating func setRecord(_ record: Record, for key: Key) -> Record? {
+            let old = records.updateValue(record, forKey: key)
+            reindex(key, from: old?.object.links?.`self`?.href, to: record.object.links?.`self`?.href)
+            return old
+        }
+
+        /// Moves `key` in the self-link index from `oldLink` to `newLink`.
+        mutating func reindex(_ key: Key, from oldLink: String?, to newLink: String?) {
             guard oldLink != newLink else { return }
             if let oldLink { SelfLinks.remove(key, link: oldLink, from: &selfLinks) }
             if let newLink { selfLinks[SelfLinks.segment(of: newLink), default: []].insert(key) }
@@ -380,7 +388,8 @@ public final class ResourceStore: Sendable {
         writer?.schedule(self)
     }
 
-    /// Merges `objects` into the records: one lookup for each, a comparison only for a record that was there.
+    /// Merges `objects` into the records: one lookup for a new record (it is inserted as it is), a second and a
+    /// comparison only for a record that was there.
     ///
     /// - Returns: The changes, when someone observes the store (none are made otherwise).
     private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
@@ -390,15 +399,14 @@ public final class ResourceStore: Sendable {
         for object in objects {
             guard let id = object.id else { continue }
             let key = Key(type: object.type, id: id)
-            if let old = state.records[key] {
-                let merged = Self.merged(old.object, with: object)
-                let same = merged == old.object
-                if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-                state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
-            } else {
+            guard let old = state.setRecord(Record(object: object, lastUse: now), for: key) else {
                 if observed { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-                state.setRecord(Record(object: object, lastUse: now), for: key)
+                continue
             }
+            let merged = Self.merged(old.object, with: object)
+            let same = merged == old.object
+            if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+            state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
         }
         changes += evictRecords(&state)
         return changes
