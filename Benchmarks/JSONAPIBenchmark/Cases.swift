@@ -37,6 +37,7 @@ enum Cases {
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
         "decode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
         "walk-concurrent4", "store-merge", "store-read", "store-save", "store-load",
+        "store-save-cold",
     ]
 
     static func make(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {

@@ -16,8 +16,10 @@ import FoundationNetworking
 ///   a one-record change: the file encoded, written, `fsync`ed and renamed.
 /// - `store-load`: opening a new store on that directory: the file read, checked and decoded into records and
 ///   responses.
+/// - `store-save-cold`: `store-load`, then a one-record change and `flush()`: the first save after opening encodes
+///   every record (later ones only those changed), so this less `store-load` is the cold save.
 enum StoreCase {
-    static let names = ["store-merge", "store-read", "store-save", "store-load"]
+    static let names = ["store-merge", "store-read", "store-save", "store-load", "store-save-cold"]
 
     /// A transport that answers every request with the same response.
     struct FixedClient: Client {
@@ -110,6 +112,18 @@ enum StoreCase {
                         let articles = try loaded.resources(Article.self).sorted { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
                         return document.check(articles)
                     }))
+        }
+        if selected.contains("store-save-cold") {
+            cases.append(
+                BenchmarkCase(
+                    name: "store-save-cold", floor: "decode-typed", bytes: data.count,
+                    run: {
+                        let opened = ResourceStore(configuration: persisted)
+                        opened.merge([ResourceObject(type: "bench", id: "1", attributes: ["n": .string("\(saves.next())")])])
+                        try Pipeline.runBlocking { try await opened.flush() }
+                        return opened.count
+                    },
+                    check: { nil }))
         }
         return cases
     }
