@@ -256,6 +256,34 @@ struct StorePersistenceTests {
         #expect(reopened.count == 2)
     }
 
+    @Test("A list's resource type survives a restart: a create after it makes the restored list stale")
+    func collectionsSurvive() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func launch() -> (Session, CountingClient) {
+            let client = CountingClient(ScriptedClient { request in
+                var response = HTTPResponse.document(
+                    request.method == .post ? Self.label3 : #"{"data":[{"type":"labels","id":"3","attributes":{"name":"swift"}}]}"#,
+                    status: request.method == .post ? 201 : 200)
+                response.headerFields.append("Cache-Control", "max-age=3600")
+                return response
+            })
+            let configuration = Session.Configuration(store: .init(persistence: .init(directory: directory)))
+            return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
+        }
+        let (first, _) = launch()
+        _ = try await first.source(Label.self, .path("labels/<id>")).fetch().result()
+        try await first.store?.flush()
+
+        let (second, client) = launch()
+        let labels = second.source(Label.self, .path("labels/<id>"))
+        #expect(try await labels.fetch().cachePolicy(.cacheFirst).result().source == .cache)
+        #expect(client.count == 0)
+        _ = try await labels.create(Label(id: "", name: "new"))
+        #expect(try await labels.fetch().cachePolicy(.cacheFirst).result().source == .network)
+        #expect(client.count == 2)
+    }
+
     @Test("A store without persistence writes nothing, and flush() returns at once")
     func memoryOnly() async throws {
         let store = ResourceStore()

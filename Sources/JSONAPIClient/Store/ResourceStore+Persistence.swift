@@ -7,7 +7,8 @@ extension ResourceStore {
     /// The store writes its records and stored responses — with their validators, freshness and the collection
     /// types they list — to one file in `directory`, in the background, at most once per ``delay``; a new store
     /// (a restarted app) on the same directory starts with them. ``ResourceStore/flush()`` writes at once and
-    /// returns when it is on disk; ``ResourceStore/clear()`` removes the file.
+    /// returns when it is on disk — call it when the app moves to the background, since changes of the last
+    /// ``delay`` are otherwise lost if the process is then killed; ``ResourceStore/clear()`` removes the file.
     ///
     /// ```swift
     /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
