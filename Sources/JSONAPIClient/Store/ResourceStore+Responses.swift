@@ -209,7 +209,9 @@ extension ResourceStore {
     /// api.store?.removeResponses(credentials: [.authorization: "Bearer \(token)"])
     /// ```
     ///
-    /// Records (the identity map) are not partitioned: they stay until ``clear()``.
+    /// Records (the identity map) are not partitioned: they stay until ``clear()``. With
+    /// ``Configuration/persistence``, the responses leave the file at the next save: `try await store.flush()` to
+    /// have them gone from the disk before going on (``clear()`` removes the file at once).
     ///
     /// - Parameter credentials: The credential fields of the account's requests; other fields are ignored.
     /// - Returns: The number of responses removed.
