@@ -22,7 +22,11 @@ let package = Package(
         .executableTarget(name: "jsonapi-demo", dependencies: ["JSONAPIClient"], path: "Examples/Demo"),
         .testTarget(name: "CoreTests", dependencies: ["JSONAPIClientCore"], resources: [.copy("Fixtures")]),
         .target(name: "TestSupport", dependencies: ["JSONAPIClient", "JSONAPIClientTesting"], path: "Tests/TestSupport"),
-        .testTarget(name: "ClientTests", dependencies: ["JSONAPIClient", "JSONAPIClientTesting", "TestSupport"]),
+        // The child process of the store's kill test: saves in a loop until its parent kills it. Not a product.
+        .executableTarget(
+            name: "store-kill-child", dependencies: ["JSONAPIClient", "JSONAPIClientTesting"], path: "Tests/StoreKillChild"),
+        .testTarget(
+            name: "ClientTests", dependencies: ["JSONAPIClient", "JSONAPIClientTesting", "TestSupport", "store-kill-child"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
         .testTarget(name: "ToolTests", dependencies: ["jsonapi", "JSONAPIClient", "TestSupport"]),
     ],

@@ -36,7 +36,8 @@ enum Cases {
     static let all = [
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
         "decode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
-        "walk-concurrent4",
+        "walk-concurrent4", "store-merge", "store-read", "store-save", "store-load",
+        "store-save-cold",
     ]
 
     static func make(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {
@@ -104,5 +105,6 @@ enum Cases {
         }
         return cases + GraphCase.cases(size: document.articleCount, selected: selected)
             + NestedCase.cases(size: document.articleCount, selected: selected)
+            + (try StoreCase.cases(for: document, selected: selected))
     }
 }

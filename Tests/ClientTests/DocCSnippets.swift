@@ -236,6 +236,13 @@ enum DocCSnippets {
         _ = (withAuthor, me)
     }
 
+    static func keptAcrossLaunches(baseURL: URL) async throws {
+        let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            .appendingPathComponent("api-store")
+        let api = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder))))
+        try await api.store?.flush()   // returns when what the store holds is on disk
+    }
+
     @Test("A view model's fetch, with a scripted transport")
     static func testingYourCode() async throws {
         let client = ScriptedClient { request in

@@ -100,7 +100,7 @@ enum ReadmeSnippets {
         try await articles.delete(id: "7")
     }
 
-    static func caching(baseURL: URL) async throws {
+    static func caching(baseURL: URL, folder: URL) async throws {
         let api = Session(baseURL: baseURL)                  // a store by default; .init(store: nil) opts out
         let articles = api.source(Article.self, .path("articles/<id>"))
         let list = try await articles.fetch().include(["author"]).result()
@@ -116,6 +116,9 @@ enum ReadmeSnippets {
         let author: Person? = try await articles.load("author", of: first.data!)         // lazily: store, else server
         for await change in store.changes(of: Article.self) { print(change) }           // "updated articles 1", …
         store.clear()                                                // signing out: everything goes
+
+        let kept = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder))))
+        try await kept.store?.flush()                                // on disk when it returns (it also saves by itself)
         _ = (list, article, author, offline)
     }
 

@@ -239,4 +239,31 @@ struct StoreServerTests {
         #expect(try store.resource(Item.self, id: "10000") == Item(id: "10000", name: "item-10000"))
         #expect(try store.resource(Item.self, id: "1") == nil)  // evicted long ago
     }
+    @Test("A restarted app — a second session on the same store directory — answers cacheFirst from disk: one request in the server's log")
+    func restartFromDisk() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-server-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func launch() throws -> (Session, RecordingClient) {
+            let client = RecordingClient()
+            let configuration = Session.Configuration(
+                headerFields: ["X-Test-Cache-Control": "max-age=60"],
+                store: .init(persistence: .init(directory: directory)))
+            return (Session(baseURL: try TestServer.url(), client: client, configuration: configuration), client)
+        }
+        let (first, firstClient) = try launch()
+        let people = first.source(PersonName.self, .path("people/<id>"))
+        let fetched = try await people.fetch(id: "20").fields(["people": ["name"]]).cachePolicy(.cacheFirst).result()
+        #expect(fetched.source == .network)
+        #expect(firstClient.exchanges.count == 1)
+        try await first.store?.flush()
+
+        let (second, secondClient) = try launch()
+        let again = second.source(PersonName.self, .path("people/<id>"))
+        let answered = try await again.fetch(id: "20").fields(["people": ["name"]]).cachePolicy(.cacheFirst).result()
+        #expect(answered.source == .cache)
+        #expect(answered.document == fetched.document)
+        #expect(answered.data?.name == fetched.data?.name)
+        #expect(secondClient.exchanges.isEmpty)
+        #expect(await TestServer.statuses(of: "GET /people/20?fields%5Bpeople%5D=name", count: 1) == [200])
+    }
 }

@@ -19,7 +19,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
                 notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                redirectRefused, notCached
+                redirectRefused, notCached, storeNotSaved
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -57,6 +57,10 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         /// A request under ``CachePolicy/cacheOnly`` has no stored response (or the session has no store); nothing
         /// was sent.
         public static let notCached = Code(.notCached)
+        /// A persisted ``ResourceStore`` could not write its file (the disk is full, the directory is gone or not
+        /// writable); ``detail`` says which step failed and ``underlyingError`` is the system's error. What was on
+        /// disk before is intact.
+        public static let storeNotSaved = Code(.storeNotSaved)
 
         /// The code's name.
         public var description: String { value.rawValue }

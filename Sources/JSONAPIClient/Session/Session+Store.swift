@@ -68,7 +68,7 @@ extension Session {
         _ request: HTTPRequest, policy: CachePolicy, listing: String?, store: ResourceStore, visit: StoreVisit
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
-        let key = ResponseKey(request)
+        let key = store.responseKey(for: request)
         let stored = store.storedResponse(for: request, key: key)
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
         if let stored, !CacheControl(request.headerFields).noCache {

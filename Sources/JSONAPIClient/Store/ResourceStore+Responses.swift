@@ -29,15 +29,20 @@ struct ResponseKey: Hashable, Sendable {
     var url: String
     var accept: String
 
-    /// The key of `request` as the transport sees it, after the middleware added its credentials.
-    init(_ request: HTTPRequest) {
-        partition = CredentialDigest(credentialsOf: request.headerFields)
+    /// The key of `request` as the transport sees it, after the middleware added its credentials, its partition
+    /// digested under `key`.
+    init(_ request: HTTPRequest, key: DigestKey = .process) {
+        partition = CredentialDigest(credentialsOf: request.headerFields, key: key)
         url = request.url.absoluteString
         accept = request.headerFields[.accept] ?? ""
     }
 }
 
 extension ResourceStore {
+    /// The key `request` (as the transport gets it) is stored under in this store: its partition is digested with
+    /// the store's key.
+    func responseKey(for request: HTTPRequest) -> ResponseKey { ResponseKey(request, key: digestKey) }
+
     /// The stored response `request` may be answered or validated with — fetched with the same credentials, URL and
     /// `Accept`, and with the same values of the header fields its `Vary` names — marking it used.
     ///
@@ -45,19 +50,20 @@ extension ResourceStore {
     ///   - request: The request as the transport gets it.
     ///   - key: Its key, when the caller has it already.
     func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
-        let key = key ?? ResponseKey(request)
+        let key = key ?? responseKey(for: request)
         return state.withLock { state in
             guard let stored = state.responses[key],
-                CredentialDigest(of: request.headerFields, names: stored.varyNames) == stored.varyDigest
+                CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
             else { return nil }
             let now = state.tick()
             state.responses[key]?.lastUse = now
+            state.noteResponseUse(key, at: now)
             return stored
         }
     }
 
     /// Keeps `response` as the latest for `request`, evicting the least recently used responses past the byte
-    /// limit. Not kept (and what was kept for the request goes): a response or request with `Cache-Control:
+    /// limit (from the front of their use order: no sort). Not kept (and what was kept for the request goes): a response or request with `Cache-Control:
     /// no-store`, a response with `Vary: *`, a body larger than the limit. Credentials the server sent
     /// (`Set-Cookie`, `Authentication-Info`) are not kept with it: a stored response answers without them.
     ///
@@ -71,22 +77,19 @@ extension ResourceStore {
         let limit = configuration.maxResponseBytes
         let forbidden = CacheControl(response.headerFields).noStore || CacheControl(request.headerFields).noStore
         let varyNames = Self.varyNames(of: response)
-        let key = key ?? ResponseKey(request)
-        state.withLock { state in
-            if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
-            guard !forbidden, let varyNames, response.body.count <= limit else { return }
-            state.responses[key] = StoredResponse(
-                response: Self.withoutCredentials(response), lastUse: state.tick(), varyNames: varyNames,
-                varyDigest: CredentialDigest(of: request.headerFields, names: varyNames),
-                freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
-            state.responseBytes += response.body.count
-            guard state.responseBytes > limit else { return }
-            for (oldKey, old) in state.responses.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-                guard state.responseBytes > limit else { break }
-                state.responses[oldKey] = nil
-                state.responseBytes -= old.response.body.count
-            }
+        let key = key ?? responseKey(for: request)
+        let stored = StoredResponse(
+            response: Self.withoutCredentials(response), lastUse: 0, varyNames: varyNames ?? [],
+            varyDigest: CredentialDigest(of: request.headerFields, names: varyNames ?? [], key: digestKey),
+            freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
+        let changed = state.withLock { state -> Bool in
+            let old = state.responses.removeValue(forKey: key)
+            if let old { state.responseBytes -= old.response.body.count }
+            guard !forbidden, varyNames != nil, response.body.count <= limit else { return old != nil }
+            insert(stored, for: key, into: &state)
+            return true
         }
+        if changed { self.changed() }
         return !forbidden
     }
 
@@ -113,20 +116,42 @@ extension ResourceStore {
             return response
         }
         let freshness = Freshness(of: response, requestTime: requestTime, responseTime: responseTime)
-        state.withLock { state in
-            guard state.responses[key] != nil else { return }
+        let changed = state.withLock { state -> Bool in
+            guard state.responses[key] != nil else { return false }
             state.responses[key]?.response = response
             state.responses[key]?.freshness = freshness
+            return true
         }
+        if changed { self.changed() }
         return response
+    }
+
+    /// Adds `stored` under `key` (which has no response) as the most recently used, then evicts the least recently
+    /// used past the byte limit.
+    func insert(_ stored: StoredResponse, for key: ResponseKey, into state: inout State) {
+        var stored = stored
+        stored.lastUse = state.tick()
+        state.responses[key] = stored
+        state.responseBytes += stored.response.body.count
+        state.noteResponseUse(key, at: stored.lastUse)
+        let limit = configuration.maxResponseBytes
+        while state.responseBytes > limit {
+            let responses = state.responses
+            guard let oldest = state.responseOrder.popOldest(isCurrent: { responses[$0]?.lastUse == $1 }),
+                let old = state.responses.removeValue(forKey: oldest)
+            else { break }
+            state.responseBytes -= old.response.body.count
+        }
     }
 
     /// Notes that the stored response under `key` lists resources of `type` (a collection).
     func noteCollection(of type: String, key: ResponseKey) {
-        state.withLock { state in
-            guard state.responses[key]?.collectionTypes.contains(type) == false else { return }
+        let changed = state.withLock { state -> Bool in
+            guard state.responses[key]?.collectionTypes.contains(type) == false else { return false }
             state.responses[key]?.collectionTypes.insert(type)
+            return true
         }
+        if changed { self.changed() }
     }
 
     /// Makes every stored collection response listing resources of `type` stale and in need of validation before
@@ -138,6 +163,7 @@ extension ResourceStore {
                 state.responses[key]?.freshness.requiresValidation = true
             }
         }
+        changed()
     }
 
     /// Makes the stored responses of `url` (whatever their query) stale and in need of validation before they are
@@ -162,6 +188,7 @@ extension ResourceStore {
                 state.responses[key]?.freshness.requiresValidation = true
             }
         }
+        changed()
     }
 
     /// `url` without its query and fragment, and without a trailing slash.
@@ -182,20 +209,24 @@ extension ResourceStore {
     /// api.store?.removeResponses(credentials: [.authorization: "Bearer \(token)"])
     /// ```
     ///
-    /// Records (the identity map) are not partitioned: they stay until ``clear()``.
+    /// Records (the identity map) are not partitioned: they stay until ``clear()``. With
+    /// ``Configuration/persistence``, the responses leave the file at the next save: `try await store.flush()` to
+    /// have them gone from the disk before going on (``clear()`` removes the file at once).
     ///
     /// - Parameter credentials: The credential fields of the account's requests; other fields are ignored.
     /// - Returns: The number of responses removed.
     @discardableResult
     public func removeResponses(credentials: HTTPFields) -> Int {
-        let partition = CredentialDigest(credentialsOf: credentials)
-        return state.withLock { state in
+        let partition = CredentialDigest(credentialsOf: credentials, key: digestKey)
+        let removed = state.withLock { state in
             let keys = state.responses.keys.filter { $0.partition == partition }
             for key in keys {
                 if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
             }
             return keys.count
         }
+        if removed > 0 { changed() }
+        return removed
     }
 
     /// The response header fields that carry credentials, never kept in the store.

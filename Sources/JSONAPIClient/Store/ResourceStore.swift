@@ -11,6 +11,10 @@ import Foundation
 ///   one, fresh by HTTP's rules (RFC 9111). The records are shared: ``clear()`` when the account changes.
 /// - **Bounded.** At most ``Configuration/maxResources`` records and ``Configuration/maxResponseBytes`` of bodies;
 ///   the least recently used go first.
+/// - **Kept across launches, when asked.** With ``Configuration/persistence`` the records and responses are written
+///   to a directory in the background and read back when a store opens it, so a cold start under
+///   ``CachePolicy/cacheFirst`` or ``CachePolicy/cacheOnly`` answers with no request; ``flush()`` waits for them to
+///   be on disk. See ``Persistence``.
 ///
 /// ```swift
 /// let api = Session(baseURL: url)                     // a store by default; `store: nil` turns it off
@@ -33,37 +37,44 @@ public final class ResourceStore: Sendable {
         /// The current time, by which stored responses age (their freshness, RFC 9111 §4.2); the system clock by
         /// default. Tests pass a clock of their own to age responses without waiting.
         public var now: @Sendable () -> Date
+        /// Where the store keeps its records and responses across launches; `nil` (the default) for memory only.
+        public var persistence: Persistence?
 
-        /// Creates limits: 10,000 records and 32 MiB of responses by default.
+        /// Creates limits: 10,000 records and 32 MiB of responses by default, in memory only.
         ///
         /// - Parameters:
         ///   - maxResources: The most records kept.
         ///   - maxResponseBytes: The most bytes of response bodies kept.
+        ///   - persistence: Where to keep the store across launches; `nil` for memory only.
         ///   - now: The current time; `Date()` by default.
         public init(
-            maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20, now: @escaping @Sendable () -> Date = { Date() }
+            maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20, persistence: Persistence? = nil,
+            now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.maxResources = maxResources
             self.maxResponseBytes = maxResponseBytes
+            self.persistence = persistence
             self.now = now
         }
 
-        /// Whether two configurations have the same limits (their clocks are not compared).
+        /// Whether two configurations have the same limits and persistence (their clocks are not compared).
         ///
         /// - Parameters:
         ///   - lhs: A configuration.
         ///   - rhs: Another configuration.
-        /// - Returns: `true` when both limits are equal.
+        /// - Returns: `true` when both limits and the persistence are equal.
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
             lhs.maxResources == rhs.maxResources && lhs.maxResponseBytes == rhs.maxResponseBytes
+                && lhs.persistence == rhs.persistence
         }
 
-        /// Hashes the limits (not the clock).
+        /// Hashes the limits and persistence (not the clock).
         ///
         /// - Parameter hasher: The hasher to feed.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(maxResources)
             hasher.combine(maxResponseBytes)
+            hasher.combine(persistence)
         }
     }
 
@@ -73,9 +84,36 @@ public final class ResourceStore: Sendable {
         var id: String
     }
 
+    /// A record: its resource object, when it was last used and when it last changed.
+    ///
+    /// The object is kept in a box (an immutable class instance, replaced on change), so that copying a record —
+    /// as sorting them by use for eviction or for a save does, 41,000 of them for the `store-save` benchmark —
+    /// retains one reference instead of each member of the object (type, id, attributes, relationships, links,
+    /// meta). The retains and releases of those copies were most of a save's time.
     struct Record {
-        var object: ResourceObject
+        private var box: ObjectBox
         var lastUse: UInt64
+        /// When `object` last changed (a tick): a persisted store re-encodes only the records changed since it last
+        /// wrote them (`StoreWriter`).
+        var changed: UInt64
+
+        /// The resource object (setting it replaces the box).
+        var object: ResourceObject {
+            get { box.object }
+            set { box = ObjectBox(newValue) }
+        }
+
+        init(object: ResourceObject, lastUse: UInt64, changed: UInt64? = nil) {
+            self.box = ObjectBox(object)
+            self.lastUse = lastUse
+            self.changed = changed ?? lastUse
+        }
+    }
+
+    /// An immutable resource object behind one reference; see ``Record``.
+    final class ObjectBox: Sendable {
+        let object: ResourceObject
+        init(_ object: ResourceObject) { self.object = object }
     }
 
     struct Observer {
@@ -87,12 +125,18 @@ public final class ResourceStore: Sendable {
     struct State {
         var records: [Key: Record] = [:]
         var responses: [ResponseKey: StoredResponse] = [:]
+        /// The responses' keys by last use, for eviction without a sort.
+        var responseOrder = UseOrder<ResponseKey>()
         var responseBytes = 0
+        /// The records by the last path segment of their `links.self` (`SelfLinks.segment`), so that a delete by
+        /// URL looks at the few records that may have that link instead of all of them.
+        var selfLinks: [String: Set<Key>] = [:]
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
         /// Response bodies not merged yet, oldest first: merging waits for the first read (or observer), so that a
-        /// session nobody reads the store of pays only for keeping the bytes.
+        /// session nobody reads the store of pays only for keeping the bytes. At most ``ResourceStore/maxPending``
+        /// bodies and the response byte limit wait: past either, those waiting are merged (none is dropped).
         var pending: [Data] = []
         var pendingBytes = 0
         /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
@@ -103,15 +147,67 @@ public final class ResourceStore: Sendable {
             clock += 1
             return clock
         }
+
+        /// Sets the record of `key`, keeping the self-link index in step.
+        ///
+        /// - Returns: The record it replaced.
+        @discardableResult
+        mutating func setRecord(_ record: Record, for key: Key) -> Record? {
+            let old = records.updateValue(record, forKey: key)
+            reindex(key, from: old?.object.links?.`self`?.href, to: record.object.links?.`self`?.href)
+            return old
+        }
+
+        /// Moves `key` in the self-link index from `oldLink` to `newLink`.
+        mutating func reindex(_ key: Key, from oldLink: String?, to newLink: String?) {
+            guard oldLink != newLink else { return }
+            if let oldLink { SelfLinks.remove(key, link: oldLink, from: &selfLinks) }
+            if let newLink { selfLinks[SelfLinks.segment(of: newLink), default: []].insert(key) }
+        }
+
+        /// Removes the record of `key`, keeping the self-link index in step.
+        @discardableResult
+        mutating func removeRecord(_ key: Key) -> Record? {
+            guard let old = records.removeValue(forKey: key) else { return nil }
+            if let link = old.object.links?.`self`?.href { SelfLinks.remove(key, link: link, from: &selfLinks) }
+            return old
+        }
+
+        /// Notes a use of the response of `key` at `tick` (its `lastUse` is set by the caller).
+        mutating func noteResponseUse(_ key: ResponseKey, at tick: UInt64) {
+            responseOrder.use(key, at: tick)
+            let responses = self.responses
+            responseOrder.compact(live: responses.count) { responses[$0]?.lastUse == $1 }
+        }
     }
+
+    /// The most response bodies that wait to be merged; past it they are merged at once.
+    static let maxPending = 256
 
     /// The limits.
     public let configuration: Configuration
     let state = LockedValue(State())
     let decoder: JSONAPIDecoder
     let encoder: JSONAPIEncoder
+    /// The key of the credential digests that partition the stored responses: the process's for a store in
+    /// memory, the directory's own for a persisted one.
+    let digestKey: DigestKey
+    /// Writes the store to its directory in the background; `nil` in memory only.
+    let writer: StoreWriter?
 
-    /// Creates an empty store that reads models with `decoder` (and writes records for it with `encoder`).
+    /// Creates a store that reads models with `decoder` (and writes records for it with `encoder`): empty, or with
+    /// what its ``Configuration/persistence`` directory holds.
+    ///
+    /// With persistence, opening reads the directory's file at once (on this thread: about as long as decoding
+    /// the same documents again). A file this version cannot read — from another format version, written under
+    /// another key, damaged, or cut short — is discarded whole, the reason told to ``Persistence/log`` (never a
+    /// credential or a body), and the store starts empty; so does one whose directory cannot be made, and then
+    /// it stays in memory.
+    ///
+    /// - Parameters:
+    ///   - configuration: The limits, clock and persistence.
+    ///   - decoder: Decodes models from records.
+    ///   - encoder: Encodes records for the decoder.
     public init(
         configuration: Configuration = Configuration(), decoder: JSONAPIDecoder = JSONAPIDecoder(),
         encoder: JSONAPIEncoder = JSONAPIEncoder()
@@ -119,6 +215,14 @@ public final class ResourceStore: Sendable {
         self.configuration = configuration
         self.decoder = decoder
         self.encoder = encoder
+        if let persistence = configuration.persistence, let opened = StoreWriter.open(persistence) {
+            digestKey = opened.key
+            writer = opened.writer
+            if let contents = opened.contents { load(contents) }
+        } else {
+            digestKey = .process
+            writer = nil
+        }
     }
 
     // MARK: Reading
@@ -158,20 +262,25 @@ public final class ResourceStore: Sendable {
         return try decode([Model].self, from: document) ?? []
     }
 
-    /// Removes every record and response — what to do when the account signs out. Observers stay, and each is
-    /// told of the records it observed as ``StoreChange/Kind/evicted``.
+    /// Removes every record and response — what to do when the account signs out — and, with persistence, the
+    /// store's file: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then
+    /// removes the file). Observers stay, and each is told of the records it observed as
+    /// ``StoreChange/Kind/evicted``.
     public func clear() {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             state.clears += 1
             let changes = state.observers.isEmpty
                 ? [] : state.records.keys.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
             state.records.removeAll()
+            state.selfLinks.removeAll()
             state.responses.removeAll()
+            state.responseOrder.removeAll()
             state.responseBytes = 0
             state.pending.removeAll()
             state.pendingBytes = 0
             return (changes, Array(state.observers.values))
         }
+        writer?.removeFile()
         notify(observers, of: changes)
     }
 
@@ -232,23 +341,27 @@ public final class ResourceStore: Sendable {
             let changes = merge(objects, into: &state)
             return (changes, changes.isEmpty ? [] : Array(state.observers.values))
         }
+        changed()
         notify(observers, of: changes)
     }
 
-    /// Merges a response body's resources: at once when someone observes the store, else when it is next read
-    /// (bodies waiting beyond the response byte limit are dropped, oldest first, as evicted; the newest always
-    /// waits). A body that is not a document adds nothing.
+    /// Merges a response body's resources: at once when someone observes the store, else when it is next read or
+    /// saved. At most ``maxPending`` bodies and the response byte limit's worth wait: a body that would pass
+    /// either has those waiting merged first (nothing is dropped). A body that is not a document adds nothing.
     func merge(from body: Data) {
         let limit = max(configuration.maxResponseBytes, 0)
         let observed = state.withLock { state -> Bool in
             guard state.observers.isEmpty else { return true }
+            if !state.pending.isEmpty,
+                state.pending.count >= Self.maxPending || body.count > limit - min(state.pendingBytes, limit)
+            {
+                mergePending(&state)
+            }
             state.pending.append(body)
             state.pendingBytes += body.count
-            while state.pendingBytes > limit, state.pending.count > 1 {
-                state.pendingBytes -= state.pending.removeFirst().count
-            }
             return false
         }
+        changed()
         guard observed, let document = try? decoder.decode(RawDocument.self, from: body) else { return }
         merge(document)
     }
@@ -257,28 +370,47 @@ public final class ResourceStore: Sendable {
     /// wait).
     func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try state.withLock { state in
-            if !state.pending.isEmpty {
-                let bodies = state.pending
-                state.pending = []
-                state.pendingBytes = 0
-                for pending in bodies {
-                    guard let document = try? decoder.decode(RawDocument.self, from: pending) else { continue }
-                    _ = merge(Self.resourceObjects(of: document), into: &state)
-                }
-            }
+            mergePending(&state)
             return try body(&state)
         }
     }
 
+    /// Merges the bodies waiting, oldest first.
+    private func mergePending(_ state: inout State) {
+        guard !state.pending.isEmpty else { return }
+        let bodies = state.pending
+        state.pending = []
+        state.pendingBytes = 0
+        for pending in bodies {
+            guard let document = try? decoder.decode(RawDocument.self, from: pending) else { continue }
+            _ = merge(Self.resourceObjects(of: document), into: &state)
+        }
+    }
+
+    /// Tells the writer, when the store has one, that there is something new to save.
+    func changed() {
+        writer?.schedule(self)
+    }
+
+    /// Merges `objects` into the records: one lookup for a new record (it is inserted as it is), a second and a
+    /// comparison only for a record that was there.
+    ///
+    /// - Returns: The changes, when someone observes the store (none are made otherwise).
     private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
         let now = state.tick()
+        let observed = !state.observers.isEmpty
         var changes: [StoreChange] = []
         for object in objects {
             guard let id = object.id else { continue }
             let key = Key(type: object.type, id: id)
-            let merged = state.records[key].map { Self.merged($0.object, with: object) } ?? object
-            if state.records[key]?.object != merged { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-            state.records[key] = Record(object: merged, lastUse: now)
+            guard let old = state.setRecord(Record(object: object, lastUse: now), for: key) else {
+                if observed { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+                continue
+            }
+            let merged = Self.merged(old.object, with: object)
+            let same = merged == old.object
+            if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+            state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
         }
         changes += evictRecords(&state)
         return changes
@@ -310,23 +442,29 @@ public final class ResourceStore: Sendable {
             relationships[name] = relationship
             record.object.relationships = relationships
             record.lastUse = state.tick()
-            state.records[key] = record
+            record.changed = record.lastUse
+            state.setRecord(record, for: key)
             return (true, Array(state.observers.values))
         }
-        if changed { notify(observers, of: [StoreChange(type: type, id: id, kind: .updated)]) }
+        guard changed else { return }
+        self.changed()
+        notify(observers, of: [StoreChange(type: type, id: id, kind: .updated)])
     }
 
     /// Removes the record whose `links.self` is `url` (relative links resolved against it), if any, and tells the
-    /// observers: what a delete by URL knows of the resource.
+    /// observers: what a delete by URL knows of the resource. Only the records whose link ends in the same path
+    /// segment as `url` (or in none) are compared, through the self-link index.
     ///
     /// - Returns: The removed record's type, or `nil` when no record has that link.
     @discardableResult
     func remove(selfLink url: URL) -> String? {
-        let key = withMergedState { state in
-            state.records.first { _, record in
-                guard let href = record.object.links?.`self`?.href else { return false }
+        let key = withMergedState { state -> Key? in
+            let candidates = state.selfLinks[SelfLinks.segment(of: url.absoluteString), default: []]
+                .union(state.selfLinks[SelfLinks.unsegmented, default: []])
+            return candidates.sorted { ($0.type, $0.id) < ($1.type, $1.id) }.first { key in
+                guard let href = state.records[key]?.object.links?.`self`?.href else { return false }
                 return URL(percentEncoding: href, relativeTo: url)?.absoluteURL == url.absoluteURL
-            }?.key
+            }
         }
         guard let key else { return nil }
         remove(type: key.type, id: key.id)
@@ -335,10 +473,12 @@ public final class ResourceStore: Sendable {
 
     /// Removes the record of resource `type` `id` and tells the observers.
     public func remove(type: String, id: String) {
-        let observers = withMergedState { state -> [Observer] in
-            guard state.records.removeValue(forKey: Key(type: type, id: id)) != nil else { return [] }
+        let observers = withMergedState { state -> [Observer]? in
+            guard state.removeRecord(Key(type: type, id: id)) != nil else { return nil }
             return Array(state.observers.values)
         }
+        guard let observers else { return }
+        changed()
         notify(observers, of: [StoreChange(type: type, id: id, kind: .removed)])
     }
 
@@ -370,7 +510,7 @@ public final class ResourceStore: Sendable {
     /// (a sort) runs once per tenth of the limit's insertions, not on each.
     ///
     /// - Returns: An ``StoreChange/Kind/evicted`` change for each record evicted, when someone observes the store.
-    private func evictRecords(_ state: inout State) -> [StoreChange] {
+    func evictRecords(_ state: inout State) -> [StoreChange] {
         let limit = max(configuration.maxResources, 0)
         guard state.records.count > limit else { return [] }
         let keep = limit - limit / 10
@@ -378,7 +518,7 @@ public final class ResourceStore: Sendable {
         let observed = !state.observers.isEmpty
         var changes: [StoreChange] = []
         for (key, _) in oldest {
-            state.records[key] = nil
+            state.removeRecord(key)
             if observed { changes.append(StoreChange(type: key.type, id: key.id, kind: .evicted)) }
         }
         return changes
@@ -425,5 +565,29 @@ public final class ResourceStore: Sendable {
             let relevant = changes.filter { $0.type == observer.type && (observer.id == nil || $0.id == observer.id) }
             if !relevant.isEmpty { observer.deliver(relevant) }
         }
+    }
+}
+
+/// The self-link index's keys: the last path segment of a link, percent-decoded, as resolving a relative link against
+/// a URL keeps it (RFC 3986 §5.2). A link without one — empty, a query or fragment only, a dot segment, a trailing
+/// slash — is under ``unsegmented``, which every delete by URL looks at too.
+enum SelfLinks {
+    /// The key of links without a last segment of their own.
+    static let unsegmented = ""
+
+    /// The last path segment of `link` (query and fragment cut), percent-decoded; ``unsegmented`` when it has none.
+    static func segment(of link: String) -> String {
+        var text = Substring(link)
+        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
+        let last = text.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let decoded = last.removingPercentEncoding ?? last
+        return decoded == "." || decoded == ".." ? unsegmented : decoded
+    }
+
+    /// Removes `key` from the index entry of `link`.
+    static func remove(_ key: ResourceStore.Key, link: String, from index: inout [String: Set<ResourceStore.Key>]) {
+        let segment = segment(of: link)
+        index[segment]?.remove(key)
+        if index[segment]?.isEmpty == true { index[segment] = nil }
     }
 }

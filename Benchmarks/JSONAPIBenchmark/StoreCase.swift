@@ -1,0 +1,137 @@
+import Foundation
+import JSONAPIClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The store's cases, on the generated document, each against `decode-typed` (what the same response costs an app
+/// without a store):
+///
+/// - `store-merge`: what a response through the store adds — its body decoded schema-less and merged into an empty
+///   store (N articles, N/10 people, 3N comments: 4.1 N records).
+/// - `store-read`: every article, typed, from a store holding that document (`resources(Article.self)`: the
+///   records' graph encoded, then decoded).
+/// - `store-save`: `flush()` of a persisted store holding that document's records and its stored response, after
+///   a one-record change: the file encoded, written, `fsync`ed and renamed.
+/// - `store-load`: opening a new store on that directory: the file read, checked and decoded into records and
+///   responses.
+/// - `store-save-cold`: `store-load`, then a one-record change and `flush()`: the first save after opening encodes
+///   every record (later ones only those changed), so this less `store-load` is the cold save.
+enum StoreCase {
+    static let names = ["store-merge", "store-read", "store-save", "store-load", "store-save-cold"]
+
+    /// A transport that answers every request with the same response.
+    struct FixedClient: Client {
+        let response: HTTPResponse
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+    }
+
+    static func cases(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {
+        guard !selected.isDisjoint(with: names) else { return [] }
+        let data = Data(document.bytes)
+        let decoder = JSONAPIDecoder()
+        let records = document.articleCount + document.peopleCount + document.commentCount
+        let limits = ResourceStore.Configuration(maxResources: 10 * records + 10, maxResponseBytes: 4 * data.count + 1024)
+        var cases: [BenchmarkCase] = []
+
+        if selected.contains("store-merge") {
+            cases.append(
+                BenchmarkCase(
+                    name: "store-merge", floor: "decode-typed", bytes: data.count,
+                    run: {
+                        let store = ResourceStore(configuration: limits)
+                        store.merge(try decoder.decode(RawDocument.self, from: data))
+                        return store.count
+                    },
+                    check: {
+                        let store = ResourceStore(configuration: limits)
+                        store.merge(try decoder.decode(RawDocument.self, from: data))
+                        return store.count == records ? nil : "expected \(records) records, got \(store.count)"
+                    }))
+        }
+
+        // A persisted store filled the way an app fills it: one fetch of the document through a session.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-bench-store-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.removeItem(at: directory)
+        var persisted = limits
+        persisted.persistence = .init(directory: directory, delay: .seconds(3600))
+        var response = HTTPResponse(status: .ok, headerFields: ["Content-Type": "application/vnd.api+json"], body: data)
+        response.headerFields.append("Cache-Control", "max-age=86400")
+        response.headerFields.append("ETag", "\"bench\"")
+        let api = Session(
+            baseURL: URL(string: "https://bench.example.com")!, client: FixedClient(response: response),
+            configuration: .init(store: persisted))
+        guard let store = api.store else { throw BenchmarkFailure(description: "the session has no store") }
+        _ = try Pipeline.runBlocking {
+            try await api.fetch(URL(string: "articles")!, as: [Article].self).result().data?.count ?? 0
+        }
+        _ = store.count  // merged now, not in the first timed run
+        try Pipeline.runBlocking { try await store.flush() }
+        let saves = Counter()
+
+        if selected.contains("store-read") {
+            cases.append(
+                BenchmarkCase(
+                    name: "store-read", floor: "decode-typed", bytes: data.count,
+                    run: { try store.resources(Article.self).count },
+                    check: {
+                        let articles = try store.resources(Article.self).sorted { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
+                        return document.check(articles)
+                    }))
+        }
+        if selected.contains("store-save") {
+            let file = directory.appendingPathComponent("store.jsonapistore")
+            cases.append(
+                BenchmarkCase(
+                    name: "store-save", floor: "decode-typed", bytes: data.count,
+                    run: {
+                        store.merge([ResourceObject(type: "bench", id: "1", attributes: ["n": .string("\(saves.next())")])])
+                        try Pipeline.runBlocking { try await store.flush() }
+                        return store.count
+                    },
+                    check: {
+                        store.merge([ResourceObject(type: "bench", id: "1", attributes: ["n": .string("check")])])
+                        try Pipeline.runBlocking { try await store.flush() }
+                        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+                        guard size > data.count else { return "the file is \(size) bytes, less than the response" }
+                        return nil
+                    }))
+        }
+        if selected.contains("store-load") {
+            cases.append(
+                BenchmarkCase(
+                    name: "store-load", floor: "decode-typed", bytes: data.count,
+                    run: { ResourceStore(configuration: persisted).usage.records },
+                    check: {
+                        let loaded = ResourceStore(configuration: persisted)
+                        let usage = loaded.usage
+                        guard usage.records >= records, usage.responses == 1 else {
+                            return "loaded \(usage.records) records and \(usage.responses) responses"
+                        }
+                        let articles = try loaded.resources(Article.self).sorted { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
+                        return document.check(articles)
+                    }))
+        }
+        if selected.contains("store-save-cold") {
+            cases.append(
+                BenchmarkCase(
+                    name: "store-save-cold", floor: "decode-typed", bytes: data.count,
+                    run: {
+                        let opened = ResourceStore(configuration: persisted)
+                        opened.merge([ResourceObject(type: "bench", id: "1", attributes: ["n": .string("\(saves.next())")])])
+                        try Pipeline.runBlocking { try await opened.flush() }
+                        return opened.count
+                    },
+                    check: { nil }))
+        }
+        return cases
+    }
+}
+
+/// Counts the saves, so each one has a change to write.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { value += 1; return value } }
+}

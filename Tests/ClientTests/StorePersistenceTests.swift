@@ -1,0 +1,333 @@
+import Foundation
+import JSONAPIClientTesting
+import Testing
+import TestSupport
+
+@testable import JSONAPIClient
+
+/// A store kept on disk: what survives a restart (a second store on the same directory), what is never written,
+/// what a damaged or foreign file does (discarded whole, logged, never a crash), and the file's limits.
+@Suite("Resource store kept across launches")
+struct StorePersistenceTests {
+    struct Label: Resource, Equatable {
+        static let resourceType = "labels"
+        var id: String
+        var name: String
+    }
+
+    static let label3 = #"{"data":{"type":"labels","id":"3","attributes":{"name":"swift"},"links":{"self":"https://api.example.com/v1/labels/3"}}}"#
+
+    /// A fresh directory for one test.
+    static func directory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+    }
+
+    /// What a store told its log.
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        var messages: [String] { lock.withLock { lines } }
+        func write(_ line: String) { lock.withLock { lines.append(line) } }
+    }
+
+    /// A session on `directory` whose transport answers `body` (with `cacheControl`) and counts what it sends.
+    static func session(
+        _ directory: URL, body: String = label3, cacheControl: String = "max-age=3600", log: Log = Log(),
+        headers: HTTPFields = [:], limits: (Int, Int) = (10_000, 32 << 20)
+    ) -> (Session, CountingClient) {
+        let client = CountingClient(ScriptedClient { _ in
+            var response = HTTPResponse.document(body)
+            response.headerFields.append("Cache-Control", cacheControl)
+            response.headerFields.append("ETag", "\"v1\"")
+            response.headerFields.append("Set-Cookie", "session=secret-cookie")
+            return response
+        })
+        let persistence = ResourceStore.Persistence(directory: directory, log: { log.write($0) })
+        let store = ResourceStore.Configuration(
+            maxResources: limits.0, maxResponseBytes: limits.1, persistence: persistence)
+        return (Session(baseURL: exampleBase, client: client, configuration: .init(headerFields: headers, store: store)), client)
+    }
+
+    @Test("A restarted session answers cacheFirst and cacheOnly from disk, records and validators included, sending nothing")
+    func restart() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (first, _) = Self.session(directory)
+        let labels = first.source(Label.self, .path("labels/<id>"))
+        _ = try await labels.fetch(id: "3").result()
+        try await first.store?.flush()
+
+        let (second, client) = Self.session(directory)
+        let again = second.source(Label.self, .path("labels/<id>"))
+        let cached = try await again.fetch(id: "3").cachePolicy(.cacheFirst).result()
+        #expect(cached.source == .cache)
+        #expect(cached.data == Label(id: "3", name: "swift"))
+        #expect(try await again.fetch(id: "3").cachePolicy(.cacheOnly).result().data?.name == "swift")
+        #expect(client.count == 0)
+        #expect(try second.store?.resource(Label.self, id: "3") == Label(id: "3", name: "swift"))
+        // The validator came back too: a networkOnly fetch is conditional.
+        let stored = try #require(second.store?.storedResponse(for: HTTPRequest(method: .get, url: exampleBase.appendingPathComponent("labels/3"), headerFields: ["Accept": "application/vnd.api+json"])))
+        #expect(stored.entityTag == "\"v1\"")
+        #expect(stored.response.headerFields["Set-Cookie"] == nil)
+    }
+
+    @Test("Another user's restarted session is not answered with the first user's stored response")
+    func partitionsSurvive() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (alice, _) = Self.session(directory, headers: [.authorization: "Bearer alice-token"])
+        _ = try await alice.fetch(URL(string: "labels/3")!).result()
+        try await alice.store?.flush()
+        let file = try Data(contentsOf: directory.appendingPathComponent(StoreFile.name))
+        #expect(file.range(of: Data("alice-token".utf8)) == nil)
+        #expect(file.range(of: Data("secret-cookie".utf8)) == nil)
+
+        let (bob, bobClient) = Self.session(directory, headers: [.authorization: "Bearer bob-token"])
+        await #expect(throws: JSONAPIClientError.self) {
+            try await bob.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result()
+        }
+        #expect(bobClient.count == 0)
+        let (aliceAgain, aliceClient) = Self.session(directory, headers: [.authorization: "Bearer alice-token"])
+        #expect(try await aliceAgain.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result().source == .cache)
+        #expect(aliceClient.count == 0)
+    }
+
+    @Test("A no-store response is never written")
+    func noStoreNotWritten() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory, cacheControl: "no-store")
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        let (again, _) = Self.session(directory)
+        await #expect(throws: JSONAPIClientError.self) {
+            try await again.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result()
+        }
+        #expect(again.store?.usage.responses == 0)
+    }
+
+    @Test("clear() removes the file: a restart finds nothing")
+    func clearRemovesFile() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory)
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        let file = directory.appendingPathComponent(StoreFile.name)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        api.store?.clear()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        let (again, _) = Self.session(directory)
+        #expect(again.store?.usage == ResourceStore.Usage(records: 0, responses: 0, responseBytes: 0))
+    }
+
+    @Test("The directory and its files are the owner's only")
+    func permissions() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory)
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        func mode(_ path: String) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        #expect(try mode(directory.path) == 0o700)
+        #expect(try mode(directory.appendingPathComponent(StoreWriter.keyName).path) == 0o600)
+        #expect(try mode(directory.appendingPathComponent(StoreFile.name).path) == 0o600)
+        #expect(try Data(contentsOf: directory.appendingPathComponent(StoreWriter.keyName)).count == 32)
+    }
+
+    /// Writes a store with one response to `directory` and returns the file's bytes.
+    static func writtenFile(_ directory: URL) async throws -> [UInt8] {
+        let (api, _) = session(directory)
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        return Array(try Data(contentsOf: directory.appendingPathComponent(StoreFile.name)))
+    }
+
+    @Test(
+        "A file cut short, damaged, of another version or under a lost key is discarded whole, the reason logged without secrets",
+        arguments: ["empty", "header", "short", "flipped", "version", "key", "trailing"])
+    func discarded(damage: String) async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var bytes = try await Self.writtenFile(directory)
+        let file = directory.appendingPathComponent(StoreFile.name)
+        let expected: String
+        switch damage {
+        case "empty": bytes = []; expected = "shorter than its header"
+        case "header": bytes = Array(bytes.prefix(StoreFile.headerSize - 1)); expected = "shorter than its header"
+        case "short": bytes.removeLast(); expected = "cut short"
+        case "trailing": bytes.append(0); expected = "cut short or damaged"
+        case "flipped": bytes[bytes.count / 2] ^= 0x20; expected = "checksum"
+        case "version": bytes[8] = 2; expected = "format version 2, this library reads 1"
+        default:
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(StoreWriter.keyName))
+            expected = "partition key was lost"
+        }
+        if damage != "key" { try Data(bytes).write(to: file) }
+        let log = Log()
+        let (api, client) = Self.session(directory, log: log)
+        #expect(api.store?.usage == ResourceStore.Usage(records: 0, responses: 0, responseBytes: 0))
+        #expect(log.messages.count == 1)
+        let message = try #require(log.messages.first)
+        #expect(message.contains(expected), "\(message)")
+        #expect(message.contains("discarded"))
+        for secret in ["labels/3", "swift", "secret-cookie", "v1"] { #expect(!message.contains(secret), "\(message)") }
+        // The store works, and writes a good file again.
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        #expect(client.count == 1)
+        let (again, _) = Self.session(directory)
+        #expect(again.store?.usage.responses == 1)
+    }
+
+    @Test("Every prefix of a file, and every byte of its payload changed (checksum made to match), reads or fails with a reason: never a trap")
+    func everyDamage() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bytes = try await Self.writtenFile(directory)
+        let key = try #require(DigestKey(bytes: Array(try Data(contentsOf: directory.appendingPathComponent(StoreWriter.keyName)))))
+        #expect(try StoreFile.decode(Data(bytes), key: key).responses.count == 1)
+        for length in 0..<bytes.count {
+            #expect(throws: StoreFile.Unreadable.self) { try StoreFile.decode(Data(bytes.prefix(length)), key: key) }
+        }
+        var failures = 0
+        for index in StoreFile.headerSize..<bytes.count {
+            for value: UInt8 in [0x00, 0xff, bytes[index] ^ 1] where value != bytes[index] {
+                var damaged = bytes
+                damaged[index] = value
+                let sum = StoreFile.checksum(of: damaged[StoreFile.headerSize...])
+                for offset in 0..<8 { damaged[36 + offset] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(offset))) }
+                do { _ = try StoreFile.decode(Data(damaged), key: key) } catch { failures += 1 }
+            }
+        }
+        #expect(failures > 0)
+    }
+
+    @Test("A file written with larger limits is loaded within the new ones")
+    func limitsOnLoad() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory)
+        for page in 1...3 { _ = try await api.fetch(URL(string: "labels/3?page=\(page)")!).result() }
+        try await api.store?.flush()
+        let size = Self.label3.utf8.count
+        let (smaller, _) = Self.session(directory, limits: (10_000, size * 2))
+        #expect(smaller.store?.usage.responses == 2)
+        #expect(smaller.store?.usage.responseBytes == size * 2)
+        // The least recently used went: page 1.
+        await #expect(throws: JSONAPIClientError.self) {
+            try await smaller.fetch(URL(string: "labels/3?page=1")!).cachePolicy(.cacheOnly).result()
+        }
+    }
+
+    @Test("Changes are written in the background after the delay, without flush()")
+    func backgroundWrite() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ResourceStore(configuration: .init(persistence: .init(directory: directory, delay: .zero)))
+        store.merge([ResourceObject(type: "labels", id: "9", attributes: ["name": "nine"])])
+        let file = directory.appendingPathComponent(StoreFile.name)
+        // Not a timed test: wait for the write, however long it takes, and check what it wrote.
+        while !FileManager.default.fileExists(atPath: file.path) { try await Task.sleep(for: .milliseconds(5)) }
+        let reopened = ResourceStore(configuration: .init(persistence: .init(directory: directory)))
+        #expect(reopened.record(type: "labels", id: "9")?.attributes?["name"] == "nine")
+    }
+
+    @Test("Each save writes the records as they are now: changed, unchanged (kept from the last save), removed, relinked")
+    func savesFollowChanges() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ResourceStore.Configuration(persistence: .init(directory: directory, delay: .seconds(3600)))
+        let store = ResourceStore(configuration: configuration)
+        store.merge((1...3).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": .string("v1")]) })
+        try await store.flush()
+        store.merge([ResourceObject(type: "labels", id: "2", attributes: ["name": .string("v2")])])
+        store.merge([ResourceObject(type: "labels", id: "3", attributes: ["name": .string("v1")])])  // the same again
+        store.remove(type: "labels", id: "1")
+        store.changeLinkage(of: "parent", type: "labels", id: "3") { _ in .toOne(ResourceIdentifier(type: "labels", id: "2")) }
+        try await store.flush()
+        let reopened = ResourceStore(configuration: configuration)
+        #expect(reopened.record(type: "labels", id: "1") == nil)
+        #expect(reopened.record(type: "labels", id: "2")?.attributes?["name"] == .string("v2"))
+        #expect(reopened.record(type: "labels", id: "3")?.attributes?["name"] == .string("v1"))
+        #expect(reopened.record(type: "labels", id: "3")?.relationships?["parent"]?.data == .toOne(ResourceIdentifier(type: "labels", id: "2")))
+        #expect(reopened.count == 2)
+    }
+
+    @Test("A list's resource type survives a restart: a create after it makes the restored list stale")
+    func collectionsSurvive() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func launch() -> (Session, CountingClient) {
+            let client = CountingClient(ScriptedClient { request in
+                var response = HTTPResponse.document(
+                    request.method == .post ? Self.label3 : #"{"data":[{"type":"labels","id":"3","attributes":{"name":"swift"}}]}"#,
+                    status: request.method == .post ? 201 : 200)
+                response.headerFields.append("Cache-Control", "max-age=3600")
+                return response
+            })
+            let configuration = Session.Configuration(store: .init(persistence: .init(directory: directory)))
+            return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
+        }
+        let (first, _) = launch()
+        _ = try await first.source(Label.self, .path("labels/<id>")).fetch().result()
+        try await first.store?.flush()
+
+        let (second, client) = launch()
+        let labels = second.source(Label.self, .path("labels/<id>"))
+        #expect(try await labels.fetch().cachePolicy(.cacheFirst).result().source == .cache)
+        #expect(client.count == 0)
+        _ = try await labels.create(Label(id: "", name: "new"))
+        #expect(try await labels.fetch().cachePolicy(.cacheFirst).result().source == .network)
+        #expect(client.count == 2)
+    }
+
+    @Test("A store without persistence writes nothing, and flush() returns at once")
+    func memoryOnly() async throws {
+        let store = ResourceStore()
+        store.merge([ResourceObject(type: "labels", id: "9")])
+        try await store.flush()
+        #expect(store.writer == nil)
+        #expect(store.digestKey == .process)
+    }
+
+    @Test("A directory that cannot be made leaves the store in memory, logged")
+    func unwritableDirectory() async throws {
+        let parent = Self.directory()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        try Data("a file".utf8).write(to: parent)  // a file where the directory's parent should be
+        let log = Log()
+        let store = ResourceStore(
+            configuration: .init(persistence: .init(directory: parent.appendingPathComponent("store"), log: { log.write($0) })))
+        #expect(store.writer == nil)
+        #expect(log.messages.count == 1)
+        store.merge([ResourceObject(type: "labels", id: "9")])
+        #expect(store.count == 1)
+    }
+
+    @Test("SipHash-2-4 matches the reference test vectors (key 00…0f, messages 00, 00 01, …)")
+    func sipHashVectors() {
+        let vectors: [Int: UInt64] = [
+            0: 0x726f_db47_dd0e_0e31, 1: 0x74f8_39c5_93dc_67fd, 7: 0xab02_00f5_8b01_d137, 8: 0x93f5_f579_9a93_2462,
+            15: 0xa129_ca61_49be_45e5, 16: 0x3f2a_cc7f_57c2_9bdb, 63: 0x958a_324c_eb06_4572,
+        ]
+        for (length, expected) in vectors {
+            let message = (0..<length).map { UInt8($0) }
+            #expect(SipHash.hash(message, k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908) == expected, "\(length)")
+        }
+    }
+
+    @Test("A digest key reads back from its 32 bytes; other lengths are refused")
+    func keyBytes() {
+        let key = DigestKey.random()
+        #expect(DigestKey(bytes: key.bytes) == key)
+        #expect(DigestKey(bytes: Array(key.bytes.dropLast())) == nil)
+        #expect(DigestKey(bytes: key.bytes + [0]) == nil)
+        #expect(DigestKey(bytes: []) == nil)
+        let fields: HTTPFields = [.authorization: "Bearer a"]
+        #expect(CredentialDigest(credentialsOf: fields, key: key) == CredentialDigest(credentialsOf: fields, key: key))
+        #expect(CredentialDigest(credentialsOf: fields, key: key) != CredentialDigest(credentialsOf: fields, key: .random()))
+    }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The persisted store's kill test at scale: a child process (store-kill-child, Tests/StoreKillChild) saves in a
+# loop and prints each save once flush() returned; the test (Tests/ClientTests/StoreKillTests.swift) SIGKILLs it at
+# random moments N times, reopens the directory after each kill and checks that every reported save is there,
+# whole. Prints one line: kills, saves reported, saves checked, saves lost (must be 0), files discarded (must be
+# 0), and how many kills landed while a write's new file existed.
+#
+#     scripts/kill-test.sh [N]        # N kills, 200 by default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kills="${1:-200}"
+swift build --build-tests
+STORE_KILL_COUNT="$kills" swift test --skip-build --filter StoreKillTests 2>&1 | grep -E '^kill-test:|✘|✔ Test run|error'
