@@ -249,7 +249,7 @@ struct StoreTests {
 
     @Test("Identical GETs at the same time share one request; a cancelled waiter does not cancel the others")
     func coalescing() async throws {
-        let gate = Gate()
+        let gate = OpenGate()
         let client = CountingClient(ScriptedClient { _ in
             await gate.wait()
             return .document(#"{"data":[\#(Self.label3)]}"#)
@@ -279,7 +279,7 @@ struct StoreTests {
 
     @Test("GETs that differ only in a header field (its value, its presence) are different exchanges")
     func coalescingByHeaders() async throws {
-        let gate = Gate()
+        let gate = OpenGate()
         let client = CountingClient(ScriptedClient { _ in
             await gate.wait()
             return .document(#"{"data":[\#(Self.label3)]}"#)
@@ -421,22 +421,4 @@ private final class LockedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
     func next() -> Int { lock.withLock { value += 1; return value } }
-}
-
-/// Holds every caller until opened.
-private actor Gate {
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var isOpen = false
-    var waiting: Int { waiters.count }
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
-    }
 }
