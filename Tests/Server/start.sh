@@ -32,11 +32,14 @@ for attempt in 1 2 3; do
     port="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
     url="http://127.0.0.1:$port"
     echo "--- start attempt $attempt on $url" >>"$LOG"
+    # Idle keep-alive connections live longer than any test run, so the server never closes one just as a client
+    # reuses it: a POST on such a connection fails at once (it is not idempotent, so it is not sent again), and the
+    # store's server tests would fail by chance.
     "$HERE/.venv/bin/gunicorn" testserver.wsgi:application \
         --chdir "$HERE" \
         --bind "127.0.0.1:$port" \
         --workers 2 --threads 4 --worker-class gthread \
-        --timeout 60 --graceful-timeout 5 --keep-alive 5 \
+        --timeout 60 --graceful-timeout 5 --keep-alive 120 \
         --daemon --pid "$PIDFILE" \
         --capture-output --error-logfile "$LOG" --access-logfile "$LOG" \
         </dev/null >>"$LOG" 2>&1 || true
