@@ -191,6 +191,29 @@ struct StoreInverseTests {
         #expect(await probe.next()??.posts?.identifiers.map(\.id) == [])
     }
 
+    @Test("Only the records that changed are reported: not an end that already agreed, has no linkage, or points elsewhere")
+    func onlyChangesReported() async throws {
+        let store = Self.store()
+        store.merge([
+            Self.writer("1", posts: ["5", "6"]), Self.writer("3", posts: nil), Self.writer("9", posts: []),
+            Self.post("5", author: "1"), Self.post("6", author: "2"),
+        ])
+        let writers = StreamProbe(store.changes(of: Writer.self))
+        let posts = StreamProbe(store.changes(of: Post.self))
+        var renamed = Self.post("5", author: "1")
+        renamed.attributes?["title"] = .string("Renamed")
+        store.merge([renamed])  // writer 1 already has post 5
+        store.merge([Self.post("7", author: "3")])  // writer 3's posts came without linkage
+        store.merge([Self.writer("1", posts: ["5"])])  // post 6's author is writer 2, not 1
+        store.merge([Self.post("10", author: "9")])  // writer 9 gains post 10
+        #expect(await writers.next()?.id == "1")
+        #expect(await writers.next()?.id == "9")
+        #expect(await posts.next()?.id == "5")
+        #expect(await posts.next()?.id == "7")
+        #expect(await posts.next()?.id == "10")
+        #expect(Self.linkage(store, "posts", "6", "author") == Self.writer("2"))
+    }
+
     @Test("A relationship endpoint's change moves the other end")
     func relationshipEndpoint() async throws {
         let client = ScriptedClient { _ in HTTPResponse(status: .noContent) }

@@ -19,17 +19,13 @@ extension ResourceStore {
         var isEmpty: Bool { ends.isEmpty }
 
         /// Adds `pairs` of records of `type`, both ways.
-        ///
-        /// - Returns: Whether any was new.
-        mutating func add(_ pairs: [InverseRelationship], of type: String) -> Bool {
-            var added = false
+        mutating func add(_ pairs: [InverseRelationship], of type: String) {
             for pair in pairs {
                 let near = RelationshipEnd(type: type, name: pair.name)
                 let far = RelationshipEnd(type: pair.relatedType, name: pair.inverseName)
-                added = ends[near, default: []].insert(far).inserted || added
-                added = ends[far, default: []].insert(near).inserted || added
+                ends[near, default: []].insert(far)
+                ends[far, default: []].insert(near)
             }
-            return added
         }
 
         /// The other ends of relationship `name` of records of `type`.
@@ -46,7 +42,7 @@ extension ResourceStore {
     public func register<Model: Resource>(_ type: Model.Type) {
         let pairs = Model.inverseRelationships
         guard !pairs.isEmpty else { return }
-        _ = state.withLock { $0.inverses.add(pairs, of: Model.resourceType) }
+        state.withLock { $0.inverses.add(pairs, of: Model.resourceType) }
     }
 }
 
