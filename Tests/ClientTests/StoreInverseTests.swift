@@ -196,8 +196,9 @@ struct StoreInverseTests {
         let store = Self.store()
         store.merge([
             Self.writer("1", posts: ["5", "6"]), Self.writer("3", posts: nil), Self.writer("9", posts: []),
-            Self.post("5", author: "1"), Self.post("6", author: "2"),
+            Self.post("5", author: "1"), Self.post("6", author: "2"), Self.post("14", author: "13"),
         ])
+        store.merge([Self.writer("13", posts: [])])  // arrives after post 14, so does not list it
         let writers = StreamProbe(store.changes(of: Writer.self))
         let posts = StreamProbe(store.changes(of: Post.self))
         var renamed = Self.post("5", author: "1")
@@ -205,11 +206,13 @@ struct StoreInverseTests {
         store.merge([renamed])  // writer 1 already has post 5
         store.merge([Self.post("7", author: "3")])  // writer 3's posts came without linkage
         store.merge([Self.writer("1", posts: ["5"])])  // post 6's author is writer 2, not 1
+        store.merge([Self.post("14", author: nil)])  // writer 13 does not list post 14: nothing to take out
         store.merge([Self.post("10", author: "9")])  // writer 9 gains post 10
         #expect(await writers.next()?.id == "1")
         #expect(await writers.next()?.id == "9")
         #expect(await posts.next()?.id == "5")
         #expect(await posts.next()?.id == "7")
+        #expect(await posts.next()?.id == "14")
         #expect(await posts.next()?.id == "10")
         #expect(Self.linkage(store, "posts", "6", "author") == Self.writer("2"))
     }
@@ -222,8 +225,10 @@ struct StoreInverseTests {
         _ = api.source(Post.self, .path("posts/<id>"))
         let store = try #require(api.store)
         store.merge([Self.writer("1", posts: []), Self.post("5", author: nil)])
+        let changes = StreamProbe(store.changes(of: Post.self))
         try await writers.relationship("posts", of: "1").add([ResourceIdentifier(type: "posts", id: "5")])
         #expect(Self.linkage(store, "posts", "5", "author") == Self.writer("1"))
+        #expect(await changes.next()?.id == "5")
         try await writers.relationship("posts", of: "1").remove([ResourceIdentifier(type: "posts", id: "5")])
         #expect(Self.linkage(store, "posts", "5", "author") == Self.writer(nil))
     }
