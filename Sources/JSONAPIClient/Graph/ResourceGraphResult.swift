@@ -44,7 +44,7 @@ public struct ResourceGraphResult: Sendable {
     ///   - type: The model type.
     ///   - lid: The local id it was added with.
     /// - Returns: The model, or `nil` when the graph created none of that type with that local id.
-    /// - Throws: ``JSONAPIDecodingError`` when the returned resource does not make a `Model`.
+    /// - Throws: `JSONAPIDecodingError` when the returned resource does not make a `Model`.
     public func created<Model: Resource>(_ type: Model.Type, lid: String) throws -> Model? {
         guard let index = created.firstIndex(where: { $0.type == Model.resourceType && $0.lid == lid }) else {
             return nil
