@@ -378,6 +378,8 @@ struct ResourceGraphTests {
         #expect(!result.isAtomic)
         #expect(server.lines == ["POST /v1/operations", "POST /v1/people", "POST /v1/tags", "POST /v1/tags", "POST /v1/articles"])
         #expect(result.id(type: "articles", lid: "a1") == "articles-4")
+        // The plain creates do not apply the extension, so they do not carry it.
+        #expect(server.client.requests.dropFirst().map { $0.headerFields[.contentType] } == Array(repeating: "application/vnd.api+json", count: 4))
     }
 
     @Test("Atomic results without ids (a 204, a result without data) leave the resources unconfirmed")
@@ -400,6 +402,48 @@ struct ResourceGraphTests {
             ResourceIdentifier(type: "articles", lid: "a1"),
         ])
         #expect(other.localIDs.id(type: "people", lid: "p1", clears: 0) == "5")
+    }
+
+    @Test("An atomic batch reaches the store: results merged, removed resources forgotten, lists of touched types stale")
+    func atomicStore() async throws {
+        let client = ScriptedClient { request in
+            guard request.method == .get else {
+                return .document(#"{"atomic:results":[{"data":{"type":"people","id":"5","attributes":{"name":"Ann"}}},{}]}"#)
+            }
+            let type = request.url.lastPathComponent
+            var response = HTTPResponse.document(#"{"data":[{"type":"\#(type)","id":"1","attributes":{"title":"One"}}]}"#)
+            response.headerFields.append("Cache-Control", "max-age=60")
+            return response
+        }
+        struct Titled: Resource {
+            static let resourceType = "articles"
+            var id: String
+            var title: String
+        }
+        struct Label: Resource {
+            static let resourceType = "tags"
+            var id: String
+            var title: String
+        }
+        let api = Session(baseURL: exampleBase, client: client)
+        let articles = api.source(Titled.self, .path("articles/<id>")).fetch().cachePolicy(.cacheFirst)
+        let tags = api.source(Label.self, .path("tags/<id>")).fetch().cachePolicy(.cacheFirst)
+        _ = try await articles.result()
+        _ = try await tags.result()
+        _ = try await articles.result()
+        #expect(client.requests.count == 2)
+        #expect(api.store?.record(type: "articles", id: "1") != nil)
+        try await api.atomic([
+            .add(ResourceObject(type: "people", attributes: ["name": "Ann"])),
+            .remove(ResourceIdentifier(type: "articles", id: "1")),
+        ])
+        #expect(api.store?.record(type: "people", id: "5")?.attributes?["name"] == "Ann")
+        #expect(api.store?.record(type: "articles", id: "1") == nil)
+        _ = try await tags.result()       // untouched type: still fresh
+        #expect(client.requests.count == 3)
+        _ = try await articles.result()   // a removed article's list: asked again
+        #expect(client.requests.count == 4)
+        #expect(client.requests.last?.url.lastPathComponent == "articles")
     }
 
     // MARK: Local ids afterwards

@@ -18,7 +18,8 @@ extension Session {
     /// the ones it names: the server creates all or none. Should that server answer 415 or 406 (it does not apply
     /// the extension after all; nothing was created), and for a session that does not declare the extension, the
     /// resources are `POST`ed one by one to their collections, each after the ones it names, each request carrying
-    /// the ids the server gave the earlier ones. Those requests are not atomic: see ``ResourceGraphError``.
+    /// the ids the server gave the earlier ones (and never the extension in their media type). Those requests are
+    /// not atomic: see ``ResourceGraphError``.
     ///
     /// **Afterwards.** The created resources are in the session's store; every linkage the store held by local id
     /// names the id instead; and the session remembers each local id, so a later write whose body still names one
@@ -120,6 +121,10 @@ extension Session {
                     error)
             }
         }
+        // Plain creates: they do not apply the extension, so they do not carry it even when the session declares it
+        // (a server that just refused it with 415 would refuse them too).
+        var mediaType = configuration.mediaType
+        mediaType.ext.removeAll { $0 == AtomicOperation.extensionURI }
         var created: [ResourceGraph.Created] = []
         defer { remember(created) }
         for (position, step) in steps.enumerated() {
@@ -128,7 +133,9 @@ extension Session {
             do {
                 let body = try encode(.post, urls[position]) { try $0.encode(RawDocument(data: .resource(step.object))) }
                 response = try await write(
-                    JSONAPIRequest(method: .post, target: .success(urls[position]), headerFields: headerFields, body: body),
+                    JSONAPIRequest(
+                        method: .post, target: .success(urls[position]), headerFields: headerFields, body: body,
+                        mediaType: mediaType),
                     as: PrimaryData.self)
             } catch {
                 return try fail(
