@@ -230,9 +230,9 @@ struct ResourceGraphTests {
             return .document("", status: 500)
         }
         let api = Session(baseURL: exampleBase, client: client)
+        let second = StreamProbe(gate.stream)
         let task = Task { try await api.create(Self.articleGraph()) }
-        var waiting = gate.stream.makeAsyncIterator()
-        await waiting.next()
+        #expect(await second.next() != nil)   // the second request is on its way (bounded: 10 s)
         task.cancel()
         let error = await #expect(throws: ResourceGraphError.self) { try await task.value }
         #expect(error?.created.map(\.id) == ["9"])
