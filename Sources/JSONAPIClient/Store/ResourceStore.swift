@@ -576,7 +576,7 @@ public final class ResourceStore: Sendable {
         return stream
     }
 
-    private func notify(_ observers: [Observer], of changes: [StoreChange]) {
+    func notify(_ observers: [Observer], of changes: [StoreChange]) {
         guard !changes.isEmpty else { return }
         for observer in observers {
             let relevant = changes.filter { $0.type == observer.type && (observer.id == nil || $0.id == observer.id) }
