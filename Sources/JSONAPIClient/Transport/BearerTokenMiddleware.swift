@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let auth = BearerTokenMiddleware { try await auth.accessToken() }
-/// let source = DataSource<Person>(baseURL: url, strategy: .path("me"), configuration: .init(middlewares: [auth]))
+/// let source = DataSource<Person>(baseURL: url, router: .path("me"), configuration: .init(middlewares: [auth]))
 /// ```
 ///
 /// The provider runs once per request. Requests to another origin (a link the configuration allows) go without

@@ -17,7 +17,7 @@ import Foundation
 ///     }
 /// }
 /// let source = DataSource<Article>(
-///     baseURL: url, strategy: .path("articles/<id>"),
+///     baseURL: url, router: .path("articles/<id>"),
 ///     configuration: .init(middlewares: [BearerTokenMiddleware { try await tokens.current() }, UserAgent()]))
 /// ```
 ///
