@@ -89,10 +89,10 @@ enum ISO8601 {
     /// A time without `Z` or an offset is read in `localTimes`' zone, or not at all.
     static func parse(_ text: String, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
         var text = text
-        return text.withUTF8 { parse($0, localTimes: localTimes) }
+        return text.withUTF8 { parse(BorrowedBytes($0), localTimes: localTimes) }
     }
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
+    static func parse(_ bytes: BorrowedBytes, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int? {
             guard index + count <= bytes.count else { return nil }

@@ -123,11 +123,11 @@ public struct JSONAPIDecoder: Sendable {
     static func withTape<Result>(
         of bytes: some ContiguousBytes, maxDepth: Int, _ body: (JSONTape) throws(JSONAPIDecodingError) -> Result
     ) throws(JSONAPIDecodingError) -> Result {
-        let outcome = bytes.withUnsafeBytes { raw in
+        let outcome = BorrowedBytes.lending(bytes) { borrowed in
             Swift.Result { () throws(JSONAPIDecodingError) -> Result in
                 let tape: JSONTape
                 do throws(JSONParseError) {
-                    tape = try JSONTape(borrowing: raw.assumingMemoryBound(to: UInt8.self), maxDepth: maxDepth)
+                    tape = try JSONTape(borrowing: borrowed, maxDepth: maxDepth)
                 } catch {
                     throw JSONAPIDecodingError(parseError: error)
                 }

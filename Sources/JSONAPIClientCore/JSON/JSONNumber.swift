@@ -21,7 +21,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, no spaces).
     public init?(_ text: String) {
         var text = text
-        let valid = text.withUTF8 { JSONNumber.isValid($0) }
+        let valid = text.withUTF8 { JSONNumber.isValid(BorrowedBytes($0)) }
         guard valid else { return nil }
         self.text = text
     }
@@ -55,7 +55,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `utf8` is a number in JSON's grammar (exponents of any size allowed).
-    static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValid(_ utf8: BorrowedBytes) -> Bool {
         let n = utf8.count
         var i = 0
         func digits() -> Bool {
