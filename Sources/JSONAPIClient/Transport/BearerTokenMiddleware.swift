@@ -27,6 +27,9 @@ public struct BearerTokenMiddleware: Middleware {
     private let refresh: (@Sendable (String) async throws -> String?)?
 
     /// A middleware that asks `token` for the token before each request.
+    ///
+    /// - Parameter token: Returns the current token; `nil` sends the request without `Authorization`.
+    /// - Throws: Nothing itself; an error `token` throws fails the request it was asked for.
     public init(token: @escaping @Sendable () async throws -> String?) {
         self.token = token
         self.refresh = nil
@@ -39,6 +42,7 @@ public struct BearerTokenMiddleware: Middleware {
     ///   - token: The current token; `nil` sends the request without `Authorization`.
     ///   - refresh: Given the rejected token, returns a new one (or `nil` to give up). Called at most once per
     ///     request; an error it throws fails the request.
+    /// - Throws: Nothing itself; an error `token` or `refresh` throws fails the request it was asked for.
     public init(
         token: @escaping @Sendable () async throws -> String?,
         refresh: @escaping @Sendable (_ rejected: String) async throws -> String?
@@ -49,6 +53,13 @@ public struct BearerTokenMiddleware: Middleware {
 
     /// Sets `Authorization` (replacing any) on same-origin requests, then passes the request on; on a 401, refreshes
     /// the token and sends the request once more when a `refresh` closure was given.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as the earlier middlewares left it.
+    ///   - context: The session's base URL and whether the request goes to its origin.
+    ///   - next: The rest of the chain: the later middlewares, then the transport.
+    /// - Returns: The response, from the second attempt after a refresh.
+    /// - Throws: What `token`, `refresh` or `next` throws.
     public func intercept(
         _ request: HTTPRequest, context: MiddlewareContext,
         next: @Sendable (HTTPRequest) async throws -> HTTPResponse
