@@ -29,7 +29,6 @@ public struct BearerTokenMiddleware: Middleware {
     /// A middleware that asks `token` for the token before each request.
     ///
     /// - Parameter token: Returns the current token; `nil` sends the request without `Authorization`.
-    /// - Throws: Nothing itself; an error `token` throws fails the request it was asked for.
     public init(token: @escaping @Sendable () async throws -> String?) {
         self.token = token
         self.refresh = nil
@@ -42,7 +41,6 @@ public struct BearerTokenMiddleware: Middleware {
     ///   - token: The current token; `nil` sends the request without `Authorization`.
     ///   - refresh: Given the rejected token, returns a new one (or `nil` to give up). Called at most once per
     ///     request; an error it throws fails the request.
-    /// - Throws: Nothing itself; an error `token` or `refresh` throws fails the request it was asked for.
     public init(
         token: @escaping @Sendable () async throws -> String?,
         refresh: @escaping @Sendable (_ rejected: String) async throws -> String?

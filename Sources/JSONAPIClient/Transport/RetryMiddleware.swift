@@ -125,7 +125,6 @@ public struct RetryMiddleware: Middleware {
     ///   - sleep: Waits the given duration (throws `CancellationError` when cancelled).
     ///   - now: The current time, to read a `Retry-After` date.
     ///   - random: A random number in `0..<1`, for the jitter.
-    /// - Throws: Nothing itself; an error `sleep` throws (cancellation) ends the retries with it.
     public init(
         configuration: Configuration, sleep: @escaping @Sendable (Duration) async throws -> Void,
         now: @escaping @Sendable () -> Date, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }

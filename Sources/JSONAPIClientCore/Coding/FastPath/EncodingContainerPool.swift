@@ -3,7 +3,7 @@
 class EncodingCursor {
     let context: ResourceEncodingContext
     // Exclusivity: written only by `EncodingContainerPool`, when nothing but itself holds the container, so no
-    // write through the container can be under way.
+    // write through the container can be under way. Checked, it costs `encode-document` 0.8 M instructions (1 %).
     @exclusivity(unchecked) final var capture: ResourceCapture
 
     init(context: ResourceEncodingContext, capture: ResourceCapture) {

@@ -70,7 +70,9 @@ struct TapeBytes {
 
     /// Calls `body` with the bytes in `range`, kept alive until it returns.
     @inline(__always)
-    func withBytes<Result>(in range: Range<Int>, _ body: (BorrowedBytes) throws -> Result) rethrows -> Result {
+    func withBytes<Result, Failure: Error>(
+        in range: Range<Int>, _ body: (BorrowedBytes) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         defer { withExtendedLifetime(source) {} }
         return try body(source.bytes[range])
     }
