@@ -29,6 +29,9 @@ let package = Package(
             name: "ClientTests", dependencies: ["JSONAPIClient", "JSONAPIClientTesting", "TestSupport", "store-kill-child"]),
         .testTarget(name: "PaginationTests", dependencies: ["JSONAPIClient", "TestSupport"]),
         .testTarget(name: "ToolTests", dependencies: ["jsonapi", "JSONAPIClient", "TestSupport"]),
+        // Rules read from the sources (the module map of Docs/Architecture.md, the documentation of public API):
+        // no dependency, so they build and run first.
+        .testTarget(name: "ArchitectureTests"),
     ],
     swiftLanguageModes: [.v6]
 )

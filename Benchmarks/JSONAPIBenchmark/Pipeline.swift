@@ -73,7 +73,7 @@ enum Pipeline {
         // Timed runs only count (as the floor does); the check also sums what it reads.
         let stream = { @Sendable (checksumming: Bool) async throws -> (count: Int, checksum: UInt64) in
             let source = DataSource<Article>(
-                baseURL: base, strategy: .path("articles/<id>"), client: InMemoryClient(pages: pages))
+                baseURL: base, router: .path("articles/<id>"), client: InMemoryClient(pages: pages))
             var count = 0
             var checksum = Checksum()
             let request = source.fetch().include("author", "comments.author").page(.pageBased(1, pageSize))

@@ -43,7 +43,7 @@ enum Walk {
         let resources = pageCount * pageSize
         let walk = { @Sendable (prefetch: Int, concurrency: Int) async throws -> [String] in
             let source = DataSource<Article>(
-                baseURL: base, strategy: .path("articles/<id>"), client: SlowClient(pages: Pipeline.InMemoryClient(pages: pages)))
+                baseURL: base, router: .path("articles/<id>"), client: SlowClient(pages: Pipeline.InMemoryClient(pages: pages)))
             var ids: [String] = []
             let request = source.fetch().include("author", "comments.author").page(.pageBased(1, pageSize))
             for try await page in request.pages(prefetch: prefetch, concurrency: concurrency) {

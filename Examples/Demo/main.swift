@@ -127,7 +127,7 @@ func tour(baseURL: URL) async throws {
 
     section("A custom transport step: a bearer token for /me")
     let me = DataSource<Person>(
-        baseURL: baseURL, strategy: .path("me"),
+        baseURL: baseURL, router: .path("me"),
         configuration: .init(middlewares: [BearerTokenMiddleware { "secret-token" }]))
     let person = try await me.fetch(as: Person.self).result()
     print("signed in as", person.data?.name ?? "?")

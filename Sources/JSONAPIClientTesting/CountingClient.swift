@@ -9,6 +9,8 @@ public final class CountingClient: Client, @unchecked Sendable {
     public let base: any Client
 
     /// Counts what goes to `base`.
+    ///
+    /// - Parameter base: The client that answers.
     public init(_ base: any Client) { self.base = base }
 
     /// The number of requests sent so far.
@@ -17,6 +19,10 @@ public final class CountingClient: Client, @unchecked Sendable {
     }
 
     /// Counts `request` and passes it on.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: What `base` answers.
+    /// - Throws: What `base` throws.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         lock.withLock { sent += 1 }
         return try await base.send(request)

@@ -6,7 +6,7 @@ import TestSupport
 @Suite("Atomic Operations through a DataSource")
 struct AtomicOperationsTests {
     func source(_ client: ScriptedClient) -> DataSource<Article> {
-        DataSource<Article>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        DataSource<Article>(baseURL: exampleBase, router: .path("articles/<id>"), client: client)
     }
 
     static let operations: [AtomicOperation] = [

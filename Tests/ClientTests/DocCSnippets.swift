@@ -211,7 +211,7 @@ enum DocCSnippets {
     }
 
     static func routers(api: Session) {
-        let articles = api.source(Article.self, .router(VersionedRouter(version: "v2")))
+        let articles = api.source(Article.self, VersionedRouter(version: "v2"))
         let people = api.source(Person.self, .path("<type>/<id>"))
         _ = (articles, people)
     }

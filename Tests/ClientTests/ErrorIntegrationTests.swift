@@ -19,7 +19,7 @@ struct ErrorIntegrationTests {
     @Test("400 validation errors point at the attribute (missing, too long)")
     func validation() async throws {
         let url = try TestServer.url()
-        let untitled = DataSource<UntitledArticle>(baseURL: url, strategy: .path("articles/<id>"))
+        let untitled = DataSource<UntitledArticle>(baseURL: url, router: .path("articles/<id>"))
         let missing = await #expect(throws: JSONAPIClientError.self) {
             try await untitled.create(UntitledArticle(id: "", body: "no title"))
         }

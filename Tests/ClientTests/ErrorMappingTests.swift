@@ -6,7 +6,7 @@ import TestSupport
 @Suite("Error mapping (scripted transport)")
 struct ErrorMappingTests {
     private func source(_ client: ScriptedClient) -> DataSource<Article> {
-        DataSource<Article>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        DataSource<Article>(baseURL: exampleBase, router: .path("articles/<id>"), client: client)
     }
 
     @Test("406 and 415 are distinct errors, with the request, status and error objects")
@@ -206,7 +206,7 @@ struct ErrorMappingTests {
     func mediaTypeParameters() async throws {
         let client = ScriptedClient(status: 204, body: "")
         let source = DataSource<Article>(
-            baseURL: exampleBase, strategy: .path("articles/<id>"), client: client,
+            baseURL: exampleBase, router: .path("articles/<id>"), client: client,
             configuration: .init(mediaType: JSONAPIMediaType(ext: ["https://jsonapi.org/ext/atomic"], profile: ["https://example.com/p1", "https://example.com/p2"])))
         try await source.delete(id: "1")
         _ = try? await source.fetch().mediaType(JSONAPIMediaType(profile: ["urn:other"])).result()
@@ -268,7 +268,7 @@ struct MainActorWriteTests {
         let client = ScriptedClient { request in
             .document(#"{"data": {"type": "articles", "id": "4", "attributes": {"title": "New", "body": "B", "created": "2023-11-14T22:13:20Z"}}}"#)
         }
-        let articles = DataSource<Article>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        let articles = DataSource<Article>(baseURL: exampleBase, router: .path("articles/<id>"), client: client)
         let editor = MainActorEditor(
             articles: articles, article: Article(id: "4", title: "Old", body: "B", created: Date(timeIntervalSince1970: 0)))
         try await editor.rename(to: "New")

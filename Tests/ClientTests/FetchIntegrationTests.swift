@@ -45,7 +45,7 @@ struct FetchIntegrationTests {
     @Test("Sparse fieldsets: only the fields asked for come back")
     func sparseFieldsets() async throws {
         let url = try TestServer.url()
-        let titles = DataSource<ArticleTitle>(baseURL: url, strategy: .path("articles/<id>"))
+        let titles = DataSource<ArticleTitle>(baseURL: url, router: .path("articles/<id>"))
         let page = try await titles.fetch().include(["author"]).fields(["articles": ["title", "author"], "people": ["name"]])
             .paginate(.pageBased(1, 5))
         #expect(page.data?.map(\.title) == ["Article 001", "Article 002", "Article 003", "Article 004", "Article 005"])
@@ -94,7 +94,7 @@ struct FetchIntegrationTests {
     @Test("header(_:_:), Accept and media type parameters reach the server")
     func headers() async throws {
         let echo = DataSource<Note>(
-            baseURL: try TestServer.url(), strategy: .path("echo-headers"),
+            baseURL: try TestServer.url(), router: .path("echo-headers"),
             configuration: .init(headerFields: ["X-Source": "configuration"]))
         let document = try await echo.fetch(as: PrimaryData.self).header("X-Custom", "builder")
             .mediaType(JSONAPIMediaType(profile: ["https://example.com/profile"])).query("q", "a b").result()
@@ -122,17 +122,17 @@ struct FetchIntegrationTests {
     func singletonWithAuth() async throws {
         let url = try TestServer.url()
         let me = DataSource<Person>(
-            baseURL: url, strategy: .path("me"),
+            baseURL: url, router: .path("me"),
             configuration: .init(middlewares: [BearerTokenMiddleware { "secret-token" }]))
         let document = try await me.fetch(as: Person.self).result()
         #expect(document.data?.name == "Person 1")
         #expect(document.meta?["authorization"] == "Bearer")
-        let anonymous = DataSource<Person>(baseURL: url, strategy: .path("me"))
+        let anonymous = DataSource<Person>(baseURL: url, router: .path("me"))
         let error = await #expect(throws: JSONAPIClientError.self) { try await anonymous.fetch(as: Person.self).result() }
         #expect(error?.status == .unauthorized)
         #expect(error?.errors.first?.code == "unauthorized")
         let wrong = DataSource<Person>(
-            baseURL: url, strategy: .path("me"), configuration: .init(middlewares: [BearerTokenMiddleware { "wrong" }]))
+            baseURL: url, router: .path("me"), configuration: .init(middlewares: [BearerTokenMiddleware { "wrong" }]))
         await #expect(throws: JSONAPIClientError.self) { try await wrong.fetch(as: Person.self).result() }
     }
 

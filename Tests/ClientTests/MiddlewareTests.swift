@@ -38,7 +38,7 @@ struct MiddlewareTests {
             return .document(#"{"meta":{}}"#)
         }
         let source = DataSource<Article>(
-            baseURL: exampleBase, strategy: .path("articles/<id>"), client: client,
+            baseURL: exampleBase, router: .path("articles/<id>"), client: client,
             configuration: .init(middlewares: [Recorder(name: "A", log: log), Recorder(name: "B", log: log)]))
         _ = try? await source.fetch(id: "1").result()
         #expect(log.all == ["A out", "B out", "transport", "B back", "A back"])
@@ -54,7 +54,7 @@ struct MiddlewareTests {
             return "t\(counter.all.count)"
         }
         let source = DataSource<Article>(
-            baseURL: exampleBase, strategy: .path("articles/<id>"), client: client,
+            baseURL: exampleBase, router: .path("articles/<id>"), client: client,
             configuration: .init(middlewares: [auth]))
         _ = try? await source.fetch(id: "1").result()
         _ = try? await source.fetch(id: "2").result()
@@ -66,7 +66,7 @@ struct MiddlewareTests {
         let client = ScriptedClient(body: #"{"meta":{}}"#)
         let cdn = Origin(scheme: "https", host: "cdn.example.com", port: 443)
         let source = DataSource<Article>(
-            baseURL: exampleBase, strategy: .path("articles/<id>"), client: client,
+            baseURL: exampleBase, router: .path("articles/<id>"), client: client,
             configuration: .init(
                 middlewares: [BearerTokenMiddleware { "secret" }],
                 headerFields: ["Cookie": "session=1", "X-API-Key": "k-123"], allowedLinkOrigins: [cdn]))
@@ -91,7 +91,7 @@ struct MiddlewareTests {
         let entries = LogBox()
         let client = ScriptedClient(status: 404, body: #"{"errors":[{"status":"404"}]}"#)
         let source = DataSource<Article>(
-            baseURL: exampleBase, strategy: .path("articles/<id>"), client: client,
+            baseURL: exampleBase, router: .path("articles/<id>"), client: client,
             configuration: .init(middlewares: [
                 BearerTokenMiddleware { "top-secret-token" },
                 LoggingMiddleware { entries.append("\($0.method) \($0.url.absoluteString) \($0.status?.code ?? 0) \($0.duration >= .zero) | \($0)") },

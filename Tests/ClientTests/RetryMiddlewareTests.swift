@@ -25,7 +25,7 @@ struct RetryMiddlewareTests {
                 maxAttempts: maxAttempts, initialDelay: .milliseconds(100), maxDelay: maxDelay, jitter: jitter),
             sleep: { waits.add($0) }, now: { Self.now }, random: { random })
         return DataSource<ArticleTag>(
-            baseURL: exampleBase, strategy: .path("tags/<id>"), client: client,
+            baseURL: exampleBase, router: .path("tags/<id>"), client: client,
             configuration: .init(middlewares: [retry]))
     }
 
@@ -212,7 +212,7 @@ struct RetryMiddlewareTests {
         let retry = RetryMiddleware(
             configuration: .init(retriesTransportErrors: false), sleep: { waits.add($0) }, now: { Self.now })
         let unretried = DataSource<ArticleTag>(
-            baseURL: exampleBase, strategy: .path("tags/<id>"), client: off, configuration: .init(middlewares: [retry]))
+            baseURL: exampleBase, router: .path("tags/<id>"), client: off, configuration: .init(middlewares: [retry]))
         await #expect(throws: JSONAPIClientError.self) { try await unretried.fetch().result() }
         #expect(off.requests.count == 1)
     }

@@ -25,8 +25,8 @@ struct SessionTests {
         // The check sees the difference: sources with sessions of their own connect once each.
         let own = try KeepAliveServer()
         defer { own.stop() }
-        _ = try await DataSource<Article>(baseURL: own.url, strategy: .path("articles/<id>")).fetch().result()
-        _ = try await DataSource<Person>(baseURL: own.url, strategy: .path("people/<id>")).fetch().result()
+        _ = try await DataSource<Article>(baseURL: own.url, router: .path("articles/<id>")).fetch().result()
+        _ = try await DataSource<Person>(baseURL: own.url, router: .path("people/<id>")).fetch().result()
         #expect(own.requests == 2)
         #expect(own.connections == 2)
     }

@@ -38,7 +38,7 @@ struct TokenRefreshTests {
     func source(_ client: ScriptedClient, _ tokens: Tokens, baseURL: URL = exampleBase) -> DataSource<ArticleTag> {
         let auth = BearerTokenMiddleware(token: { tokens.current }, refresh: { tokens.refresh($0) })
         return DataSource<ArticleTag>(
-            baseURL: baseURL, strategy: .path("tags/<id>"), client: client, configuration: .init(middlewares: [auth]))
+            baseURL: baseURL, router: .path("tags/<id>"), client: client, configuration: .init(middlewares: [auth]))
     }
 
     @Test("A 401 refreshes the token once and repeats the request with the new one")
@@ -91,7 +91,7 @@ struct TokenRefreshTests {
 
         let plain = Self.server()
         let withoutRefresh = DataSource<ArticleTag>(
-            baseURL: exampleBase, strategy: .path("tags/<id>"), client: plain,
+            baseURL: exampleBase, router: .path("tags/<id>"), client: plain,
             configuration: .init(middlewares: [BearerTokenMiddleware { "stale" }]))
         await #expect(throws: JSONAPIClientError.self) { try await withoutRefresh.fetch().result() }
         #expect(plain.requests.count == 1)

@@ -90,7 +90,7 @@ struct TransportTests {
             port = silent.port
         }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/gone"))
-        let source = DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"))
+        let source = DataSource<Article>(baseURL: url, router: .path("articles/<id>"))
         let error = await #expect(throws: JSONAPIClientError.self) { try await source.fetch(id: "1").result() }
         #expect(error?.code == .transportFailed)
         #expect(error?.underlyingError != nil)

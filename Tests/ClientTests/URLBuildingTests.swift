@@ -6,7 +6,7 @@ import TestSupport
 @Suite("URL building")
 struct URLBuildingTests {
     let source = DataSource<Article>(
-        baseURL: exampleBase, strategy: .path("articles/<id>"), client: ScriptedClient(status: 500, body: ""))
+        baseURL: exampleBase, router: .path("articles/<id>"), client: ScriptedClient(status: 500, body: ""))
 
     @Test("The headline builder gives page[number] and page[size], encoded, sorted")
     func headline() throws {
@@ -77,7 +77,7 @@ struct URLBuildingTests {
     @Test("An empty id is an invalid request, reported when performed — nothing is sent")
     func emptyId() async throws {
         let client = ScriptedClient(status: 200, body: "{}")
-        let source = DataSource<Article>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        let source = DataSource<Article>(baseURL: exampleBase, router: .path("articles/<id>"), client: client)
         let error = await #expect(throws: JSONAPIClientError.self) { try await source.fetch(id: "").result() }
         #expect(error?.code == .invalidRequest)
         #expect(client.requests.isEmpty)
@@ -85,15 +85,15 @@ struct URLBuildingTests {
 
     @Test("Templates: <type>, <id>, singletons, relationship and related endpoints")
     func templates() throws {
-        let typed = DataSource<Article>(baseURL: exampleBase, strategy: .path("<type>/<id>"), client: ScriptedClient(body: ""))
+        let typed = DataSource<Article>(baseURL: exampleBase, router: .path("<type>/<id>"), client: ScriptedClient(body: ""))
         #expect(try typed.fetch().url.absoluteString == "https://api.example.com/v1/articles")
         #expect(try typed.fetch(id: "7").url.absoluteString == "https://api.example.com/v1/articles/7")
         #expect(try typed.relationship("tags", of: "7").url.absoluteString == "https://api.example.com/v1/articles/7/relationships/tags")
         #expect(try typed.fetchRelated("author", of: "7", as: Person?.self).url.absoluteString == "https://api.example.com/v1/articles/7/author")
-        let me = DataSource<Person>(baseURL: exampleBase, strategy: .path("me"), client: ScriptedClient(body: ""))
+        let me = DataSource<Person>(baseURL: exampleBase, router: .path("me"), client: ScriptedClient(body: ""))
         #expect(try me.fetch(as: Person.self).url.absoluteString == "https://api.example.com/v1/me")
         let trailing = DataSource<Article>(
-            baseURL: URL(string: "https://api.example.com/v1/") ?? exampleBase, strategy: .path("/custom/<type>/<id>"),
+            baseURL: URL(string: "https://api.example.com/v1/") ?? exampleBase, router: .path("/custom/<type>/<id>"),
             client: ScriptedClient(body: ""))
         #expect(try trailing.fetch().url.absoluteString == "https://api.example.com/v1/custom/articles")
     }
@@ -108,7 +108,7 @@ struct URLBuildingTests {
                 try collectionURL(type: type, baseURL: baseURL).appendingPathComponent("item-" + id)
             }
         }
-        let source = DataSource<Article>(baseURL: exampleBase, strategy: .router(VersionedRouter()), client: ScriptedClient(body: ""))
+        let source = DataSource<Article>(baseURL: exampleBase, router: VersionedRouter(), client: ScriptedClient(body: ""))
         #expect(try source.fetch().url.absoluteString == "https://api.example.com/v1/v2/articles")
         #expect(try source.fetch(id: "3").url.absoluteString == "https://api.example.com/v1/v2/articles/item-3")
         #expect(try source.relationship("author", of: "3").url.absoluteString == "https://api.example.com/v1/v2/articles/item-3/relationships/author")

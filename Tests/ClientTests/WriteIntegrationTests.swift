@@ -54,7 +54,7 @@ struct WriteIntegrationTests {
 
     @Test("delete → 200 with meta")
     func deleteWithMeta() async throws {
-        let notes = DataSource<Note>(baseURL: try TestServer.url(), strategy: .path("notes/<id>"))
+        let notes = DataSource<Note>(baseURL: try TestServer.url(), router: .path("notes/<id>"))
         let response = try await notes.delete(id: "7")
         #expect(response.status == .ok)
         #expect(response.meta?["deleted"] == "7")

@@ -56,8 +56,8 @@ struct ShortStringTableTests {
             for last in [UInt8(ascii: "x"), UInt8(ascii: "y")] {
                 let text = Array(repeating: UInt8(ascii: "a"), count: max(length - 1, 0)) + (length > 0 ? [last] : [])
                 let padded = text + Array(repeating: UInt8(ascii: "z"), count: 20)
-                let inMiddle = padded.withUnsafeBufferPointer { ShortStringTable.pack($0, 0, length) }
-                let atEnd = text.withUnsafeBufferPointer { ShortStringTable.pack($0, 0, length) }
+                let inMiddle = BorrowedBytes.lending(padded) { ShortStringTable.pack($0, 0, length) }
+                let atEnd = BorrowedBytes.lending(text) { ShortStringTable.pack($0, 0, length) }
                 #expect(inMiddle == atEnd, "length \(length)")
                 seen[String(decoding: text, as: UTF8.self)] = atEnd
             }

@@ -7,7 +7,7 @@ import TestSupport
 @Suite("Walking the test server's collections")
 struct IntegrationWalkTests {
     private func source(_ path: String, client: any Client = URLSessionClient()) throws -> DataSource<ArticleSummary> {
-        DataSource<ArticleSummary>(baseURL: try TestServer.url(), strategy: .path(path), client: client)
+        DataSource<ArticleSummary>(baseURL: try TestServer.url(), router: .path(path), client: client)
     }
 
     /// Follows `step` from `start` until it gives nil; returns every page.

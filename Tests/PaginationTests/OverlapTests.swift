@@ -63,7 +63,7 @@ struct OverlapTests {
     {
         let client = ScriptedClient { try await collection.respond($0) }
         return DataSource<Item>(
-            baseURL: exampleBase, strategy: .path("items/<id>"), client: client,
+            baseURL: exampleBase, router: .path("items/<id>"), client: client,
             configuration: .init(store: store ? .init() : nil, prefetchThreshold: prefetchThreshold))
     }
 
@@ -216,15 +216,15 @@ struct OverlapTests {
     @Test("Against the server: a concurrent walk of all 200 articles, page-number and limit-offset, each once in order")
     func serverWalks() async throws {
         let base = try TestServer.url()
-        let paged = DataSource<ArticleSummary>(baseURL: base, strategy: .path("paged/articles"))
+        let paged = DataSource<ArticleSummary>(baseURL: base, router: .path("paged/articles"))
         var ids: [String] = []
         for try await article in paged.fetch().page(.pageBased(1, 15)).resources(concurrency: 4) { ids.append(article.id) }
         #expect(ids == allSeededIDs)
-        let offset = DataSource<ArticleSummary>(baseURL: base, strategy: .path("offset/articles"))
+        let offset = DataSource<ArticleSummary>(baseURL: base, router: .path("offset/articles"))
         ids = []
         for try await article in offset.fetch().page(.offsetBased(0, 15)).resources(concurrency: 4) { ids.append(article.id) }
         #expect(ids == allSeededIDs)
-        let cursor = DataSource<ArticleSummary>(baseURL: base, strategy: .path("cursor/articles"))
+        let cursor = DataSource<ArticleSummary>(baseURL: base, router: .path("cursor/articles"))
         ids = []
         for try await article in cursor.fetch().page(.cursorBased(cursor: nil, size: 15)).resources(concurrency: 4) { ids.append(article.id) }
         #expect(ids == allSeededIDs)
@@ -281,7 +281,7 @@ struct RefillCancellationTests {
             return .document(#"{"data":[\#(data)],"meta":{"total":36}}"#)
         }
         let source = DataSource<Item>(
-            baseURL: exampleBase, strategy: .path("items/<id>"), client: client,
+            baseURL: exampleBase, router: .path("items/<id>"), client: client,
             configuration: .init(middlewares: [gate], prefetchThreshold: .zero))
         let request = source.fetch().page(.pageBased(1, 3))
         let consumer = Task {

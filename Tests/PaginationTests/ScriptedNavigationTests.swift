@@ -285,7 +285,7 @@ struct ScriptedNavigationTests {
                     : .document(#"{"data":[{"type":"tags","id":"2"}],"links":{"next":null}}"#)
             }
         }
-        let source = DataSource<Tagged>(baseURL: exampleBase, strategy: .path("articles/<id>"), client: client)
+        let source = DataSource<Tagged>(baseURL: exampleBase, router: .path("articles/<id>"), client: client)
         let article = try #require(try await source.fetch(id: "1").result().data)
         #expect(source.fetchLinkage(.prev, of: article.tags) == nil)
         let more = try #require(source.fetchLinkage(.next, of: article.tags))

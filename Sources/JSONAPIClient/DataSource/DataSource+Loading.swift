@@ -2,7 +2,7 @@ import Foundation
 
 /// Lazy relationships: the targets a response did not include, loaded on demand — from the session's store when it
 /// has them, else from the server (the relationship's `related` link, or the related endpoint the data source's
-/// strategy names).
+/// router names).
 ///
 /// ```swift
 /// let article = try await articles.fetch(id: "1").result().data      // no include
@@ -103,7 +103,7 @@ extension DataSource {
         try await session.fetch(try relatedURL(name, of: model, link: link), as: Primary.self).result().document.data
     }
 
-    /// The related link when there is one, else the related endpoint the strategy names.
+    /// The related link when there is one, else the related endpoint the router names.
     private nonisolated func relatedURL(_ name: String, of model: Model, link: Link?) throws -> URL {
         if let link, let url = URL(percentEncoding: link.href, relativeTo: baseURL)?.absoluteURL { return url }
         guard let id = model.id.resourceID else {
@@ -111,7 +111,7 @@ extension DataSource {
                 code: .invalidRequest, detail: "a \(Model.self) without an id has no relationship \"\(name)\" to load")
         }
         do {
-            return try strategy.router.relatedURL(type: Model.resourceType, id: id, relationship: name, baseURL: baseURL)
+            return try router.relatedURL(type: Model.resourceType, id: id, relationship: name, baseURL: baseURL)
         } catch let error as JSONAPIClientError {
             throw error
         } catch {

@@ -1,7 +1,6 @@
 import Foundation
 
-/// Reads and writes one resource type: a typed view of a ``Session`` with a ``URLStrategy`` (where each endpoint
-/// is).
+/// Reads and writes one resource type: a typed view of a ``Session`` with a ``Router`` (where each endpoint is).
 ///
 /// Take data sources from one session per server, so they share its transport (one URLSession) and configuration:
 ///
@@ -20,7 +19,7 @@ import Foundation
 /// try await source.delete(id: "7")
 /// ```
 ///
-/// For a single type, `DataSource<Article>(baseURL: url, strategy: .path("articles/<id>"))` makes its own session.
+/// For a single type, `DataSource<Article>(baseURL: url, router: .path("articles/<id>"))` makes its own session.
 ///
 /// A data source is an actor: one per resource type, safe to share between tasks. What several types share — the
 /// transport, the configuration — lives in its session, so a data source is cheap to make. Its builders are
@@ -31,7 +30,7 @@ public actor DataSource<Model: Resource> {
     /// The session that sends this data source's requests.
     public nonisolated let session: Session
     /// Where each endpoint is.
-    public nonisolated let strategy: URLStrategy
+    public nonisolated let router: any Router
 
     /// The session's base URL: paths resolve against it.
     public nonisolated var baseURL: URL { session.baseURL }
@@ -42,20 +41,24 @@ public actor DataSource<Model: Resource> {
     ///
     /// - Parameters:
     ///   - baseURL: The server's base URL, e.g. `https://api.example.com/v1`.
-    ///   - strategy: `.path("articles/<id>")` or `.router(yourRouter)`.
+    ///   - router: Where its endpoints are: `.path("articles/<id>")` or a ``Router`` of your own.
     ///   - client: The transport; a new ``URLSessionClient`` by default.
     ///   - configuration: Middleware, headers, media type, coders and link safety.
     public init(
-        baseURL: URL, strategy: URLStrategy, client: any Client = URLSessionClient(),
+        baseURL: URL, router: some Router, client: any Client = URLSessionClient(),
         configuration: Session.Configuration = Session.Configuration()
     ) {
-        self.init(session: Session(baseURL: baseURL, client: client, configuration: configuration), strategy: strategy)
+        self.init(session: Session(baseURL: baseURL, client: client, configuration: configuration), router: router)
     }
 
-    /// A data source on `session`; the same as `session.source(Model.self, strategy)`.
-    public init(session: Session, strategy: URLStrategy) {
+    /// A data source on `session`; the same as `session.source(Model.self, router)`.
+    ///
+    /// - Parameters:
+    ///   - session: The session that sends its requests.
+    ///   - router: Where its endpoints are: `.path("articles/<id>")` or a ``Router`` of your own.
+    public init(session: Session, router: some Router) {
         self.session = session
-        self.strategy = strategy
+        self.router = router
         session.store?.register(Model.self)
     }
 
@@ -184,7 +187,7 @@ public actor DataSource<Model: Resource> {
 
     private nonisolated func routed(_ make: (any Router, URL) throws -> URL) -> Result<URL, JSONAPIClientError> {
         do {
-            return .success(try make(strategy.router, baseURL))
+            return .success(try make(router, baseURL))
         } catch let error as JSONAPIClientError {
             return .failure(error)
         } catch {

@@ -12,7 +12,7 @@ import Foundation
 ///         try collectionURL(type: type, baseURL: baseURL).appendingPathComponent(id)
 ///     }
 /// }
-/// let source = DataSource<Article>(baseURL: url, strategy: .router(APIRouter()))
+/// let source = session.source(Article.self, APIRouter())
 /// ```
 ///
 /// The relationship and related URLs default to `<resource URL>/relationships/<name>` and
@@ -109,18 +109,11 @@ public struct PathTemplateRouter: Router, Hashable {
     }
 }
 
-/// How a ``DataSource`` finds its URLs: a path template or a ``Router``.
-public struct URLStrategy: Sendable {
-    /// The router that computes the URLs.
-    public var router: any Router
-
-    /// A strategy using `router`.
-    public init(router: any Router) { self.router = router }
-
-    /// A path template relative to the base URL, with `<type>` and `<id>` substituted: `.path("articles/<id>")`,
-    /// `.path("<type>/<id>")`, `.path("me")`. See ``PathTemplateRouter``.
-    public static func path(_ template: String) -> URLStrategy { URLStrategy(router: PathTemplateRouter(template: template)) }
-
-    /// URLs from a ``Router`` of your own.
-    public static func router(_ router: some Router) -> URLStrategy { URLStrategy(router: router) }
+extension Router where Self == PathTemplateRouter {
+    /// A path template relative to the base URL, with `<type>` and `<id>` substituted, so that a data source reads
+    /// `session.source(Article.self, .path("articles/<id>"))`; also `.path("<type>/<id>")`, `.path("me")`.
+    ///
+    /// - Parameter template: The path, with `<type>` and `<id>` where the type and the id go.
+    /// - Returns: A ``PathTemplateRouter`` for `template`.
+    public static func path(_ template: String) -> Self { PathTemplateRouter(template: template) }
 }

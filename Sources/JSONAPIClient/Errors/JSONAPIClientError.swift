@@ -89,6 +89,18 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public var detail: String
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of failure.
+    ///   - detail: What happened, for people.
+    ///   - method: The request's method.
+    ///   - url: The request's URL.
+    ///   - status: The response's status.
+    ///   - responseHeaders: The response's header fields.
+    ///   - responseBody: The response's body.
+    ///   - errors: The error objects of the response's document.
+    ///   - decodingError: The decoding failure, for ``Code/decodingFailed``.
+    ///   - underlyingError: The error that caused this one.
     public init(
         code: Code, detail: String, method: HTTPMethod? = nil, url: URL? = nil, status: HTTPResponse.Status? = nil,
         responseHeaders: HTTPFields? = nil, responseBody: Data? = nil, errors: [ErrorObject] = [],

@@ -8,7 +8,7 @@ extension ResourceGraph {
         /// `{type, lid}`, or `{type, id}` for a client-generated id, or `{type}` for a resource with neither.
         var identifier: ResourceIdentifier
         var object: ResourceObject
-        var endpoint: URLStrategy
+        var endpoint: any Router
 
         /// The local id's key, when the resource has a local id.
         var key: LocalIDs.Key? { object.lid.map { LocalIDs.Key(type: object.type, lid: $0) } }

@@ -23,7 +23,7 @@ public struct ResourceGraph: Sendable {
     /// A resource to create, and where its collection is.
     struct Node: Sendable {
         var model: any Resource
-        var endpoint: URLStrategy
+        var endpoint: any Router
     }
 
     /// The resources, in the order they were added.
@@ -42,7 +42,7 @@ public struct ResourceGraph: Sendable {
     ///     result. Its `id` only when the server accepts client-generated ids.
     ///   - endpoint: Where its collection is, for a server without Atomic Operations (the resource is `POST`ed
     ///     there): `<type>` under the session's base URL by default, as for ``Session/source(_:_:)``.
-    public mutating func add<Model: Resource>(_ model: Model, _ endpoint: URLStrategy = .path("<type>/<id>")) {
+    public mutating func add<Model: Resource>(_ model: Model, _ endpoint: some Router = PathTemplateRouter.path("<type>/<id>")) {
         nodes.append(Node(model: model, endpoint: endpoint))
     }
 
@@ -51,7 +51,7 @@ public struct ResourceGraph: Sendable {
     /// - Parameters:
     ///   - models: The new resources, each named by its local id.
     ///   - endpoint: Where their collection is; `<type>` under the session's base URL by default.
-    public mutating func add<Model: Resource>(_ models: [Model], _ endpoint: URLStrategy = .path("<type>/<id>")) {
+    public mutating func add<Model: Resource>(_ models: [Model], _ endpoint: some Router = PathTemplateRouter.path("<type>/<id>")) {
         for model in models { add(model, endpoint) }
     }
 }

@@ -34,6 +34,12 @@ public struct CursorPagination: PaginationStrategy, Hashable {
         /// The single token's name; `page[cursor]` by default.
         public var cursor: String
         /// Creates names.
+        ///
+        /// - Parameters:
+        ///   - size: The page size parameter's name.
+        ///   - after: The "after" cursor parameter's name.
+        ///   - before: The "before" cursor parameter's name.
+        ///   - cursor: The single token parameter's name.
         public init(
             size: String = "page[size]", after: String = "page[after]", before: String = "page[before]",
             cursor: String = "page[cursor]"
@@ -48,6 +54,11 @@ public struct CursorPagination: PaginationStrategy, Hashable {
     }
 
     /// Creates a cursor page.
+    ///
+    /// - Parameters:
+    ///   - size: The page size, or `nil` for the server's.
+    ///   - position: Where the page is: the start, after or before a cursor, or at a token.
+    ///   - names: The parameters' names.
     public init(size: Int?, position: Position, names: Names = .jsonAPI) {
         self.size = size
         self.position = position
@@ -75,6 +86,9 @@ public struct CursorPagination: PaginationStrategy, Hashable {
     }
 
     /// Profile form: after the last resource's `meta.page.cursor`, when the page is full.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The next page, or `nil` when there is none.
     public func next(after page: PageContext) -> CursorPagination? {
         guard case .range = position, let size, page.count >= size,
             let cursor = page.lastResourceMeta?["page"]?["cursor"]?.stringValue
@@ -83,6 +97,9 @@ public struct CursorPagination: PaginationStrategy, Hashable {
     }
 
     /// Profile form: before the first resource's `meta.page.cursor`, when this page is not the first.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The page before, or `nil` on the first page.
     public func previous(before page: PageContext) -> CursorPagination? {
         guard case .range(let after, let before) = position, after != nil || before != nil,
             let cursor = page.firstResourceMeta?["page"]?["cursor"]?.stringValue
@@ -91,6 +108,9 @@ public struct CursorPagination: PaginationStrategy, Hashable {
     }
 
     /// The page without cursors.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The first page, of the same size.
     public func first(of page: PageContext) -> CursorPagination? {
         switch position {
         case .range: CursorPagination(size: size, position: .range(after: nil, before: nil), names: names)
@@ -101,6 +121,13 @@ public struct CursorPagination: PaginationStrategy, Hashable {
 
 extension PaginationStrategy where Self == CursorPagination {
     /// The Cursor Pagination profile: `page[size]`, `page[after]`, `page[before]` (those that are set).
+    ///
+    /// - Parameters:
+    ///   - size: The page size, or `nil` for the server's.
+    ///   - after: The cursor to start after.
+    ///   - before: The cursor to end before.
+    ///   - names: The parameters' names.
+    /// - Returns: The strategy for that page.
     public static func cursorBased(
         size: Int? = nil, after: String? = nil, before: String? = nil, names: CursorPagination.Names = .jsonAPI
     ) -> Self {
@@ -108,6 +135,12 @@ extension PaginationStrategy where Self == CursorPagination {
     }
 
     /// One opaque token: `page[cursor]` (when set) and `page[size]`.
+    ///
+    /// - Parameters:
+    ///   - cursor: The token, or `nil` for the first page.
+    ///   - size: The page size, or `nil` for the server's.
+    ///   - names: The parameters' names.
+    /// - Returns: The strategy for that page.
     public static func cursorBased(cursor: String?, size: Int? = nil, names: CursorPagination.Names = .jsonAPI)
         -> Self
     {

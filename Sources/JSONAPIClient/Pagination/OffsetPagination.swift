@@ -17,6 +17,10 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
         /// The limit's name; `page[limit]` by default.
         public var limit: String
         /// Creates names.
+        ///
+        /// - Parameters:
+        ///   - offset: The offset parameter's name.
+        ///   - limit: The limit parameter's name.
         public init(offset: String = "page[offset]", limit: String = "page[limit]") {
             self.offset = offset
             self.limit = limit
@@ -26,6 +30,11 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     }
 
     /// `limit` resources from `offset`.
+    ///
+    /// - Parameters:
+    ///   - offset: The first resource's position, from 0.
+    ///   - limit: The page size.
+    ///   - names: The parameters' names.
     public init(offset: Int, limit: Int, names: Names = .jsonAPI) {
         self.offset = offset
         self.limit = limit
@@ -41,6 +50,9 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     }
 
     /// The next page, when `meta` reports more resources, or when this page is full and there is no total.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The next page, or `nil` when there is none.
     public func next(after page: PageContext) -> OffsetPagination? {
         // Totals come from the server and offsets from the caller: arithmetic that would overflow means no page.
         let (following, overflow) = offset.addingReportingOverflow(limit)
@@ -50,6 +62,9 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     }
 
     /// The page before, clamped at offset 0.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The page before, or `nil` on the first page.
     public func previous(before page: PageContext) -> OffsetPagination? {
         guard offset > 0 else { return nil }
         let (preceding, overflow) = offset.subtractingReportingOverflow(limit)
@@ -57,9 +72,15 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     }
 
     /// Offset 0.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The page at offset 0.
     public func first(of page: PageContext) -> OffsetPagination? { moved(to: 0) }
 
     /// The page holding the last resource, when `meta` reports the total.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The last page, or `nil` when the total is unknown.
     public func last(of page: PageContext) -> OffsetPagination? {
         guard let total = page.totalResources, limit > 0 else { return nil }
         return moved(to: total <= 0 ? 0 : ((total - 1) / limit) * limit)
@@ -68,6 +89,11 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
     /// The pages after this one through the last: its offset from the `meta` total, else from the `last` link's
     /// offset parameter; `nil` when neither tells, the limit is not positive, or more than 100,000 pages would
     /// follow.
+    ///
+    /// - Parameters:
+    ///   - page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    ///   - lastLinkQuery: The query of the page's `last` link, when it has one.
+    /// - Returns: The pages in order, or `nil`.
     public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [OffsetPagination]? {
         guard limit > 0 else { return nil }
         // From the total, the last page is the one of this walk's steps (offset + k × limit) that holds the last
@@ -88,6 +114,12 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
 
 extension PaginationStrategy where Self == OffsetPagination {
     /// `limit` resources from `offset`: `page[offset]`, `page[limit]` unless `names` says otherwise.
+    ///
+    /// - Parameters:
+    ///   - offset: The first resource's position, from 0.
+    ///   - limit: The page size.
+    ///   - names: The parameters' names.
+    /// - Returns: The strategy for that page.
     public static func offsetBased(_ offset: Int, _ limit: Int, names: OffsetPagination.Names = .jsonAPI) -> Self {
         OffsetPagination(offset: offset, limit: limit, names: names)
     }

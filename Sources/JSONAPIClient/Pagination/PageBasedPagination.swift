@@ -22,6 +22,10 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
         /// The page size's name; `page[size]` by default.
         public var size: String
         /// Creates names.
+        ///
+        /// - Parameters:
+        ///   - number: The page number parameter's name.
+        ///   - size: The page size parameter's name.
         public init(number: String = "page[number]", size: String = "page[size]") {
             self.number = number
             self.size = size
@@ -31,6 +35,11 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
     }
 
     /// Page `number` (from 1) of `size` resources.
+    ///
+    /// - Parameters:
+    ///   - number: The page number, from 1.
+    ///   - size: The page size.
+    ///   - names: The parameters' names.
     public init(number: Int, size: Int, names: Names = .jsonAPI) {
         self.number = number
         self.size = size
@@ -46,6 +55,9 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
     }
 
     /// The next page, when `meta` reports more, or when this page is full and `meta` reports no totals.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The next page, or `nil` when there is none.
     public func next(after page: PageContext) -> PageBasedPagination? {
         // Totals come from the server and numbers from the caller: arithmetic that would overflow means no page.
         let (following, overflow) = number.addingReportingOverflow(1)
@@ -59,14 +71,23 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
     }
 
     /// The page before, down to page 1.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The page before, or `nil` on page 1.
     public func previous(before page: PageContext) -> PageBasedPagination? {
         number > 1 ? moved(to: number - 1) : nil
     }
 
     /// Page 1.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: Page 1.
     public func first(of page: PageContext) -> PageBasedPagination? { moved(to: 1) }
 
     /// The last page, when `meta` reports the number of pages or of resources.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: The last page, or `nil` when the totals are unknown.
     public func last(of page: PageContext) -> PageBasedPagination? {
         if let pages = page.totalPages { return moved(to: max(pages, 1)) }
         if let total = page.totalResources, size > 0 {
@@ -77,6 +98,11 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
 
     /// The pages after this one through the last: its number from `meta` totals, else from the `last` link's
     /// number parameter; `nil` when neither tells, or more than 100,000 pages would follow.
+    ///
+    /// - Parameters:
+    ///   - page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    ///   - lastLinkQuery: The query of the page's `last` link, when it has one.
+    /// - Returns: The pages in order, or `nil`.
     public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [PageBasedPagination]? {
         let lastNumber =
             last(of: page)?.number
@@ -94,6 +120,12 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
 
 extension PaginationStrategy where Self == PageBasedPagination {
     /// Page `number` (from 1) of `size` resources: `page[number]`, `page[size]` unless `names` says otherwise.
+    ///
+    /// - Parameters:
+    ///   - number: The page number, from 1.
+    ///   - size: The page size.
+    ///   - names: The parameters' names.
+    /// - Returns: The strategy for that page.
     public static func pageBased(_ number: Int, _ size: Int, names: PageBasedPagination.Names = .jsonAPI) -> Self {
         PageBasedPagination(number: number, size: size, names: names)
     }

@@ -10,6 +10,11 @@ public struct PaginationProgress: Sendable, Hashable {
     public var totalResources: Int?
 
     /// Creates a progress report.
+    ///
+    /// - Parameters:
+    ///   - pagesFetched: Pages fetched so far.
+    ///   - resourcesFetched: Resources on them.
+    ///   - totalResources: The collection's total, when known.
     public init(pagesFetched: Int, resourcesFetched: Int, totalResources: Int?) {
         self.pagesFetched = pagesFetched
         self.resourcesFetched = resourcesFetched
@@ -59,6 +64,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
     let progress: (@Sendable (PaginationProgress) -> Void)?
 
     /// Creates an iterator.
+    ///
+    /// - Returns: An iterator that starts at the request's page; nothing is sent before its first `next()`.
     public func makeAsyncIterator() -> Iterator {
         Iterator(request: request, prefetch: prefetch, concurrency: concurrency, progress: progress)
     }
@@ -103,6 +110,10 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         }
 
         /// The next page; `nil` after the last.
+        ///
+        /// - Returns: The next page, or `nil` after the last.
+        /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+        ///   `CancellationError` when the task is cancelled.
         public mutating func next() async throws -> FetchResponse<Primary>? {
             if let handedOver { consumerIsQuick = ContinuousClock.now - handedOver < prefetchThreshold }
             let page: FetchResponse<Primary>?
@@ -246,6 +257,8 @@ public struct ResourceSequence<Element: Decodable & Sendable>: AsyncSequence, Se
     let pages: PageSequence<[Element]>
 
     /// Creates an iterator.
+    ///
+    /// - Returns: An iterator over the resources of the pages, in order.
     public func makeAsyncIterator() -> Iterator { Iterator(pages: pages.makeAsyncIterator()) }
 
     /// Walks the resources of each page, fetching the next page when one is used up.
@@ -259,6 +272,9 @@ public struct ResourceSequence<Element: Decodable & Sendable>: AsyncSequence, Se
         /// The next resource; `nil` after the last page's last.
         // Inlinable, so that the caller's module specializes it for its `Element`: unspecialized, each resource cost
         // about 700 instructions of generic-metadata lookups (1 % of a walk that only counts them).
+        /// - Returns: The next resource, or `nil` after the last page's last.
+        /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+        ///   `CancellationError` when the task is cancelled.
         @inlinable
         public mutating func next() async throws -> Element? {
             if index >= buffer.count {

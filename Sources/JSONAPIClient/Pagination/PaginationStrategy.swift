@@ -46,12 +46,26 @@ extension PaginationStrategy {
     /// `true`: a strategy may read the resources' meta unless it says it does not.
     public var readsResourceMeta: Bool { true }
     /// No previous page unless the strategy says how.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: `nil`.
     public func previous(before page: PageContext) -> Self? { nil }
     /// No first page unless the strategy says how.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: `nil`.
     public func first(of page: PageContext) -> Self? { nil }
     /// No last page unless the strategy says how.
+    ///
+    /// - Parameter page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    /// - Returns: `nil`.
     public func last(of page: PageContext) -> Self? { nil }
     /// Pages are reached one by one (by links or ``next(after:)``) unless the strategy says how to address them.
+    ///
+    /// - Parameters:
+    ///   - page: What the current page held: its size and `meta`, and its first and last resources' `meta`.
+    ///   - lastLinkQuery: The query of the page's `last` link, when it has one.
+    /// - Returns: `nil`.
     public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [Self]? { nil }
 }
 
@@ -80,6 +94,12 @@ public struct PageContext: Sendable, Hashable {
     public var lastResourceMeta: Meta?
 
     /// Creates a context.
+    ///
+    /// - Parameters:
+    ///   - count: The number of resources on the page.
+    ///   - meta: The page's top-level `meta`.
+    ///   - firstResourceMeta: The `meta` of its first resource.
+    ///   - lastResourceMeta: The `meta` of its last resource.
     public init(count: Int, meta: Meta? = nil, firstResourceMeta: Meta? = nil, lastResourceMeta: Meta? = nil) {
         self.count = count
         self.meta = meta

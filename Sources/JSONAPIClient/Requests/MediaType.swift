@@ -11,6 +11,10 @@ public struct JSONAPIMediaType: Sendable, Hashable, CustomStringConvertible {
     public var profile: [String]
 
     /// The media type with the given parameters (none by default).
+    ///
+    /// - Parameters:
+    ///   - ext: Extension URIs, e.g. the Atomic Operations extension's.
+    ///   - profile: Profile URIs.
     public init(ext: [String] = [], profile: [String] = []) {
         self.ext = ext
         self.profile = profile

@@ -75,6 +75,10 @@ public struct QueryItem: Sendable, Hashable, CustomStringConvertible {
     public var value: String
 
     /// Creates a parameter.
+    ///
+    /// - Parameters:
+    ///   - name: The parameter's name, unencoded.
+    ///   - value: Its value, unencoded.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value

@@ -30,11 +30,15 @@ public struct RelationshipEndpoint: Sendable {
     public var url: URL { get throws(JSONAPIClientError) { try target.get() } }
 
     /// A fetch of a to-many linkage; pagination links on it page through the linkage like a collection.
+    ///
+    /// - Returns: The request; nothing is sent until `result()`.
     public func fetchToMany() -> FetchRequest<[ResourceIdentifier]> {
         FetchRequest(session: session, request: JSONAPIRequest(method: .get, target: target))
     }
 
     /// A fetch of a to-one linkage (`data` is `nil` for an empty relationship).
+    ///
+    /// - Returns: The request; nothing is sent until `result()`.
     public func fetchToOne() -> FetchRequest<ResourceIdentifier?> {
         FetchRequest(session: session, request: JSONAPIRequest(method: .get, target: target))
     }
@@ -44,6 +48,9 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifier: The new related resource; `nil` empties the relationship.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The server's answer: status, `Location`, and its document, if any.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     @discardableResult
     public func replace(with identifier: ResourceIdentifier?, headerFields: HTTPFields = HTTPFields()) async throws
         -> WriteResponse<PrimaryData>
@@ -56,6 +63,9 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifiers: All the related resources from now on.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The server's answer: status, `Location`, and its document, if any.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     @discardableResult
     public func replace(with identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
         -> WriteResponse<PrimaryData>
@@ -68,6 +78,9 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifiers: The resources to add.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The server's answer: status, `Location`, and its document, if any.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     @discardableResult
     public func add(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
         -> WriteResponse<PrimaryData>
@@ -82,6 +95,9 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifiers: The resources to remove.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    /// - Returns: The server's answer: status, `Location`, and its document, if any.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     @discardableResult
     public func remove(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
         -> WriteResponse<PrimaryData>

@@ -9,24 +9,49 @@ extension FetchResponse {
     /// ``url``, and only to allowed origins. A `next` link that leads back to a page of the same iteration throws
     /// ``JSONAPIClientError/Code/paginationLoop``; more pages than `maxPages` throw
     /// ``JSONAPIClientError/Code/tooManyPages``.
+    ///
+    /// - Returns: The next page, or `nil` when there is none.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     public func next() async throws -> FetchResponse? { try await fetch(.next) }
 
     /// The previous page (`prev` link, or the strategy's page before); `nil` when there is none.
+    ///
+    /// - Returns: The previous page, or `nil` when there is none.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     public func prev() async throws -> FetchResponse? { try await fetch(.prev) }
 
     /// The first page (`first` link, or the strategy's first page); `nil` when there is none.
+    ///
+    /// - Returns: The first page, or `nil` when there is none.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     public func first() async throws -> FetchResponse? { try await fetch(.first) }
 
     /// The last page (`last` link, or the strategy's last page when `meta` reports totals); `nil` when unknown.
+    ///
+    /// - Returns: The last page, or `nil` when there is none.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     public func last() async throws -> FetchResponse? { try await fetch(.last) }
 
     /// The page `relation` names; `nil` when there is none. See ``next()``.
+    ///
+    /// - Parameter relation: Which page: `.next`, `.prev`, `.first` or `.last`.
+    /// - Returns: That page, or `nil` when there is none.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     public func fetch(_ relation: PageRelation) async throws -> FetchResponse? {
         try await navigation.fetch(relation, links: document.links, as: Primary.self)
     }
 
     /// This document fetched again: its `self` link, or else the request that produced it. It asks the server
     /// whatever the cache policy (conditionally, so an unchanged document costs a `304`).
+    ///
+    /// - Returns: The document as the server has it now.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     public func reload() async throws -> FetchResponse {
         try await navigation.reload(links: document.links, as: Primary.self)
     }
@@ -50,6 +75,8 @@ extension FetchResponse {
     /// ```
     ///
     /// - Returns: The resources added, and whether there is a page after them.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     @discardableResult
     public mutating func appendNext<Element>() async throws -> AppendResult<Element> where Primary == [Element] {
         try await appendingNext()
@@ -57,6 +84,10 @@ extension FetchResponse {
 
     /// Fetches the next page and merges it into this schema-less document; see `appendNext()`. Linkage
     /// (identifiers) stays linkage.
+    ///
+    /// - Returns: The resources added, and whether there is a page after them.
+    /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
+    ///   `CancellationError` when the task is cancelled.
     @discardableResult
     public mutating func appendNext() async throws -> AppendResult<ResourceObject> where Primary == PrimaryData {
         try await appendingNext()

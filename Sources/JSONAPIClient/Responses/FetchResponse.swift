@@ -50,12 +50,17 @@ public struct FetchResponse<Primary: Decodable & Sendable>: Sendable {
     /// A member of the document: `response.data`, `response.meta`, …
     // Inlinable, so that a caller's optimizer reads the member directly: otherwise every use instantiates the key
     // path (in generic code ~30,000 instructions each time).
+    /// - Parameter member: The document's member, e.g. `\.data`.
+    /// - Returns: Its value.
     @inlinable
     public subscript<Member>(dynamicMember member: KeyPath<Document<Primary>, Member>) -> Member {
         document[keyPath: member]
     }
 
     /// A member of the document, to change: `response.data = …`.
+    ///
+    /// - Parameter member: The document's member, e.g. `\.data`.
+    /// - Returns: Its value.
     @inlinable
     public subscript<Member>(dynamicMember member: WritableKeyPath<Document<Primary>, Member>) -> Member {
         get { document[keyPath: member] }
@@ -65,6 +70,11 @@ public struct FetchResponse<Primary: Decodable & Sendable>: Sendable {
 
 extension FetchResponse: Equatable where Primary: Equatable {
     /// Responses are equal when their documents, URLs, statuses and header fields are.
+    ///
+    /// - Parameters:
+    ///   - lhs: A response.
+    ///   - rhs: Another response.
+    /// - Returns: Whether they are equal.
     public static func == (lhs: FetchResponse, rhs: FetchResponse) -> Bool {
         lhs.document == rhs.document && lhs.url == rhs.url && lhs.status == rhs.status
             && lhs.headerFields == rhs.headerFields

@@ -113,7 +113,7 @@ extension Session {
         var urls: [URL] = []
         for step in steps {
             do {
-                urls.append(try step.endpoint.router.collectionURL(type: step.object.type, baseURL: baseURL))
+                urls.append(try step.endpoint.collectionURL(type: step.object.type, baseURL: baseURL))
             } catch {
                 return try fail(
                     .invalidResource, "the collection URL of \(step.identifier) could not be built: \(error)",

@@ -61,10 +61,10 @@ public final class Session: Sendable {
     ///
     /// - Parameters:
     ///   - type: The model type, e.g. `Article.self`.
-    ///   - strategy: Where its endpoints are: `.path("articles/<id>")` or `.router(yourRouter)`.
+    ///   - router: Where its endpoints are: `.path("articles/<id>")` or a ``Router`` of your own.
     /// - Returns: A data source; making one is cheap, and any number share the session.
-    public func source<Model: Resource>(_ type: Model.Type, _ strategy: URLStrategy) -> DataSource<Model> {
-        DataSource(session: self, strategy: strategy)
+    public func source<Model: Resource>(_ type: Model.Type, _ router: some Router) -> DataSource<Model> {
+        DataSource(session: self, router: router)
     }
 
     /// A fetch of `url`, schema-less: its document's primary data is `PrimaryData`.

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let auth = BearerTokenMiddleware { try await auth.accessToken() }
-/// let source = DataSource<Person>(baseURL: url, strategy: .path("me"), configuration: .init(middlewares: [auth]))
+/// let source = DataSource<Person>(baseURL: url, router: .path("me"), configuration: .init(middlewares: [auth]))
 /// ```
 ///
 /// The provider runs once per request. Requests to another origin (a link the configuration allows) go without
@@ -27,6 +27,8 @@ public struct BearerTokenMiddleware: Middleware {
     private let refresh: (@Sendable (String) async throws -> String?)?
 
     /// A middleware that asks `token` for the token before each request.
+    ///
+    /// - Parameter token: Returns the current token; `nil` sends the request without `Authorization`.
     public init(token: @escaping @Sendable () async throws -> String?) {
         self.token = token
         self.refresh = nil
@@ -49,6 +51,13 @@ public struct BearerTokenMiddleware: Middleware {
 
     /// Sets `Authorization` (replacing any) on same-origin requests, then passes the request on; on a 401, refreshes
     /// the token and sends the request once more when a `refresh` closure was given.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as the earlier middlewares left it.
+    ///   - context: The session's base URL and whether the request goes to its origin.
+    ///   - next: The rest of the chain: the later middlewares, then the transport.
+    /// - Returns: The response, from the second attempt after a refresh.
+    /// - Throws: What `token`, `refresh` or `next` throws.
     public func intercept(
         _ request: HTTPRequest, context: MiddlewareContext,
         next: @Sendable (HTTPRequest) async throws -> HTTPResponse

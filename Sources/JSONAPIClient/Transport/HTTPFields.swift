@@ -6,6 +6,10 @@ public struct HTTPField: Sendable, Hashable {
     public var value: String
 
     /// Creates a field.
+    ///
+    /// - Parameters:
+    ///   - name: The field's name.
+    ///   - value: The field's value.
     public init(name: Name, value: String) {
         self.name = name
         self.value = value
@@ -19,17 +23,28 @@ public struct HTTPField: Sendable, Hashable {
         public let canonicalName: String
 
         /// A name spelled `rawName`.
+        ///
+        /// - Parameter rawName: The name as it is to be written, e.g. `"Content-Type"`.
         public init(_ rawName: String) {
             self.rawName = rawName
             self.canonicalName = rawName.lowercased()
         }
 
         /// A name from a string literal.
+        ///
+        /// - Parameter value: The name as it is to be written.
         public init(stringLiteral value: String) { self.init(value) }
 
         /// Names are equal when they are equal ignoring case.
+        ///
+        /// - Parameters:
+        ///   - lhs: A name.
+        ///   - rhs: Another name.
+        /// - Returns: Whether the two are equal ignoring case.
         public static func == (lhs: Name, rhs: Name) -> Bool { lhs.canonicalName == rhs.canonicalName }
         /// Hashes the lowercased name.
+        ///
+        /// - Parameter hasher: The hasher to feed.
         public func hash(into hasher: inout Hasher) { hasher.combine(canonicalName) }
         /// The name as written.
         public var description: String { rawName }
@@ -79,9 +94,13 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public init() { fields = [] }
 
     /// The fields, in order.
+    ///
+    /// - Parameter fields: The fields, repeats allowed.
     public init(_ fields: [HTTPField]) { self.fields = fields }
 
     /// Fields from a literal, in the literal's order.
+    ///
+    /// - Parameter elements: Names and values, in order.
     public init(dictionaryLiteral elements: (HTTPField.Name, String)...) {
         fields = elements.map { HTTPField(name: $0.0, value: $0.1) }
     }
@@ -91,10 +110,16 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// One past the last position.
     public var endIndex: Int { fields.endIndex }
     /// The field at `position`.
+    ///
+    /// - Parameter position: A position from `startIndex` up to, not including, `endIndex`.
+    /// - Returns: The field there.
     public subscript(position: Int) -> HTTPField { fields[position] }
 
     /// The values of every field named `name`, joined with `", "` as HTTP allows; `nil` when there is none.
     /// Setting replaces every field of that name by one (at the first one's position); `nil` removes them.
+    ///
+    /// - Parameter name: The field name, in any case.
+    /// - Returns: The joined values, or `nil` when no field has that name.
     public subscript(name: HTTPField.Name) -> String? {
         get {
             let values = values(for: name)
@@ -118,22 +143,36 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// The values of every field named `name`, in order.
+    ///
+    /// - Parameter name: The field name, in any case.
+    /// - Returns: The values in the order the fields appear; empty when there is none.
     public func values(for name: HTTPField.Name) -> [String] {
         fields.filter { $0.name == name }.map(\.value)
     }
 
     /// Whether a field named `name` is present.
+    ///
+    /// - Parameter name: The field name, in any case.
+    /// - Returns: `true` when at least one field has that name.
     public func contains(_ name: HTTPField.Name) -> Bool { fields.contains { $0.name == name } }
 
     /// Adds a field after the others, keeping any of the same name.
+    ///
+    /// - Parameter field: The field to add.
     public mutating func append(_ field: HTTPField) { fields.append(field) }
 
     /// Adds a field named `name` after the others, keeping any of the same name.
+    ///
+    /// - Parameters:
+    ///   - name: The field's name.
+    ///   - value: The field's value.
     public mutating func append(_ name: HTTPField.Name, _ value: String) {
         fields.append(HTTPField(name: name, value: value))
     }
 
     /// Removes every field named `name`.
+    ///
+    /// - Parameter name: The field name, in any case.
     public mutating func remove(_ name: HTTPField.Name) { fields.removeAll { $0.name == name } }
 }
 

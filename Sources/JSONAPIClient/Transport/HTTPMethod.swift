@@ -7,6 +7,8 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
     public let rawValue: String
 
     /// A method with the given name (case-sensitive, as HTTP defines it).
+    ///
+    /// - Parameter rawValue: The method's name, e.g. `"PATCH"`.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// `GET`: read a resource, a collection or a relationship.

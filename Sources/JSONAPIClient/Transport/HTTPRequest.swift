@@ -12,6 +12,12 @@ public struct HTTPRequest: Sendable, Hashable {
     public var body: Data?
 
     /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - url: The absolute URL.
+    ///   - headerFields: The header fields.
+    ///   - body: The body, if any.
     public init(method: HTTPMethod, url: URL, headerFields: HTTPFields = HTTPFields(), body: Data? = nil) {
         self.method = method
         self.url = url

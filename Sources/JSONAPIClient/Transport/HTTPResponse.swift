@@ -10,6 +10,11 @@ public struct HTTPResponse: Sendable, Hashable {
     public var body: Data
 
     /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headerFields: The header fields.
+    ///   - body: The body.
     public init(status: Status, headerFields: HTTPFields = HTTPFields(), body: Data = Data()) {
         self.status = status
         self.headerFields = headerFields
@@ -24,10 +29,16 @@ public struct HTTPResponse: Sendable, Hashable {
         public var rawValue: Int { code }
 
         /// A status with the given code.
+        ///
+        /// - Parameter code: The code, e.g. `404`.
         public init(code: Int) { self.code = code }
         /// A status with the given code.
+        ///
+        /// - Parameter rawValue: The code, e.g. `404`.
         public init(rawValue: Int) { self.code = rawValue }
         /// A status from an integer literal.
+        ///
+        /// - Parameter value: The code, e.g. `404`.
         public init(integerLiteral value: Int) { self.code = value }
 
         /// The class of the status.

@@ -32,9 +32,19 @@ public struct LoggingMiddleware: Middleware {
     private let log: @Sendable (Entry) -> Void
 
     /// A middleware that calls `log` once per exchange, after it ends.
+    ///
+    /// - Parameter log: Called with one entry per exchange: the request, the status or error, and the time taken.
+    ///   Credentials are redacted.
     public init(_ log: @escaping @Sendable (Entry) -> Void) { self.log = log }
 
     /// Times the rest of the chain and reports it.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as the earlier middlewares left it.
+    ///   - context: The session's base URL and whether the request goes to its origin.
+    ///   - next: The rest of the chain: the later middlewares, then the transport.
+    /// - Returns: The response `next` returned.
+    /// - Throws: What `next` throws, after logging it.
     public func intercept(
         _ request: HTTPRequest, context: MiddlewareContext,
         next: @Sendable (HTTPRequest) async throws -> HTTPResponse

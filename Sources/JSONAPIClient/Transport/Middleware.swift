@@ -17,7 +17,7 @@ import Foundation
 ///     }
 /// }
 /// let source = DataSource<Article>(
-///     baseURL: url, strategy: .path("articles/<id>"),
+///     baseURL: url, router: .path("articles/<id>"),
 ///     configuration: .init(middlewares: [BearerTokenMiddleware { try await tokens.current() }, UserAgent()]))
 /// ```
 ///
@@ -48,6 +48,10 @@ public struct MiddlewareContext: Sendable, Hashable {
     public var isSameOrigin: Bool
 
     /// Creates a context.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The session's base URL.
+    ///   - isSameOrigin: Whether the request goes to the base URL's origin.
     public init(baseURL: URL, isSameOrigin: Bool) {
         self.baseURL = baseURL
         self.isSameOrigin = isSameOrigin

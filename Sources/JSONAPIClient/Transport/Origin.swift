@@ -13,6 +13,11 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     public var port: Int
 
     /// Creates an origin from its parts.
+    ///
+    /// - Parameters:
+    ///   - scheme: `http` or `https`, in any case.
+    ///   - host: The host, in any case.
+    ///   - port: The port.
     public init(scheme: String, host: String, port: Int) {
         self.scheme = scheme.lowercased()
         self.host = host.lowercased()
@@ -20,6 +25,8 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The origin of an `http` or `https` URL with a host; `nil` for any other URL.
+    ///
+    /// - Parameter url: An absolute URL.
     public init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty

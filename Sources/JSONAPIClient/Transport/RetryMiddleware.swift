@@ -39,6 +39,15 @@ public struct RetryMiddleware: Middleware {
         public var jitter: Jitter
 
         /// Creates a configuration; every parameter has a default.
+        ///
+        /// - Parameters:
+        ///   - maxAttempts: The most times a request is sent, the first included.
+        ///   - initialDelay: The wait before the first retry; it doubles each time.
+        ///   - maxDelay: The longest wait, a `Retry-After` included.
+        ///   - retriedStatuses: Statuses retried for any method.
+        ///   - retriedIdempotentStatuses: Statuses retried only for idempotent methods.
+        ///   - retriesTransportErrors: Whether a transport failure of an idempotent request is retried.
+        ///   - jitter: How the waits are spread.
         public init(
             maxAttempts: Int = 3, initialDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30),
             retriedStatuses: Set<Int> = [429], retriedIdempotentStatuses: Set<Int> = [502, 503, 504],
@@ -101,6 +110,8 @@ public struct RetryMiddleware: Middleware {
     private let random: @Sendable () -> Double
 
     /// Creates the middleware.
+    ///
+    /// - Parameter configuration: When and how long to wait between attempts.
     public init(configuration: Configuration = Configuration()) {
         self.init(
             configuration: configuration, sleep: { try await Task.sleep(for: $0) }, now: { Date() },
@@ -125,6 +136,13 @@ public struct RetryMiddleware: Middleware {
     }
 
     /// Sends `request`, again after a wait while the response (or a transport error) says to.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as the earlier middlewares left it.
+    ///   - context: The session's base URL and whether the request goes to its origin.
+    ///   - next: The rest of the chain: the later middlewares, then the transport.
+    /// - Returns: The last response.
+    /// - Throws: What `next` throws on the last attempt; `CancellationError` when the task is cancelled during a wait.
     public func intercept(
         _ request: HTTPRequest, context: MiddlewareContext,
         next: @Sendable (HTTPRequest) async throws -> HTTPResponse

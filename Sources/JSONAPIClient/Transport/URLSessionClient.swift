@@ -108,6 +108,11 @@ public final class URLSessionClient: Client {
     deinit { session.finishTasksAndInvalidate() }
 
     /// Sends `request` through URLSession and returns the response, whatever its status.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``JSONAPIClientError`` for a transport failure, a timeout or a body over the limit;
+    ///   `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         // A timer due now still races a fast server; a zero deadline is past before anything is sent.

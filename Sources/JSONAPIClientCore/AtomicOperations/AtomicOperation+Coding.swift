@@ -2,6 +2,12 @@ import Foundation
 
 extension JSONAPIEncoder {
     /// The body of an Atomic Operations request: `{"atomic:operations": [...]}`.
+    ///
+    /// - Parameters:
+    ///   - operations: The operations, in order.
+    ///   - meta: Top-level meta-information, if any.
+    /// - Returns: The JSON body.
+    /// - Throws: `EncodingError` when a value cannot be written.
     public func encodeAtomicOperations(_ operations: [AtomicOperation], meta: Meta? = nil) throws -> Data {
         var members: [String: JSONValue] = ["atomic:operations": .array(operations.map(AtomicCoding.value(of:)))]
         if let meta { members["meta"] = .object(meta) }

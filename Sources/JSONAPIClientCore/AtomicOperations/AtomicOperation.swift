@@ -20,6 +20,8 @@ public struct AtomicOperation: Sendable, Hashable {
         /// The `op` member's value.
         public let rawValue: String
         /// Creates a code.
+        ///
+        /// - Parameter rawValue: The `op` member's value, e.g. `"add"`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Create a resource, or add to a to-many relationship.
         public static let add = Code(rawValue: "add")
@@ -41,6 +43,12 @@ public struct AtomicOperation: Sendable, Hashable {
         public var relationship: String?
 
         /// Creates a reference.
+        ///
+        /// - Parameters:
+        ///   - type: The resource type.
+        ///   - id: The resource id.
+        ///   - lid: The local id an earlier operation gave the resource.
+        ///   - relationship: The relationship's name, when the operation targets one.
         public init(type: String, id: String? = nil, lid: String? = nil, relationship: String? = nil) {
             self.type = type
             self.id = id
@@ -61,6 +69,13 @@ public struct AtomicOperation: Sendable, Hashable {
     public var meta: Meta?
 
     /// Creates an operation from its members.
+    ///
+    /// - Parameters:
+    ///   - op: What the operation does.
+    ///   - ref: The target, when `href` and `data` do not give it.
+    ///   - href: The target as a URI.
+    ///   - data: The resource, identifier(s) or `null` the operation carries.
+    ///   - meta: Non-standard meta-information.
     public init(op: Code, ref: Reference? = nil, href: String? = nil, data: PrimaryData? = nil, meta: Meta? = nil) {
         self.op = op
         self.ref = ref
@@ -70,21 +85,36 @@ public struct AtomicOperation: Sendable, Hashable {
     }
 
     /// Creates a resource (with a `lid` when later operations refer to it).
+    ///
+    /// - Parameter resource: The resource to create, with a `lid` when later operations refer to it.
+    /// - Returns: An `add` operation carrying `resource`.
     public static func add(_ resource: ResourceObject) -> AtomicOperation {
         AtomicOperation(op: .add, data: .resource(resource))
     }
 
     /// Updates the members a resource object carries.
+    ///
+    /// - Parameter resource: The resource's type, id and the members to change.
+    /// - Returns: An `update` operation carrying `resource`.
     public static func update(_ resource: ResourceObject) -> AtomicOperation {
         AtomicOperation(op: .update, data: .resource(resource))
     }
 
     /// Deletes a resource.
+    ///
+    /// - Parameter identifier: The resource to delete.
+    /// - Returns: A `remove` operation targeting `identifier`.
     public static func remove(_ identifier: ResourceIdentifier) -> AtomicOperation {
         AtomicOperation(op: .remove, ref: Reference(type: identifier.type, id: identifier.id, lid: identifier.lid))
     }
 
     /// Replaces a to-one relationship (`nil` empties it).
+    ///
+    /// - Parameters:
+    ///   - relationship: The to-one relationship's name.
+    ///   - resource: The resource that has it.
+    ///   - target: The new related resource; `nil` empties the relationship.
+    /// - Returns: An `update` operation on the relationship.
     public static func replace(_ relationship: String, of resource: ResourceIdentifier, with target: ResourceIdentifier?)
         -> AtomicOperation
     {
@@ -95,6 +125,13 @@ public struct AtomicOperation: Sendable, Hashable {
     }
 
     /// Replaces (`.update`), adds to (`.add`) or removes from (`.remove`) a to-many relationship.
+    ///
+    /// - Parameters:
+    ///   - op: `.update` replaces the members, `.add` adds them, `.remove` removes them.
+    ///   - relationship: The to-many relationship's name.
+    ///   - resource: The resource that has it.
+    ///   - members: The related resources.
+    /// - Returns: The operation on the relationship.
     public static func change(
         _ op: Code, _ relationship: String, of resource: ResourceIdentifier, members: [ResourceIdentifier]
     ) -> AtomicOperation {
@@ -112,6 +149,10 @@ public struct AtomicResult: Sendable, Hashable {
     public var meta: Meta?
 
     /// Creates a result.
+    ///
+    /// - Parameters:
+    ///   - data: The resource the operation produced, if any.
+    ///   - meta: Non-standard meta-information.
     public init(data: PrimaryData? = nil, meta: Meta? = nil) {
         self.data = data
         self.meta = meta

@@ -36,6 +36,9 @@ public struct DateStrategy: Sendable {
     /// A number of milliseconds since 1970-01-01T00:00:00Z.
     public static let millisecondsSince1970 = DateStrategy(kind: .millisecondsSince1970)
     /// Your own conversion, by a ``DateTranscoder``.
+    ///
+    /// - Parameter transcoder: Reads and writes dates your way.
+    /// - Returns: The strategy.
     public static func custom(_ transcoder: some DateTranscoder) -> DateStrategy {
         DateStrategy(kind: .custom(transcoder))
     }
@@ -51,6 +54,9 @@ public struct DateStrategy: Sendable {
         /// Read as UTC (the default).
         public static let utc = LocalTimes(zone: nil, isRejected: false)
         /// Read as a wall-clock time in `timeZone` (daylight saving time included).
+        ///
+        /// - Parameter timeZone: The zone to read wall-clock times in.
+        /// - Returns: The rule.
         public static func `in`(_ timeZone: TimeZone) -> LocalTimes { LocalTimes(zone: timeZone, isRejected: false) }
         /// Not read: such a value is a decoding error.
         public static let rejected = LocalTimes(zone: nil, isRejected: true)
@@ -89,10 +95,10 @@ enum ISO8601 {
     /// A time without `Z` or an offset is read in `localTimes`' zone, or not at all.
     static func parse(_ text: String, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
         var text = text
-        return text.withUTF8 { parse($0, localTimes: localTimes) }
+        return text.withUTF8 { parse(BorrowedBytes($0), localTimes: localTimes) }
     }
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
+    static func parse(_ bytes: BorrowedBytes, localTimes: DateStrategy.LocalTimes = .utc) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int? {
             guard index + count <= bytes.count else { return nil }

@@ -24,6 +24,13 @@ public struct JSONAPIDecoder: Sendable {
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
     /// Creates a decoder; every parameter has a default.
+    ///
+    /// - Parameters:
+    ///   - keyStrategy: How property names map to member names.
+    ///   - dateStrategy: How dates are read.
+    ///   - maxNestingDepth: The deepest nesting of arrays and objects accepted.
+    ///   - maxRelationshipDepth: How deep related resources are resolved into models.
+    ///   - userInfo: Values models read from `decoder.userInfo`.
     public init(
         keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601,
         maxNestingDepth: Int = 512, maxRelationshipDepth: Int = 32, userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -37,6 +44,12 @@ public struct JSONAPIDecoder: Sendable {
 
     /// Decodes a document whose primary data is `Primary`: a model (`Article`), an optional model (`Article?`),
     /// an array of models (`[Article]`), ``ResourceIdentifier``(s), or ``PrimaryData`` for the schema-less layer.
+    ///
+    /// - Parameters:
+    ///   - type: The document type, e.g. `Document<[Article]>.self`.
+    ///   - data: The response body.
+    /// - Returns: The document, relationships resolved from `included`.
+    /// - Throws: ``JSONAPIDecodingError`` with the JSON Pointer of what was wrong and why.
     public func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, from data: Data) throws(
         JSONAPIDecodingError
     ) -> Document<Primary> {
@@ -46,6 +59,12 @@ public struct JSONAPIDecoder: Sendable {
     }
 
     /// Decodes a document from bytes; see ``decode(_:from:)-(_,Data)``.
+    ///
+    /// - Parameters:
+    ///   - type: The document type, e.g. `Document<[Article]>.self`.
+    ///   - bytes: The response body.
+    /// - Returns: The document, relationships resolved from `included`.
+    /// - Throws: ``JSONAPIDecodingError`` with the JSON Pointer of what was wrong and why.
     public func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, from bytes: [UInt8]) throws(
         JSONAPIDecodingError
     ) -> Document<Primary> {
@@ -74,6 +93,12 @@ public struct JSONAPIDecoder: Sendable {
     }
 
     /// Decodes one model from a single resource object (not a whole document), e.g. one element of `included`.
+    ///
+    /// - Parameters:
+    ///   - type: The model type.
+    ///   - data: One resource object.
+    /// - Returns: The model.
+    /// - Throws: ``JSONAPIDecodingError`` with the JSON Pointer of what was wrong and why.
     public func decodeResource<Model: Decodable>(_ type: Model.Type, from data: Data) throws(JSONAPIDecodingError)
         -> Model
     {
@@ -123,11 +148,11 @@ public struct JSONAPIDecoder: Sendable {
     static func withTape<Result>(
         of bytes: some ContiguousBytes, maxDepth: Int, _ body: (JSONTape) throws(JSONAPIDecodingError) -> Result
     ) throws(JSONAPIDecodingError) -> Result {
-        let outcome = bytes.withUnsafeBytes { raw in
+        let outcome = BorrowedBytes.lending(bytes) { borrowed in
             Swift.Result { () throws(JSONAPIDecodingError) -> Result in
                 let tape: JSONTape
                 do throws(JSONParseError) {
-                    tape = try JSONTape(borrowing: raw.assumingMemoryBound(to: UInt8.self), maxDepth: maxDepth)
+                    tape = try JSONTape(borrowing: borrowed, maxDepth: maxDepth)
                 } catch {
                     throw JSONAPIDecodingError(parseError: error)
                 }

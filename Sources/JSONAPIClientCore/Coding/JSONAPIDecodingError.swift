@@ -41,6 +41,15 @@ public struct JSONAPIDecodingError: Error, Sendable, Hashable, CustomStringConve
     public var codingPath: [String]
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - pointer: The JSON Pointer of the value.
+    ///   - expected: What the decoder expected there.
+    ///   - found: What it found.
+    ///   - detail: More about it.
+    ///   - byteOffset: Where in the input, for a syntax error.
+    ///   - codingPath: The Swift coding path.
     public init(
         code: Code, pointer: String, expected: String? = nil, found: String? = nil, detail: String? = nil,
         byteOffset: Int? = nil, codingPath: [String] = []

@@ -12,9 +12,15 @@ public struct KeyStrategy: Sendable {
     /// `viewCount` ↔ `view-count` (the "dasherized" form many JSON:API servers use).
     public static let kebabCase = KeyStrategy(transform: SeparatedWords(separator: "-"))
     /// Your own mapping from a property name to a member name.
+    ///
+    /// - Parameter mapping: Maps a property name to a member name.
+    /// - Returns: The strategy.
     public static func custom(_ mapping: some KeyMapping) -> KeyStrategy { KeyStrategy(transform: mapping) }
 
     /// The member name for a property name.
+    ///
+    /// - Parameter key: The property name.
+    /// - Returns: The member name in the document.
     public func wireName(for key: String) -> String { transform?.wireName(for: key) ?? key }
 }
 

@@ -603,20 +603,22 @@ struct ResourceMembers {
     func position(of name: String, in context: ResourceDecodingContext) -> TapePosition? {
         // Without `var name = name; name.withUTF8`: the copy is retained and released on every lookup.
         if !context.transformsKeys,
-            let found = name.utf8.withContiguousStorageIfAvailable({ position(name: $0, wire: $0, in: context.tape) })
+            let found = name.utf8.withContiguousStorageIfAvailable({ position(name: BorrowedBytes($0), wire: BorrowedBytes($0), in: context.tape) })
         {
             return found
         }
         var name = name
         guard context.transformsKeys else {
-            return name.withUTF8 { position(name: $0, wire: $0, in: context.tape) }
+            return name.withUTF8 { position(name: BorrowedBytes($0), wire: BorrowedBytes($0), in: context.tape) }
         }
         var wire = context.wireName(name)
-        return name.withUTF8 { name in wire.withUTF8 { position(name: name, wire: $0, in: context.tape) } }
+        return name.withUTF8 { name in
+            wire.withUTF8 { position(name: BorrowedBytes(name), wire: BorrowedBytes($0), in: context.tape) }
+        }
     }
 
     /// Where the member for the property `name` (`wire` in the document) is; compared as bytes.
-    private func position(name: UnsafeBufferPointer<UInt8>, wire: UnsafeBufferPointer<UInt8>, in tape: JSONTape)
+    private func position(name: BorrowedBytes, wire: BorrowedBytes, in tape: JSONTape)
         -> TapePosition?
     {
         switch name.count {
@@ -635,7 +637,7 @@ struct ResourceMembers {
     }
 
     @inline(__always)
-    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    private static func equal(_ bytes: BorrowedBytes, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
         let expected = literal.utf8Start
         for i in 0..<bytes.count where bytes[i] != expected[i] { return false }
@@ -646,12 +648,12 @@ struct ResourceMembers {
     static func member(_ name: String, of object: Int, in tape: JSONTape) -> Int? {
         guard tape.kind(object) == .object else { return nil }
         var name = name
-        return name.withUTF8 { tape.member($0, of: object) }
+        return name.withUTF8 { tape.member(BorrowedBytes($0), of: object) }
     }
 
     /// The value index of the member `utf8` of the object at `object`.
     @inline(__always)
-    static func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int, in tape: JSONTape) -> Int? {
+    static func member(_ utf8: BorrowedBytes, of object: Int, in tape: JSONTape) -> Int? {
         guard tape.kind(object) == .object else { return nil }
         return tape.member(utf8, of: object)
     }
@@ -702,27 +704,27 @@ extension Array: TapeDecodableArray where Element: Decodable {
         // Arrays of strings and numbers are filled by code specialized for them. Generic code asks the runtime for
         // the array types' metadata (two hash lookups, ~770 instructions: more than decoding three tags) and goes
         // through `decode(_:at:)` for every element. Each branch has established that `Element` is the type it
-        // fills, so `Self` is that array type: `unsafeBitCast` reinterprets nothing. (`reinterpret(_:as:)`, which
+        // fills, so `Self` is that array type: `assumingSameType` reinterprets nothing. (`reinterpret(_:as:)`, which
         // checks it again, asks the runtime for `Array<Element>`'s metadata: +0.33 M instructions a typed decode.)
         if !linked {
             if Element.self == String.self {
-                self = unsafeBitCast(try [String](tapeElementsAt: index, context, context.decodeString), to: Self.self)
+                self = assumingSameType(try [String](tapeElementsAt: index, context, context.decodeString), as: Self.self)
                 return
             }
             if Element.self == Int.self {
-                self = unsafeBitCast(
+                self = assumingSameType(
                     try [Int](tapeElementsAt: index, context) { try context.decodeInteger(Int.self, at: $0) },
-                    to: Self.self)
+                    as: Self.self)
                 return
             }
             if Element.self == Double.self {
-                self = unsafeBitCast(
+                self = assumingSameType(
                     try [Double](tapeElementsAt: index, context) { try context.decodeFloatingPoint(Double.self, at: $0) },
-                    to: Self.self)
+                    as: Self.self)
                 return
             }
             if Element.self == Bool.self {
-                self = unsafeBitCast(try [Bool](tapeElementsAt: index, context, context.decodeBool), to: Self.self)
+                self = assumingSameType(try [Bool](tapeElementsAt: index, context, context.decodeBool), as: Self.self)
                 return
             }
         }

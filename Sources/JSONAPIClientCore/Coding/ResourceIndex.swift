@@ -201,8 +201,8 @@ struct ResourceIndex {
                 return nil
             }
             var value = 0
-            for byte in bytes {
-                let digit = byte &- UInt8(ascii: "0")
+            for position in 0..<bytes.count {
+                let digit = bytes[position] &- UInt8(ascii: "0")
                 guard digit < 10 else { return nil }
                 value = value &* 10 &+ Int(digit)
             }
@@ -251,9 +251,9 @@ struct ResourceIndex {
         hasher.combine(local)
         withKeyBytes(type, in: tape) { bytes in
             hasher.combine(bytes.count)
-            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            bytes.hash(into: &hasher)
         }
-        withKeyBytes(key, in: tape) { bytes in hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
+        withKeyBytes(key, in: tape) { bytes in bytes.hash(into: &hasher) }
         return hasher.finalize()
     }
 
@@ -307,13 +307,11 @@ struct ResourceIndex {
     /// Calls `body` with the key's ASCII text: its bytes when plain, otherwise its text unescaped with the three
     /// equivalent characters mapped.
     @inline(__always)
-    private static func withKeyBytes<R>(_ key: Key, in tape: JSONTape, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    private static func withKeyBytes<R>(_ key: Key, in tape: JSONTape, _ body: (BorrowedBytes) -> R) -> R {
         if key.plain {
             let node = tape.nodes[key.index]
             let start = Int(node.start), end = start + Int(node.length)
-            return tape.bytes.withUnsafeBufferPointer { bytes in
-                body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-            }
+            return tape.bytes.withBytes(in: start..<end, body)
         }
         var ascii: [UInt8] = []
         for scalar in text(key.index, in: tape).unicodeScalars {
@@ -323,6 +321,6 @@ struct ResourceIndex {
                 ascii.append(asciiEquivalent(scalar) ?? UInt8(ascii: "?"))
             }
         }
-        return ascii.withUnsafeBufferPointer(body)
+        return BorrowedBytes.lending(ascii, body)
     }
 }

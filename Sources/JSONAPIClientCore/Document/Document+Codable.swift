@@ -10,6 +10,9 @@ protocol WireCodable: Codable {
 
 extension WireCodable {
     /// Reads the value from any decoder, through ``JSONValue``.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError` when the value is not what the type needs.
     public init(from decoder: any Decoder) throws {
         let value = try JSONValue(from: decoder)
         var writer = JSONWriter()
@@ -24,6 +27,9 @@ extension WireCodable {
     }
 
     /// Writes the value to any encoder, as the specification writes it.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: Any error the encoder throws.
     public func encode(to encoder: any Encoder) throws { try wireValue.encode(to: encoder) }
 }
 
@@ -86,6 +92,9 @@ extension JSONAPIObject: WireCodable {
 extension Document: Encodable where Primary: Encodable {
     /// Writes the document to any encoder as ``JSONAPIEncoder`` (default options) writes it: models' related
     /// resources collected into `included`.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: Any error the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         try DocumentWriter.value(of: JSONAPIEncoder().rawDocument(self)).encode(to: encoder)
     }
@@ -93,6 +102,9 @@ extension Document: Encodable where Primary: Encodable {
 
 extension Document: Decodable where Primary: Decodable {
     /// Reads a document from any decoder as ``JSONAPIDecoder`` (default options) reads it, through ``JSONValue``.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: An error saying where, when the value is not a document of `Primary`.
     public init(from decoder: any Decoder) throws {
         let value = try JSONValue(from: decoder)
         var writer = JSONWriter()

@@ -31,6 +31,15 @@ public struct Document<Primary: Sendable>: Sendable {
     public var extensionMembers: [String: JSONValue]?
 
     /// Creates a document from its members.
+    ///
+    /// - Parameters:
+    ///   - data: The primary data.
+    ///   - included: Related resources.
+    ///   - meta: Non-standard meta-information.
+    ///   - links: Links about the document.
+    ///   - jsonapi: The `jsonapi` object.
+    ///   - errors: Error objects, instead of data.
+    ///   - extensionMembers: Members of extensions, by name (`atomic:results`).
     public init(
         data: Primary? = nil, included: [ResourceObject]? = nil, meta: Meta? = nil, links: Links? = nil,
         jsonapi: JSONAPIObject? = nil, errors: [ErrorObject]? = nil, extensionMembers: [String: JSONValue]? = nil

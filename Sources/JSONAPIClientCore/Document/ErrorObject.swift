@@ -26,6 +26,17 @@ public struct ErrorObject: Sendable, Hashable {
     public var unreadMembers: [String: JSONValue]
 
     /// Creates an error object.
+    ///
+    /// - Parameters:
+    ///   - id: A unique identifier for this occurrence.
+    ///   - links: Links, such as `about`.
+    ///   - status: The HTTP status, as a string.
+    ///   - code: An application-specific code.
+    ///   - title: A short summary.
+    ///   - detail: An explanation of this occurrence.
+    ///   - source: Where in the request the problem is.
+    ///   - meta: Non-standard meta-information.
+    ///   - unreadMembers: Other members, kept as they were.
     public init(
         id: String? = nil, links: Links? = nil, status: String? = nil, code: String? = nil, title: String? = nil,
         detail: String? = nil, source: Source? = nil, meta: Meta? = nil, unreadMembers: [String: JSONValue] = [:]
@@ -51,6 +62,11 @@ public struct ErrorObject: Sendable, Hashable {
         public var header: String?
 
         /// Creates a source.
+        ///
+        /// - Parameters:
+        ///   - pointer: A JSON Pointer into the request document.
+        ///   - parameter: The query parameter that caused it.
+        ///   - header: The request header that caused it.
         public init(pointer: String? = nil, parameter: String? = nil, header: String? = nil) {
             self.pointer = pointer
             self.parameter = parameter

@@ -10,6 +10,12 @@ public struct JSONAPIObject: Sendable, Hashable {
     public var meta: Meta?
 
     /// Creates a `jsonapi` object.
+    ///
+    /// - Parameters:
+    ///   - version: The highest JSON:API version supported.
+    ///   - ext: Applied extensions' URIs.
+    ///   - profile: Applied profiles' URIs.
+    ///   - meta: Non-standard meta-information.
     public init(version: String? = nil, ext: [String]? = nil, profile: [String]? = nil, meta: Meta? = nil) {
         self.version = version
         self.ext = ext

@@ -22,6 +22,15 @@ public struct Link: Sendable, Hashable {
     }
 
     /// Creates a link.
+    ///
+    /// - Parameters:
+    ///   - href: The link's URI.
+    ///   - rel: The link relation type.
+    ///   - describedBy: A link to a description document.
+    ///   - title: A human-readable title.
+    ///   - type: The target's media type.
+    ///   - hreflang: The target's languages.
+    ///   - meta: Non-standard meta-information.
     public init(
         href: String, rel: String? = nil, describedBy: Link? = nil, title: String? = nil, type: String? = nil,
         hreflang: [String]? = nil, meta: Meta? = nil
@@ -43,6 +52,8 @@ public struct Link: Sendable, Hashable {
 
 extension Link: ExpressibleByStringLiteral {
     /// A plain link.
+    ///
+    /// - Parameter href: The link's URI.
     public init(stringLiteral href: String) { self.init(href: href) }
 }
 
@@ -58,25 +69,40 @@ public struct Links: Sendable, Hashable {
     public var extensionMembers: [String: JSONValue]
 
     /// Creates a links object.
+    ///
+    /// - Parameters:
+    ///   - members: Links by name; `nil` is `null`.
+    ///   - extensionMembers: Members of extensions, by name.
     public init(_ members: [String: Link?] = [:], extensionMembers: [String: JSONValue] = [:]) {
         self.members = members
         self.extensionMembers = extensionMembers
     }
 
     /// The link named `name`; `nil` when absent or `null`.
+    ///
+    /// - Parameter name: The link's name, e.g. `next`.
+    /// - Returns: The link, or `nil`.
     public subscript(name: String) -> Link? {
         get { members[name] ?? nil }
         set { members[name] = .some(newValue) }
     }
 
     /// Whether a member named `name` is present (possibly `null`).
+    ///
+    /// - Parameter name: The link's name.
+    /// - Returns: `true` when present, even as `null`.
     public func contains(_ name: String) -> Bool { members[name] != nil }
     /// Whether the member named `name` is present and `null`.
+    ///
+    /// - Parameter name: The link's name.
+    /// - Returns: `true` only for a `null` member.
     public func isNull(_ name: String) -> Bool {
         if case .some(.none) = members[name] { return true }
         return false
     }
     /// Removes the member named `name`.
+    ///
+    /// - Parameter name: The link's name.
     public mutating func remove(_ name: String) { members[name] = nil }
 
     /// Whether there are no members.

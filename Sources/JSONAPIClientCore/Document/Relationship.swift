@@ -8,6 +8,11 @@ public struct Relationship: Sendable, Hashable {
     public var meta: Meta?
 
     /// Creates a relationship object.
+    ///
+    /// - Parameters:
+    ///   - data: The linkage: one identifier, several, or `null`.
+    ///   - links: Links, such as `self` and `related`.
+    ///   - meta: Non-standard meta-information.
     public init(data: Linkage? = nil, links: Links? = nil, meta: Meta? = nil) {
         self.data = data
         self.links = links

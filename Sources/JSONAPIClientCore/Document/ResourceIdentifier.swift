@@ -10,6 +10,12 @@ public struct ResourceIdentifier: Sendable, Hashable {
     public var meta: Meta?
 
     /// Creates an identifier.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type.
+    ///   - id: The server's id.
+    ///   - lid: A local id, for a resource not yet created.
+    ///   - meta: Non-standard meta-information.
     public init(type: String, id: String? = nil, lid: String? = nil, meta: Meta? = nil) {
         self.type = type
         self.id = id

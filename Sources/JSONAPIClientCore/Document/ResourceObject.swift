@@ -16,6 +16,15 @@ public struct ResourceObject: Sendable, Hashable {
     public var meta: Meta?
 
     /// Creates a resource object.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type.
+    ///   - id: The server's id.
+    ///   - lid: A local id, for a resource not yet created.
+    ///   - attributes: Attributes by name.
+    ///   - relationships: Relationships by name.
+    ///   - links: Links about the resource.
+    ///   - meta: Non-standard meta-information.
     public init(
         type: String, id: String? = nil, lid: String? = nil, attributes: [String: JSONValue]? = nil,
         relationships: [String: Relationship]? = nil, links: Links? = nil, meta: Meta? = nil
@@ -35,6 +44,8 @@ public struct ResourceObject: Sendable, Hashable {
 
 extension ResourceObject {
     /// A resource object with only the identifier's members.
+    ///
+    /// - Parameter identifier: The resource's type, id, lid and meta.
     public init(_ identifier: ResourceIdentifier) {
         self.init(type: identifier.type, id: identifier.id, lid: identifier.lid, meta: identifier.meta)
     }

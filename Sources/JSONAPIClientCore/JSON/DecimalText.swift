@@ -5,7 +5,7 @@
 /// texts denote the same number exactly when their signs, exponents and significant digits agree: `1.5e3`, `1500`
 /// and `15e2` do. Nothing is allocated: a document's numbers are classified as they are read.
 struct DecimalText {
-    private let utf8: UnsafeBufferPointer<UInt8>
+    private let utf8: BorrowedBytes
     private var isNegative = false
     /// Where the first and last significant digits are in `utf8`; `nil` for zero.
     private var significant: ClosedRange<Int>?
@@ -13,7 +13,7 @@ struct DecimalText {
 
     /// Reads a number in JSON's grammar (or Swift's description of a finite `Double`, which is in it); `nil` for
     /// a byte no number has, and for an exponent beyond what `Int` holds.
-    init?(_ utf8: UnsafeBufferPointer<UInt8>) {
+    init?(_ utf8: BorrowedBytes) {
         self.utf8 = utf8
         var mantissaEnd = utf8.count, point: Int?, first = -1, last = -1
         var position = 0
@@ -66,7 +66,7 @@ struct DecimalText {
     /// Calls `body` with the number `text` read in place.
     static func reading<Result>(_ text: String, _ body: (DecimalText?) -> Result) -> Result {
         var text = text
-        return text.withUTF8 { body(DecimalText($0)) }
+        return text.withUTF8 { body(DecimalText(BorrowedBytes($0))) }
     }
 
     /// Calls `body` with each significant digit's ASCII byte, in order; stops when it returns `false`.

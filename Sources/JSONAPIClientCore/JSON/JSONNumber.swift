@@ -19,9 +19,11 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// The number `text` denotes; `nil` when `text` is not a number in JSON's grammar
     /// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, no spaces).
+    ///
+    /// - Parameter text: The number's text, e.g. `"1.5e3"`.
     public init?(_ text: String) {
         var text = text
-        let valid = text.withUTF8 { JSONNumber.isValid($0) }
+        let valid = text.withUTF8 { JSONNumber.isValid(BorrowedBytes($0)) }
         guard valid else { return nil }
         self.text = text
     }
@@ -43,11 +45,18 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether two numbers denote the same decimal value. (A number whose exponent is beyond `Int` equals only the
     /// same text.)
+    ///
+    /// - Parameters:
+    ///   - lhs: A number.
+    ///   - rhs: Another number.
+    /// - Returns: Whether their decimal values are equal (`1500` and `1.5e3` are).
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         lhs.text == rhs.text || DecimalText.sameValue(lhs.text, rhs.text)
     }
 
     /// Hashes the decimal value, consistently with `==`.
+    ///
+    /// - Parameter hasher: The hasher to feed.
     public func hash(into hasher: inout Hasher) {
         DecimalText.reading(text) { value in
             if let value { value.hash(into: &hasher) } else { hasher.combine(text) }
@@ -55,7 +64,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `utf8` is a number in JSON's grammar (exponents of any size allowed).
-    static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isValid(_ utf8: BorrowedBytes) -> Bool {
         let n = utf8.count
         var i = 0
         func digits() -> Bool {

@@ -26,7 +26,7 @@ extension JSONTape {
     }
 
     /// Parses bytes the caller lends for as long as the tape is used: no copy. The tape must not outlive `buffer`.
-    init(borrowing buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws(JSONParseError) {
+    init(borrowing buffer: BorrowedBytes, maxDepth: Int = 512) throws(JSONParseError) {
         try self.init(bytes: TapeBytes(borrowing: buffer), maxDepth: maxDepth)
     }
 
@@ -36,7 +36,7 @@ extension JSONTape {
         guard UInt64(bytes.count) <= UInt64(UInt32.max) else {
             throw JSONParseError(offset: Int(exactly: UInt64(UInt32.max) + 1) ?? Int.max, reason: "input larger than 4 GiB")
         }
-        let nodes = try bytes.withUnsafeBufferPointer { (input) throws(JSONParseError) -> [Node] in
+        let nodes = try bytes.withBytes { (input) throws(JSONParseError) -> [Node] in
             try JSONTapeParser.parse(input, maxDepth: maxDepth, maxNodes: maxNodes, maxLength: maxLength)
         }
         self.init(bytes: bytes, nodes: nodes)
@@ -49,7 +49,7 @@ extension JSONTape {
     static func unescape(_ bytes: TapeBytes, _ range: Range<Int>) -> String {
         let range = range.clamped(to: bytes.indices)
         if range.isEmpty { return "" }
-        return bytes.withUnsafeBufferPointer { input in
+        return bytes.withBytes { input in
             // Escapes never decode to more bytes than they are written with, so `range.count` is enough.
             String(unsafeUninitializedCapacity: range.count) { output in
                 unescape(input, range, into: output)
@@ -59,7 +59,7 @@ extension JSONTape {
 
     /// Decodes `input[range]` into `output` (at least `range.count` bytes); returns the number of bytes written.
     private static func unescape(
-        _ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, into output: UnsafeMutableBufferPointer<UInt8>
+        _ input: BorrowedBytes, _ range: Range<Int>, into output: UnsafeMutableBufferPointer<UInt8>
     ) -> Int {
         var i = range.lowerBound, o = 0
         let end = range.upperBound
@@ -132,7 +132,7 @@ extension JSONTape {
 
     /// The value of the four hex digits at `input[i..<i+4]` (all before `end`), or `nil`.
     @inline(__always)
-    fileprivate static func hex4(_ input: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> UInt16? {
+    fileprivate static func hex4(_ input: BorrowedBytes, _ i: Int, _ end: Int) -> UInt16? {
         guard i &+ 4 <= end else { return nil }
         var value: UInt16 = 0
         for k in 0..<4 {
@@ -162,11 +162,6 @@ private let closeBracket = UInt8(ascii: "]")
 private let openBrace = UInt8(ascii: "{")
 private let closeBrace = UInt8(ascii: "}")
 
-/// The eight bytes at `p + at`, the first in the lowest bits.
-@inline(__always) private func load8(_ p: UnsafePointer<UInt8>, _ at: Int) -> UInt64 {
-    UInt64(littleEndian: UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self))
-}
-
 /// The high bit of each byte of `w` that is a `"`, a `\`, a control character or non-ASCII (>= 0x80); other bits 0.
 ///
 /// A byte's high bit is set when it is 0 after the xor (quote, backslash), below 0x20 (the subtraction borrows), or
@@ -189,8 +184,9 @@ private let closeBrace = UInt8(ascii: "}")
 private struct JSONTapeParser: ~Copyable {
     typealias Node = JSONTape.Node
 
-    let p: UnsafePointer<UInt8>
-    let n: Int
+    /// The input.
+    let p: BorrowedBytes
+    var n: Int { p.count }
     let maxDepth: Int
     let maxLength: Int
 
@@ -206,9 +202,8 @@ private struct JSONTapeParser: ~Copyable {
     var stack: UnsafeMutablePointer<UInt64>
     var stackCapacity: Int
 
-    init(_ p: UnsafePointer<UInt8>, _ n: Int, maxDepth: Int, maxLength: Int) {
+    init(_ p: BorrowedBytes, maxDepth: Int, maxLength: Int) {
         self.p = p
-        self.n = n
         self.maxDepth = maxDepth
         self.maxLength = maxLength
         stackCapacity = 64
@@ -220,13 +215,11 @@ private struct JSONTapeParser: ~Copyable {
     /// Parses `input` into at most `maxNodes` nodes, each string or number at most `maxLength` bytes (parameters so
     /// that tests can reach the limits).
     static func parse(
-        _ input: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes,
+        _ input: BorrowedBytes, maxDepth: Int, maxNodes: Int = JSONTape.maxNodes,
         maxLength: Int = JSONTape.maxLength
     ) throws(JSONParseError) -> [Node] {
-        guard let base = input.baseAddress, input.count > 0 else {
-            throw JSONParseError(offset: 0, reason: "empty input")
-        }
-        var parser = JSONTapeParser(base, input.count, maxDepth: maxDepth, maxLength: maxLength)
+        guard input.count > 0 else { throw JSONParseError(offset: 0, reason: "empty input") }
+        var parser = JSONTapeParser(input, maxDepth: maxDepth, maxLength: maxLength)
         var failure: JSONParseError?
         var finished = false
         // Room for two nodes past the limit: `run` stops when fewer than two slots are left, so a document of exactly
@@ -264,9 +257,8 @@ private struct JSONTapeParser: ~Copyable {
                     failure = JSONParseError(offset: 0, reason: "could not allocate the tape")
                     return
                 }
-                previous.withUnsafeBufferPointer { old in
-                    if let from = old.baseAddress { out.initialize(from: from, count: old.count) }
-                }
+                // Only when the first estimate was short, so a plain loop.
+                for (position, node) in previous.enumerated() { (out + position).initialize(to: node) }
                 count = previous.count
                 do throws(JSONParseError) {
                 finished = try parser.run(out, capacity: buffer.count, count: &count)
@@ -286,7 +278,7 @@ private struct JSONTapeParser: ~Copyable {
         _ out: UnsafeMutablePointer<Node>, capacity: Int, count nodeCount: inout Int
     ) throws(JSONParseError) -> Bool {
         let p = self.p, n = self.n
-        let s = JSONScanner(p: p, n: n, maxLength: maxLength)
+        let s = JSONScanner(p: p, maxLength: maxLength)
         var pos = self.pos
         var depth = self.depth
         var topIndex = self.topIndex, topCommas = self.topCommas, topIsObject = self.topIsObject
@@ -432,8 +424,9 @@ private struct JSONTapeParser: ~Copyable {
 private struct JSONScanner {
     typealias Node = JSONTape.Node
 
-    let p: UnsafePointer<UInt8>
-    let n: Int
+    /// The input.
+    let p: BorrowedBytes
+    var n: Int { p.count }
     /// The longest string or number a node records.
     let maxLength: Int
 
@@ -484,7 +477,7 @@ private struct JSONScanner {
             // Find the first `"`, `\`, control character or non-ASCII byte, sixteen then eight bytes at a time.
             scan: do {
                 while i &+ 16 <= n {
-                    let m1 = specialBytes(load8(p, i)), m2 = specialBytes(load8(p, i &+ 8))
+                    let m1 = specialBytes(p.word(at: i)), m2 = specialBytes(p.word(at: i &+ 8))
                     if m1 | m2 != 0 {
                         i &+= m1 != 0 ? m1.trailingZeroBitCount >> 3 : 8 &+ m2.trailingZeroBitCount >> 3
                         break scan
@@ -492,7 +485,7 @@ private struct JSONScanner {
                     i &+= 16
                 }
                 if i &+ 8 <= n {
-                    let m = specialBytes(load8(p, i))
+                    let m = specialBytes(p.word(at: i))
                     if m != 0 {
                         i &+= m.trailingZeroBitCount >> 3
                         break scan
@@ -524,15 +517,14 @@ private struct JSONScanner {
             UInt8(ascii: "r"), UInt8(ascii: "t"):
             return i &+ 2
         case UInt8(ascii: "u"):
-            let input = UnsafeBufferPointer(start: p, count: n)
-            guard let unit = JSONTape.hex4(input, i &+ 2, n) else {
+            guard let unit = JSONTape.hex4(p, i &+ 2, n) else {
                 if endsInsideHexDigits(i &+ 2) { throw unterminatedString(stringStart) }
                 throw JSONParseError(offset: i, reason: "invalid \\u escape: expected four hex digits")
             }
             switch unit & 0xFC00 {
             case 0xD800:
                 guard i &+ 12 <= n, p[i &+ 6] == backslash, p[i &+ 7] == UInt8(ascii: "u"),
-                    let low = JSONTape.hex4(input, i &+ 8, n), low & 0xFC00 == 0xDC00
+                    let low = JSONTape.hex4(p, i &+ 8, n), low & 0xFC00 == 0xDC00
                 else {
                     if endsInsideLowSurrogateEscape(i &+ 6) { throw unterminatedString(stringStart) }
                     throw JSONParseError(

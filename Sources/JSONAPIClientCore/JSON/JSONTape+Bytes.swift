@@ -3,22 +3,17 @@ extension JSONTape {
     /// Calls `body` with the UTF-8 of the string at `index`: its bytes in the input when it has no escapes,
     /// otherwise its decoded text.
     @inline(__always)
-    func withStringBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    func withStringBytes<R>(_ index: Int, _ body: (BorrowedBytes) throws -> R) rethrows -> R {
         let node = nodes[index]
-        if node.flags & Self.stringHasEscapes != 0 {
-            var text = string(index)
-            return try text.withUTF8(body)
-        }
-        let start = Int(node.start), end = start + Int(node.length)
-        return try bytes.withUnsafeBufferPointer { buffer in
-            try body(UnsafeBufferPointer(rebasing: buffer[start..<end]))
-        }
+        if node.flags & Self.stringHasEscapes != 0 { return try BorrowedBytes.lending(string(index), body) }
+        let start = Int(node.start)
+        return try bytes.withBytes(in: start..<start &+ Int(node.length), body)
     }
 
     /// Whether the key (a string node) at `index` is `utf8`. Compares lengths first, then bytes; a key with escapes
     /// is decoded first.
     @inline(__always)
-    func keyEquals(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    func keyEquals(_ index: Int, _ utf8: BorrowedBytes) -> Bool {
         let node = nodes[index]
         if node.flags & Self.stringHasEscapes != 0 { return stringEquals(index, utf8) }
         guard Int(node.length) == utf8.count else { return false }
@@ -34,7 +29,7 @@ extension JSONTape {
     /// The value index of the last member named `utf8` of the object at `object` (which must be an object): a
     /// repeated key reads as its last, everywhere in the decoder, as with `JSONDecoder`.
     @inline(__always)
-    func member(_ utf8: UnsafeBufferPointer<UInt8>, of object: Int) -> Int? {
+    func member(_ utf8: BorrowedBytes, of object: Int) -> Int? {
         var child = object &+ 1
         var remaining = count(object)
         while remaining > 0 {
@@ -73,7 +68,7 @@ extension JSONTape {
     func key(_ index: Int, is literal: StaticString) -> Bool {
         let node = nodes[index]
         if node.flags & Self.stringHasEscapes != 0 {
-            return literal.withUTF8Buffer { stringEquals(index, $0) }
+            return BorrowedBytes.lending(literal) { stringEquals(index, $0) }
         }
         return Int(node.length) == literal.utf8CodeUnitCount && keyBytesEqual(index, literal)
     }

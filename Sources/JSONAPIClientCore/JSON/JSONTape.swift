@@ -97,17 +97,15 @@ struct JSONTape {
         let node = nodes[index]
         let start = Int(node.start), end = start + Int(node.length)
         if node.flags & Self.stringHasEscapes == 0 {
-            return bytes.withUnsafeBufferPointer { buffer in
-                String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
-            }
+            return bytes.withBytes(in: start..<end) { $0.string }
         }
         return Self.unescape(bytes, start..<end)
     }
 
     /// Whether the string at `index` equals `utf8`, compared as bytes without building a `String`.
-    func stringEquals(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    func stringEquals(_ index: Int, _ utf8: BorrowedBytes) -> Bool {
         let node = nodes[index]
-        if node.flags & Self.stringHasEscapes != 0 { return string(index).utf8.elementsEqual(utf8) }
+        if node.flags & Self.stringHasEscapes != 0 { return utf8.elementsEqual(string(index).utf8) }
         guard Int(node.length) == utf8.count else { return false }
         let start = Int(node.start)
         var i = 0
@@ -120,10 +118,7 @@ struct JSONTape {
 
     /// Whether the string at `index` equals `text`.
     func stringEquals(_ index: Int, _ text: String) -> Bool {
-        // In place when it can be: a copy for `withUTF8` is retained and released.
-        if let equal = text.utf8.withContiguousStorageIfAvailable({ stringEquals(index, $0) }) { return equal }
-        var text = text
-        return text.withUTF8 { stringEquals(index, $0) }
+        BorrowedBytes.lending(text) { stringEquals(index, $0) }
     }
 
     /// Whether the number at `index` is written as an integer (no fraction, no exponent).
@@ -133,7 +128,7 @@ struct JSONTape {
     func numberText(_ index: Int) -> String {
         let node = nodes[index]
         let start = Int(node.start)
-        return String(decoding: bytes[start..<start + Int(node.length)], as: UTF8.self)
+        return bytes.withBytes(in: start..<start + Int(node.length)) { $0.string }
     }
 
     /// The number at `index` as an `Int64`, or `nil` when it is not an integer or does not fit.

@@ -6,6 +6,9 @@ extension JSONValue: Codable {
     /// Another decoder does not show a number's text: a number is read as a `Decimal` (which `JSONDecoder` reads
     /// from the number's digits, where it would read `12345678901234567.89` as the `Int64` 12345678901234567), else
     /// as an `Int64`, else as a `Double`, and takes the case that holds that value exactly.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError` when the value is not JSON.
     public init(from decoder: any Decoder) throws {
         if let container = try? decoder.container(keyedBy: AnyCodingKey.self) {
             var members: [String: JSONValue] = [:]
@@ -40,6 +43,7 @@ extension JSONValue: Codable {
     /// - Throws: `EncodingError.invalidValue` for a ``number(_:)`` that no `Decimal` holds exactly (more than 38
     ///   digits, or an exponent beyond ±128): another encoder could only write it changed. Within that range it is
     ///   written as a `Decimal`, which `JSONEncoder` writes digit for digit.
+    /// - Parameter encoder: The encoder to write to.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .object(let members):

@@ -62,8 +62,14 @@ extension JSONValue {
     public var isNull: Bool { self == .null }
 
     /// The member `key` of an object; `nil` for other values or a missing member.
+    ///
+    /// - Parameter key: The member's name.
+    /// - Returns: The member's value, or `nil`.
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
     /// The element at `index` of an array; `nil` for other values or an index out of range.
+    ///
+    /// - Parameter index: The element's position, from 0.
+    /// - Returns: The element, or `nil`.
     public subscript(index: Int) -> JSONValue? {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
@@ -74,19 +80,33 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     /// `nil` is JSON `null`.
+    ///
+    /// - Parameter nilLiteral: The literal `nil`.
     public init(nilLiteral: ()) { self = .null }
     /// `true` and `false`.
+    ///
+    /// - Parameter value: The Boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     /// An integer literal is an ``int(_:)``.
+    ///
+    /// - Parameter value: The integer.
     public init(integerLiteral value: Int64) { self = .int(value) }
     /// A floating-point literal is a ``double(_:)``, even when its value is whole. (Swift reads a literal as a
     /// `Double` first: write a number with more digits than that keeps as `JSONValue(JSONNumber("…")!)`.)
+    ///
+    /// - Parameter value: The number.
     public init(floatLiteral value: Double) { self = .double(value) }
     /// A string.
+    ///
+    /// - Parameter value: The string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An array.
+    ///
+    /// - Parameter elements: The elements, in order.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     /// An object; of repeated keys the last wins.
+    ///
+    /// - Parameter elements: The members' names and values.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
@@ -97,6 +117,8 @@ extension JSONValue {
     /// that `Int64` holds, else ``double(_:)`` when a `Double` holds it exactly, else ``number(_:)``.
     ///
     /// `-0` is `.int(0)` (an integer has no negative zero); `-0.0` is `.double(-0.0)`.
+    ///
+    /// - Parameter number: A number in JSON's grammar, kept as written.
     public init(_ number: JSONNumber) { self.init(numberText: number.text) }
 
     /// The value of the number `text`, which is in JSON's grammar.

@@ -22,10 +22,10 @@ struct JSONWriter: ~Copyable {
     deinit { base.deallocate() }
 
     /// The JSON text written so far (UTF-8), copied.
-    var bytes: [UInt8] { withBytes { Array($0) } }
+    var bytes: [UInt8] { withBytes { $0.array } }
 
     /// The JSON text written so far, as `Data` (one copy).
-    var data: Data { withBytes { Data(buffer: $0) } }
+    var data: Data { withBytes { $0.data } }
 
     /// The JSON text as `Data` that takes over the writer's memory (no copy).
     consuming func takeData() -> Data {
@@ -39,8 +39,8 @@ struct JSONWriter: ~Copyable {
     }
 
     /// Calls `body` with the text written so far.
-    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try body(UnsafeBufferPointer(start: base, count: count))
+    func withBytes<R>(_ body: (BorrowedBytes) throws -> R) rethrows -> R {
+        try body(BorrowedBytes(UnsafeBufferPointer(start: base, count: count)))
     }
 
     /// Makes room for `extra` more bytes.
@@ -52,10 +52,10 @@ struct JSONWriter: ~Copyable {
     @inline(never)
     private mutating func grow(to needed: Int) {
         let newCapacity = max(needed, capacity * 2)
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        bigger.initialize(from: base, count: count)
-        base.deallocate()
-        base = bigger
+        let old = base
+        base = .allocate(capacity: newCapacity)
+        base.initialize(from: old, count: count)
+        old.deallocate()
         capacity = newCapacity
     }
 
@@ -69,16 +69,14 @@ struct JSONWriter: ~Copyable {
 
     /// Appends `bytes` as they are (JSON text, or a string's body that needs no escaping).
     @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+    mutating func append(_ bytes: BorrowedBytes) {
         reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
-        count &+= bytes.count
+        count &+= bytes.copy(to: base + count)
     }
 
     /// Appends the bytes `range` of `other`'s text.
     mutating func append(_ range: Range<Int>, of other: borrowing JSONWriter) {
-        other.withBytes { append(UnsafeBufferPointer(rebasing: $0[range])) }
+        other.withBytes { append($0[range]) }
     }
 
     // MARK: Primitives
@@ -87,32 +85,28 @@ struct JSONWriter: ~Copyable {
     /// `\f`, otherwise `\u00XX`); everything else, `/` and non-ASCII included, is written as is (UTF-8).
     mutating func writeString(_ string: String) {
         // In place when it can be: a copy for `withUTF8` is retained and released.
-        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0) }) != nil { return }
-        var string = string
-        string.withUTF8 { writeEscaped($0) }
+        BorrowedBytes.lending(string) { writeEscaped($0) }
     }
 
     /// Writes the UTF-8 text `utf8` quoted and escaped like ``writeString(_:)``.
-    mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    mutating func writeEscaped(_ utf8: BorrowedBytes) {
         append(UInt8(ascii: "\""))
         var runStart = 0
         var i = 0
         let n = utf8.count
         while i < n {
             // Eight bytes at a time while none needs escaping (non-ASCII bytes never do).
-            if let base = utf8.baseAddress {
-                while i &+ 8 <= n {
-                    let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                    let q = w ^ 0x2222_2222_2222_2222
-                    let b = w ^ 0x5C5C_5C5C_5C5C_5C5C
-                    let m = ((q &- 0x0101_0101_0101_0101) & ~q | (b &- 0x0101_0101_0101_0101) & ~b
-                        | (w &- 0x2020_2020_2020_2020) & ~w) & 0x8080_8080_8080_8080
-                    if m != 0 {
-                        i &+= m.trailingZeroBitCount >> 3
-                        break
-                    }
-                    i &+= 8
+            while i &+ 8 <= n {
+                let w = utf8.word(at: i)
+                let q = w ^ 0x2222_2222_2222_2222
+                let b = w ^ 0x5C5C_5C5C_5C5C_5C5C
+                let m = ((q &- 0x0101_0101_0101_0101) & ~q | (b &- 0x0101_0101_0101_0101) & ~b
+                    | (w &- 0x2020_2020_2020_2020) & ~w) & 0x8080_8080_8080_8080
+                if m != 0 {
+                    i &+= m.trailingZeroBitCount >> 3
+                    break
                 }
+                i &+= 8
             }
             guard i < n else { break }
             let c = utf8[i]
@@ -120,7 +114,7 @@ struct JSONWriter: ~Copyable {
                 i &+= 1
                 continue
             }
-            if runStart < i { append(UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+            if runStart < i { append(utf8[runStart..<i]) }
             append(UInt8(ascii: "\\"))
             switch c {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(c)
@@ -141,7 +135,7 @@ struct JSONWriter: ~Copyable {
             i &+= 1
             runStart = i
         }
-        if runStart < n { append(UnsafeBufferPointer(rebasing: utf8[runStart..<n])) }
+        if runStart < n { append(utf8[runStart..<n]) }
         append(UInt8(ascii: "\""))
     }
 
@@ -152,17 +146,18 @@ struct JSONWriter: ~Copyable {
             append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
             return
         }
-        // At most 20 digits; write them backwards into a small buffer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var i = 20
-            while magnitude > 0 {
-                i &-= 1
-                let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 10)
-                buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
-                magnitude = quotient
-            }
-            append(UnsafeBufferPointer(rebasing: buffer[i..<20]))
+        // At most 20 digits: written backwards at the end of room for 20, then moved to the front of it.
+        reserve(20)
+        let end = count &+ 20
+        var i = end
+        while magnitude > 0 {
+            i &-= 1
+            let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 10)
+            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
+            magnitude = quotient
         }
+        (base + count).update(from: base + i, count: end &- i)  // the regions may overlap: `update` allows it
+        count &+= end &- i
     }
 
     /// Writes the shortest text that reads back as `value`, always in floating form (`1.0`, `1e-07`, `1e+100`).
@@ -176,14 +171,14 @@ struct JSONWriter: ~Copyable {
         // digits, then `.digits` and/or `e` with a signed exponent; it always has a `.` or an `e`.
         var text = value.description
         let isFloating = text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
-        text.withUTF8 { append($0) }
+        text.withUTF8 { append(BorrowedBytes($0)) }
         if !isFloating { writeRaw(".0") }
     }
 
     /// Writes a number's text verbatim (it is valid JSON: ``JSONNumber`` checks it).
     mutating func writeNumber(_ number: JSONNumber) {
         var text = number.text
-        text.withUTF8 { append($0) }
+        text.withUTF8 { append(BorrowedBytes($0)) }
     }
 
     mutating func writeBool(_ value: Bool) {
@@ -195,11 +190,11 @@ struct JSONWriter: ~Copyable {
     /// Appends `ascii` as is, e.g. `{`, `,` or a literal fragment.
     mutating func writeRaw(_ ascii: StaticString) {
         if ascii.hasPointerRepresentation {
-            append(UnsafeBufferPointer(start: ascii.utf8Start, count: ascii.utf8CodeUnitCount))
+            BorrowedBytes.lending(ascii) { append($0) }
         } else {
             // A single Unicode scalar.
             var scalarText = String(ascii.unicodeScalar)
-            scalarText.withUTF8 { append($0) }
+            scalarText.withUTF8 { append(BorrowedBytes($0)) }
         }
     }
 

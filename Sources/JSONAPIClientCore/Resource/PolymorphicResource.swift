@@ -28,11 +28,17 @@ public protocol PolymorphicResource: Codable, Sendable {
 
 extension PolymorphicResource {
     /// Writes the wrapped model.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: Any error the encoder throws.
     public func encode(to encoder: any Encoder) throws { try resource.encode(to: encoder) }
 }
 
 extension Decoder {
     /// The `type` of the resource being decoded: what a polymorphic model switches on.
+    ///
+    /// - Returns: The resource object's `type` member.
+    /// - Throws: `DecodingError` when the resource has no string `type`.
     public func resourceType() throws -> String {
         try container(keyedBy: AnyCodingKey.self).decode(String.self, forKey: AnyCodingKey("type"))
     }

@@ -1,5 +1,8 @@
 extension ToOne: Decodable where Target: Decodable {
     /// Reads the relationship object; with a coder other than the library's, the related resource stays `nil`.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError` when the value is not what the type needs.
     public init(from decoder: any Decoder) throws {
         self.init(relationship: try Relationship(from: decoder))
     }
@@ -18,6 +21,9 @@ extension ToOne: Decodable where Target: Decodable {
 
 extension ToOne: Encodable where Target: Encodable {
     /// Writes the relationship object (linkage, links, meta).
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: Any error the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         try Relationship(data: hasLinkage ? .toOne(identifier) : nil, links: links, meta: meta).encode(to: encoder)
     }
@@ -25,6 +31,9 @@ extension ToOne: Encodable where Target: Encodable {
 
 extension ToMany: Decodable where Target: Decodable {
     /// Reads the relationship object; with a coder other than the library's, `resources` stays empty.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError` when the value is not what the type needs.
     public init(from decoder: any Decoder) throws {
         self.init(relationship: try Relationship(from: decoder))
     }
@@ -38,6 +47,9 @@ extension ToMany: Decodable where Target: Decodable {
 
 extension ToMany: Encodable where Target: Encodable {
     /// Writes the relationship object (linkage, links, meta).
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: Any error the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         try Relationship(data: hasLinkage ? .toMany(identifiers) : nil, links: links, meta: meta).encode(to: encoder)
     }

@@ -21,6 +21,13 @@ public struct ToOne<Target: Sendable>: Sendable {
     public var hasLinkage: Bool
 
     /// Creates a relationship from its parts.
+    ///
+    /// - Parameters:
+    ///   - identifier: The linkage; `nil` for an empty relationship.
+    ///   - resource: The related model, when it was included.
+    ///   - links: Links, such as `self` and `related`.
+    ///   - meta: Non-standard meta-information.
+    ///   - hasLinkage: Whether the relationship object had `data` at all.
     public init(
         identifier: ResourceIdentifier?, resource: Target? = nil, links: Links? = nil, meta: Meta? = nil,
         hasLinkage: Bool = true
@@ -35,6 +42,8 @@ public struct ToOne<Target: Sendable>: Sendable {
 
 extension ToOne where Target: Resource {
     /// A relationship to `resource` (or an empty one).
+    ///
+    /// - Parameter resource: The related model; `nil` for an empty relationship.
     public init(_ resource: Target?) {
         self.init(identifier: resource.map(ResourceIdentifier.init(of:)), resource: resource)
     }
@@ -55,6 +64,13 @@ public struct ToMany<Target: Sendable>: Sendable {
     public var hasLinkage: Bool
 
     /// Creates a relationship from its parts.
+    ///
+    /// - Parameters:
+    ///   - identifiers: The linkage.
+    ///   - resources: The related models that were included.
+    ///   - links: Links, such as `self` and `related`.
+    ///   - meta: Non-standard meta-information.
+    ///   - hasLinkage: Whether the relationship object had `data` at all.
     public init(
         identifiers: [ResourceIdentifier], resources: [Target] = [], links: Links? = nil, meta: Meta? = nil,
         hasLinkage: Bool = true
@@ -69,6 +85,8 @@ public struct ToMany<Target: Sendable>: Sendable {
 
 extension ToMany where Target: Resource {
     /// A relationship to `resources`.
+    ///
+    /// - Parameter resources: The related models.
     public init(_ resources: [Target]) {
         self.init(identifiers: resources.map(ResourceIdentifier.init(of:)), resources: resources)
     }

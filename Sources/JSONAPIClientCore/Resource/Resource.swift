@@ -68,6 +68,8 @@ extension Optional: ResourceIDConvertible where Wrapped: ResourceIDConvertible {
 
 extension ResourceIdentifier {
     /// The identifier of a model: its ``Resource/resourceType`` and its `id` (or, when it has none, its `lid`).
+    ///
+    /// - Parameter model: The model.
     public init<Model: Resource>(of model: Model) {
         self.init(type: Model.resourceType, id: model.id.resourceID, lid: model.lid)
     }

@@ -17,7 +17,7 @@ struct UntitledArticle: Resource {
 
 enum Sources {
     static func articles(configuration: Session.Configuration = .init()) throws -> DataSource<Article> {
-        DataSource<Article>(baseURL: try TestServer.url(), strategy: .path("articles/<id>"), configuration: configuration)
+        DataSource<Article>(baseURL: try TestServer.url(), router: .path("articles/<id>"), configuration: configuration)
     }
 
     /// Creates an article for a test that changes it; delete it with `cleanUp`.

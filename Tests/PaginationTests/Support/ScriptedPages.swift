@@ -28,7 +28,7 @@ enum Pages {
     static func source(
         _ client: ScriptedClient, path: String = "articles", configuration: Session.Configuration = .init()
     ) -> DataSource<ArticleSummary> {
-        DataSource<ArticleSummary>(baseURL: exampleBase, strategy: .path(path), client: client, configuration: configuration)
+        DataSource<ArticleSummary>(baseURL: exampleBase, router: .path(path), client: client, configuration: configuration)
     }
 
     /// A page-number server without links: `count` articles, pages of `page[size]`; `meta` from `meta(pages, count)`.

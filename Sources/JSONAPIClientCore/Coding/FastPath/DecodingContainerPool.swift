@@ -81,12 +81,12 @@ struct DecodingContainerPool {
         if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
             // A resource slot's cursor is a `ResourceCursor` (`keep` stores it with `isResource`).
             unsafeDowncast(spares[slot].cursor, to: ResourceCursor.self).moveResource(to: index, members: members)
-            return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
+            return pooledContainer(spares[slot].box, as: KeyedDecodingContainer<Key>.self)
         }
         let cursor = ResourceContainer<Key>(context: context, index: index, members: members)
         let container = KeyedDecodingContainer(cursor)
         if isEnabled, isOneReference(KeyedDecodingContainer<Key>.self) {
-            keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: true, in: slot)
+            keep(pooledBox(of: container), key: key, cursor: cursor, isResource: true, in: slot)
         }
         return container
     }
@@ -100,12 +100,12 @@ struct DecodingContainerPool {
         while slot < spares.count, spares[slot].key != key || spares[slot].isResource { slot &+= 1 }
         if slot < spares.count, isKnownUniquelyReferenced(&spares[slot].box) {
             spares[slot].cursor.move(to: index)
-            return unsafeBitCast(spares[slot].box, to: KeyedDecodingContainer<Key>.self)
+            return pooledContainer(spares[slot].box, as: KeyedDecodingContainer<Key>.self)
         }
         let cursor = ObjectContainer<Key>(context: context, index: index)
         let container = KeyedDecodingContainer(cursor)
         if isEnabled, isOneReference(KeyedDecodingContainer<Key>.self) {
-            keep(unsafeBitCast(container, to: AnyObject.self), key: key, cursor: cursor, isResource: false, in: slot)
+            keep(pooledBox(of: container), key: key, cursor: cursor, isResource: false, in: slot)
         }
         return container
     }
@@ -128,6 +128,16 @@ struct DecodingContainerPool {
 /// With any value under this key in a coder's `userInfo`, no keyed container is handed out again: the plain path,
 /// which is also what runs when ``isOneReference(_:)`` is false. (For tests; not public.)
 let plainPathKey = CodingUserInfoKey(rawValue: "JSONAPIClientCore.plainPath")!  // a valid raw value: never nil
+
+/// The box a keyed container is: the one strong reference it holds (``isOneReference(_:)`` has said so).
+@inline(__always) func pooledBox<Container>(of container: Container) -> AnyObject {
+    unsafeBitCast(container, to: AnyObject.self)
+}
+
+/// The keyed container that `box` (from ``pooledBox(of:)`` on a `Container`) is: the same reference, no retain or cast.
+@inline(__always) func pooledContainer<Container>(_ box: AnyObject, as type: Container.Type) -> Container {
+    unsafeBitCast(box, to: Container.self)
+}
 
 /// Whether `Container` is laid out as one strong reference: the size of one, and not copied as plain bytes. A keyed
 /// container is kept (``DecodingContainerPool``, ``EncodingContainerPool``) only when it is.

@@ -44,6 +44,9 @@ struct SharedModelTable {
     }
 
     /// The model in `object`, which ``kept(_:at:)`` returned for the same `T`.
+    ///
+    /// Read unretained (a guaranteed reference; `owners` keeps the box alive): retaining it on every read cost
+    /// 0.2 M instructions at N = 1,000 and 4.3 % of the time at N = 100,000 (README, invariant 6).
     static func model<T>(_ object: Unmanaged<AnyObject>, as type: T.Type) -> T {
         object._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Box<T>.self).value }
     }

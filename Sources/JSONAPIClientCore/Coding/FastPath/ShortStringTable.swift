@@ -50,13 +50,11 @@ final class ShortStringTable {
 
     /// The `length` (≤ 15) bytes at `start`, the first in the lowest bits, and the length in the top byte.
     @inline(__always)
-    static func pack(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) -> (UInt64, UInt64) {
+    static func pack(_ bytes: BorrowedBytes, _ start: Int, _ length: Int) -> (UInt64, UInt64) {
         var low: UInt64 = 0, high: UInt64 = 0
-        if let base = bytes.baseAddress, start &+ 16 <= bytes.count {
+        if start &+ 16 <= bytes.count {
             // Two loads, masked to the text.
-            let raw = UnsafeRawPointer(base + start)
-            let first = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
-            let second = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            let first = bytes.word(at: start), second = bytes.word(at: start &+ 8)
             if length >= 8 {
                 low = first
                 high = length == 8 ? 0 : second & (~0 >> (64 &- 8 &* (length &- 8)))

@@ -11,71 +11,78 @@ struct TapeBytes {
     ///
     /// A class, so that a tape can stay a constant of the decoding context (reading a constant's arrays needs no
     /// retain; reading a variable's does, and the decoder reads the tape hundreds of thousands of times) and still
-    /// move onto a copy of its bytes when the decode ends with a decoder kept. Exclusivity: `buffer` and `owner` are
-    /// written only by `adoptCopy()`, which ``ResourceDecodingContext/endDecode(_:)`` calls after the decode's last
-    /// read; every other access is a read that calls no user code, so none overlaps a write.
+    /// move onto a copy of its bytes when the decode ends with a decoder kept. `bytes` and `owner` are written only
+    /// by `adoptCopy()`, which ``ResourceDecodingContext/endDecode(_:)`` calls after the decode's last read.
     private final class Source {
-        @exclusivity(unchecked) var buffer: UnsafeBufferPointer<UInt8>
-        /// The storage that holds copied bytes; `nil` for borrowed bytes. (Read only by `adoptCopy()`: checked.)
+        var bytes: BorrowedBytes
+        /// The storage that holds copied bytes; `nil` for borrowed bytes.
         var owner: Storage?
 
-        init(buffer: UnsafeBufferPointer<UInt8>, owner: Storage?) {
-            self.buffer = buffer
+        init(bytes: BorrowedBytes, owner: Storage?) {
+            self.bytes = bytes
             self.owner = owner
         }
     }
 
     /// Storage allocated for a copy, freed with the last tape that uses it.
     private final class Storage {
-        let buffer: UnsafeMutableBufferPointer<UInt8>
-        init(copying bytes: UnsafeBufferPointer<UInt8>) {
-            buffer = UnsafeMutableBufferPointer.allocate(capacity: max(bytes.count, 1))
-            if let base = buffer.baseAddress, let from = bytes.baseAddress { base.initialize(from: from, count: bytes.count) }
+        private let buffer: UnsafeMutableBufferPointer<UInt8>
+        /// The copy; valid while this storage lives.
+        let bytes: BorrowedBytes
+
+        init(copying source: BorrowedBytes) {
+            buffer = .allocate(capacity: max(source.count, 1))
+            let end = buffer.baseAddress.map(source.copy(to:)) ?? 0
+            bytes = BorrowedBytes(UnsafeBufferPointer(rebasing: buffer[0..<end]))
         }
         deinit { buffer.deallocate() }
     }
 
     /// Bytes borrowed from the caller, who keeps them alive for as long as the tape is used.
-    init(borrowing buffer: UnsafeBufferPointer<UInt8>) {
-        source = Source(buffer: buffer, owner: nil)
+    init(borrowing bytes: BorrowedBytes) {
+        source = Source(bytes: bytes, owner: nil)
     }
 
     /// A copy of `bytes` that lives as long as the tape.
     init(copying bytes: [UInt8]) {
-        let storage = bytes.withUnsafeBufferPointer { Storage(copying: $0) }
-        source = Source(buffer: UnsafeBufferPointer(rebasing: storage.buffer[0..<bytes.count]), owner: storage)
+        let storage = BorrowedBytes.lending(bytes) { Storage(copying: $0) }
+        source = Source(bytes: storage.bytes, owner: storage)
     }
-
-    /// The bytes.
-    var buffer: UnsafeBufferPointer<UInt8> { source.buffer }
 
     /// Moves every copy of this tape's bytes onto a copy that they own, for a tape that must outlive the bytes it
     /// borrowed; nothing to do for bytes it owns already.
     func adoptCopy() {
         guard source.owner == nil else { return }
-        let storage = Storage(copying: source.buffer)
-        source.buffer = UnsafeBufferPointer(rebasing: storage.buffer[0..<source.buffer.count])
+        let storage = Storage(copying: source.bytes)
+        source.bytes = storage.bytes
         source.owner = storage
     }
 
-    var count: Int { buffer.count }
-    var indices: Range<Int> { 0..<buffer.count }
+    var count: Int { source.bytes.count }
+    var indices: Range<Int> { 0..<source.bytes.count }
 
+    /// Calls `body` with the bytes, kept alive until it returns.
     @inline(__always)
-    func withUnsafeBufferPointer<Result, Failure: Error>(
-        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
+    func withBytes<Result, Failure: Error>(_ body: (BorrowedBytes) throws(Failure) -> Result) throws(Failure) -> Result {
         defer { withExtendedLifetime(source) {} }
-        return try body(source.buffer)
+        return try body(source.bytes)
     }
 
-    @inline(__always) subscript(position: Int) -> UInt8 { source.buffer[position] }
+    /// Calls `body` with the bytes in `range`, kept alive until it returns.
+    @inline(__always)
+    func withBytes<Result, Failure: Error>(
+        in range: Range<Int>, _ body: (BorrowedBytes) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        defer { withExtendedLifetime(source) {} }
+        return try body(source.bytes[range])
+    }
+
+    @inline(__always) subscript(position: Int) -> UInt8 { source.bytes[position] }
 
     /// The `length` (≤ 15) bytes at `start` packed into two words (``ShortStringTable/pack(_:_:_:)``).
     @inline(__always)
     func packed(at start: Int, length: Int) -> (UInt64, UInt64) {
         defer { withExtendedLifetime(source) {} }
-        return ShortStringTable.pack(source.buffer, start, length)
+        return ShortStringTable.pack(source.bytes, start, length)
     }
-    subscript(range: Range<Int>) -> Slice<UnsafeBufferPointer<UInt8>> { source.buffer[range] }
 }

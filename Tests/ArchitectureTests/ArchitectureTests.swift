@@ -110,4 +110,16 @@ struct ArchitectureTests {
         }
         #expect(checked >= 2)
     }
+
+    @Test("Code that needs a newer compiler than the manifest declares sits behind a compiler check")
+    func newerAPIsGuarded() throws {
+        var checked = 0
+        for file in try Self.sources("Sources") where file.code.contains(where: { $0.contains("Task.immediate(") }) {
+            checked += 1
+            #expect(
+                file.code.contains { $0.trimmingCharacters(in: .whitespaces) == "#if compiler(>=6.2)" },
+                "\(file.path) uses Task.immediate without #if compiler(>=6.2)")
+        }
+        #expect(checked == 1)
+    }
 }
