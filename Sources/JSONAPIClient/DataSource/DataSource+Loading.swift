@@ -14,6 +14,8 @@ extension DataSource {
     /// The target of a to-one relationship: the resolved one when the response included it, else the store's, else
     /// fetched by the relationship's `related` link. `nil` for an empty relationship.
     ///
+    /// - Parameter relationship: The relationship, as a model decoded it.
+    /// - Returns: The target; `nil` for an empty relationship.
     /// - Throws: ``JSONAPIClientError``: a request failed, or (``JSONAPIClientError/Code/invalidRequest``) the
     ///   target is neither included, nor in the store, nor reachable by a `related` link — use
     ///   `load(_:of:as:)` with the model, which knows the related endpoint.
@@ -28,6 +30,8 @@ extension DataSource {
     /// The targets of a to-many relationship: the resolved ones when the response included them all, else the
     /// store's when it has them all, else every page fetched by the relationship's `related` link.
     ///
+    /// - Parameter relationship: The relationship, as a model decoded it.
+    /// - Returns: The targets, in the linkage's order (or the server's, when fetched).
     /// - Throws: ``JSONAPIClientError``, as for a to-one relationship.
     public nonisolated func load<Target: Resource>(_ relationship: ToMany<Target>) async throws -> [Target] {
         if relationship.hasLinkage, relationship.resources.count == relationship.identifiers.count {
@@ -47,6 +51,7 @@ extension DataSource {
     ///   - model: The resource whose relationship to load.
     ///   - type: The target's model type (inferred from the result).
     /// - Returns: The target; `nil` for an empty relationship.
+    /// - Throws: ``JSONAPIClientError``: a request failed, or the relationship's URL could not be built.
     public nonisolated func load<Target: Resource>(
         _ name: String, of model: Model, as type: Target.Type = Target.self
     ) async throws -> Target? {
@@ -65,6 +70,8 @@ extension DataSource {
     ///   - name: The relationship's member name, e.g. `"comments"`.
     ///   - model: The resource whose relationship to load.
     ///   - type: The targets' array type (inferred from the result).
+    /// - Returns: The targets.
+    /// - Throws: ``JSONAPIClientError``: a request failed, or the relationship's URL could not be built.
     public nonisolated func load<Target: Resource>(
         _ name: String, of model: Model, as type: [Target].Type = [Target].self
     ) async throws -> [Target] {

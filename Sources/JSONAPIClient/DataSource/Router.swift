@@ -30,12 +30,28 @@ public protocol Router: Sendable {
 
 extension Router {
     /// `<resource URL>/relationships/<name>`.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type.
+    ///   - id: The resource's id.
+    ///   - relationship: The relationship's name.
+    ///   - baseURL: The session's base URL.
+    /// - Returns: The relationship endpoint's URL.
+    /// - Throws: ``JSONAPIClientError/Code/invalidRequest`` when the resource URL cannot be built.
     public func relationshipURL(type: String, id: String, relationship: String, baseURL: URL) throws -> URL {
         try PathTemplateRouter.append(
             ["relationships", relationship], to: resourceURL(type: type, id: id, baseURL: baseURL))
     }
 
     /// `<resource URL>/<name>`.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type.
+    ///   - id: The resource's id.
+    ///   - relationship: The relationship's name.
+    ///   - baseURL: The session's base URL.
+    /// - Returns: The related-resource endpoint's URL.
+    /// - Throws: ``JSONAPIClientError/Code/invalidRequest`` when the resource URL cannot be built.
     public func relatedURL(type: String, id: String, relationship: String, baseURL: URL) throws -> URL {
         try PathTemplateRouter.append([relationship], to: resourceURL(type: type, id: id, baseURL: baseURL))
     }
@@ -55,9 +71,17 @@ public struct PathTemplateRouter: Router, Hashable {
     public var template: String
 
     /// A router for `template`.
+    ///
+    /// - Parameter template: A path relative to the base URL, with `<type>` and `<id>` where they go.
     public init(template: String) { self.template = template }
 
     /// The template without its `<id>` segment.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type, for `<type>`.
+    ///   - baseURL: The session's base URL.
+    /// - Returns: The collection's URL.
+    /// - Throws: ``JSONAPIClientError/Code/invalidRequest`` when the template has a query or fragment.
     public func collectionURL(type: String, baseURL: URL) throws -> URL {
         var path = template.replacingOccurrences(of: "<type>", with: FormEncoding.encodePathSegment(type))
         if let range = path.range(of: "<id>") {
@@ -69,6 +93,14 @@ public struct PathTemplateRouter: Router, Hashable {
     }
 
     /// The template with `<id>` substituted (or the id appended when it has none).
+    ///
+    /// - Parameters:
+    ///   - type: The resource type, for `<type>`.
+    ///   - id: The resource's id, percent-encoded as one path segment.
+    ///   - baseURL: The session's base URL.
+    /// - Returns: The resource's URL.
+    /// - Throws: ``JSONAPIClientError/Code/invalidRequest`` when the id is empty or the template has a query or
+    ///   fragment.
     public func resourceURL(type: String, id: String, baseURL: URL) throws -> URL {
         guard !id.isEmpty else { throw Self.invalid("a resource id must not be empty") }
         let segment = FormEncoding.encodePathSegment(id)

@@ -20,6 +20,13 @@ public struct WriteResponse<Primary: Sendable>: Sendable {
     public var rawDocument: RawDocument?
 
     /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - status: The status.
+    ///   - headerFields: The response's header fields.
+    ///   - location: The `Location` header, resolved.
+    ///   - document: The document of a 200 or 201 response with a body.
+    ///   - rawDocument: The document of a 202 response with a body.
     public init(
         status: HTTPResponse.Status, headerFields: HTTPFields = HTTPFields(), location: URL? = nil,
         document: Document<Primary>? = nil, rawDocument: RawDocument? = nil

@@ -71,9 +71,17 @@ public final class Session: Sendable {
     ///
     /// A relative URL resolves under the base URL as a folder; query parameters in `url` are kept (options add to
     /// them). Only `http`/`https` URLs of the session's origin or an allowed one are fetched, as for links.
+    ///
+    /// - Parameter url: The URL, absolute or relative to the base URL.
+    /// - Returns: A fetch to perform with `result()` (nothing is sent before).
     public func fetch(_ url: URL) -> FetchRequest<PrimaryData> { fetch(url, as: PrimaryData.self) }
 
     /// A fetch of `url`, decoded as `type`; see ``fetch(_:)``.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, absolute or relative to the base URL.
+    ///   - type: The primary data to decode.
+    /// - Returns: A fetch to perform with `result()` (nothing is sent before).
     public func fetch<Primary: Decodable & Sendable>(_ url: URL, as type: Primary.Type) -> FetchRequest<Primary> {
         fetch(link: Link(href: url.absoluteString), as: type)
     }

@@ -20,6 +20,11 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
 
     /// Creates a change.
+    ///
+    /// - Parameters:
+    ///   - type: The resource's type.
+    ///   - id: The resource's id.
+    ///   - kind: What happened.
     public init(type: String, id: String, kind: Kind) {
         self.type = type
         self.id = id
