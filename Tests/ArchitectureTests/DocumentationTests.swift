@@ -10,7 +10,8 @@ struct DocumentationTests {
     static let folders = [
         "Sources/JSONAPIClientCore", "Sources/JSONAPIClient/Transport", "Sources/JSONAPIClient/Pagination",
         "Sources/JSONAPIClient/Responses", "Sources/JSONAPIClient/Errors", "Sources/JSONAPIClient/Requests",
-        "Sources/JSONAPIClient/Support", "Sources/JSONAPIClientTesting", "Sources/JSONAPIClient/Live", "Sources/JSONAPIClient/Graph",
+        "Sources/JSONAPIClient/Support", "Sources/JSONAPIClientTesting", "Sources/JSONAPIClient/Live",
+        "Sources/JSONAPIClient/Graph",
     ]
     static let skipped: Set<String> = [
         "Sources/JSONAPIClientCore/Coding/ResourceEncodingContext.swift",
