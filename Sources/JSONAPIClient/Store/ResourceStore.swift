@@ -142,6 +142,10 @@ public final class ResourceStore: Sendable {
         /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
         /// make room.
         var clears: UInt64 = 0
+        /// The optimistic writes not settled yet, per record, in the order they were made
+        /// (`ResourceStore+Pending.swift`): what the store shows is the record with these applied.
+        var layers: [Key: [PendingLayer]] = [:]
+        var nextLayer: UInt64 = 0
 
         mutating func tick() -> UInt64 {
             clock += 1
@@ -230,14 +234,15 @@ public final class ResourceStore: Sendable {
     /// The number of records.
     public var count: Int { withMergedState { $0.records.count } }
 
-    /// The record of resource `type` `id`, as the server last sent it (merged), or `nil`.
+    /// The record of resource `type` `id` as the server last sent it (merged), with the optimistic writes not settled
+    /// yet applied (see ``pendingChanges(type:id:)``), or `nil`.
     public func record(type: String, id: String) -> ResourceObject? {
         withMergedState { state in
             let key = Key(type: type, id: id)
-            guard state.records[key] != nil else { return nil }
+            guard let object = state.visibleObject(key) else { return nil }
             let now = state.tick()
             state.records[key]?.lastUse = now
-            return state.records[key]?.object
+            return object
         }
     }
 
@@ -256,7 +261,7 @@ public final class ResourceStore: Sendable {
     /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`.
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         let keys = withMergedState { state in
-            state.records.keys.filter { $0.type == Model.resourceType }.sorted { $0.id < $1.id }
+            state.visibleKeys(of: Model.resourceType).sorted { $0.id < $1.id }
         }
         guard let document = graph(from: keys, collection: true) else { return [] }
         return try decode([Model].self, from: document) ?? []
@@ -270,8 +275,11 @@ public final class ResourceStore: Sendable {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             state.clears += 1
             let changes = state.observers.isEmpty
-                ? [] : state.records.keys.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
+                ? [] : Set(state.records.keys).union(state.layers.keys).map {
+                    StoreChange(type: $0.type, id: $0.id, kind: .evicted)
+                }
             state.records.removeAll()
+            state.layers.removeAll()
             state.selfLinks.removeAll()
             state.responses.removeAll()
             state.responseOrder.removeAll()
@@ -294,10 +302,10 @@ public final class ResourceStore: Sendable {
             var seen = Set(keys)
             var queue: [ResourceObject] = []
             for key in keys {
-                guard let record = state.records[key] else { continue }
+                guard let object = state.visibleObject(key) else { continue }
                 state.records[key]?.lastUse = now
-                primary.append(record.object)
-                queue.append(record.object)
+                primary.append(object)
+                queue.append(object)
             }
             guard !primary.isEmpty else { return nil }
             while let object = queue.popLast() {
@@ -305,10 +313,10 @@ public final class ResourceStore: Sendable {
                     for identifier in relationship.data?.identifiers ?? [] {
                         guard let id = identifier.id else { continue }
                         let key = Key(type: identifier.type, id: id)
-                        guard !seen.contains(key), let record = state.records[key] else { continue }
+                        guard !seen.contains(key), let object = state.visibleObject(key) else { continue }
                         seen.insert(key)
-                        included.append(record.object)
-                        queue.append(record.object)
+                        included.append(object)
+                        queue.append(object)
                     }
                 }
             }
@@ -559,7 +567,7 @@ public final class ResourceStore: Sendable {
         return stream
     }
 
-    private func notify(_ observers: [Observer], of changes: [StoreChange]) {
+    func notify(_ observers: [Observer], of changes: [StoreChange]) {
         guard !changes.isEmpty else { return }
         for observer in observers {
             let relevant = changes.filter { $0.type == observer.type && (observer.id == nil || $0.id == observer.id) }
