@@ -33,8 +33,13 @@ struct WriteQueueFile: Sendable {
 
     var url: URL { directory.appendingPathComponent(Self.name) }
 
-    /// The entries of the file; `nil` without one, or when it was discarded (logged, and removed).
+    /// The entries of the file; `nil` without one, or when it was discarded (logged, and removed). The new files of
+    /// writes that never finished (a process killed while writing) are removed first.
     func read() -> [WriteQueue.Entry]? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasPrefix(Self.name + ".") && name.hasSuffix(".tmp") {
+            unlink(directory.appendingPathComponent(name).path)
+        }
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         do {
             return try Self.decode(data)
