@@ -94,8 +94,10 @@ struct WriteQueueKillTests {
         for n in reported { #expect(queuedIDs.contains(String(firstID + n)), "write \(n) was lost") }
         await api.writeQueue.replay()
         #expect(api.writeQueue.entries.isEmpty)
-        let made = try await DataSource<ArticleTag>(baseURL: server, strategy: .path("tags/<id>")).fetch()
-            .filter("name.icontains", "kill-\(run)-").page(.pageBased(1, 100)).result().data ?? []
+        var made: [ArticleTag] = []
+        let request = DataSource<ArticleTag>(baseURL: server, strategy: .path("tags/<id>")).fetch()
+            .filter("name.icontains", "kill-\(run)-").page(.pageBased(1, 100))
+        for try await tag in request.resources() { made.append(tag) }
         let counts = Dictionary(grouping: made, by: \.name).mapValues(\.count)
         for n in reported { #expect(counts["kill-\(run)-\(n)"] == 1, "write \(n) was made \(counts["kill-\(run)-\(n)"] ?? 0) times") }
         #expect(counts.values.allSatisfy { $0 == 1 })
