@@ -127,7 +127,7 @@ public actor DataSource<Model: Resource> {
     /// returns the created resource and `Location`; 202 and 204 are successes too (see ``WriteResponse``). The
     /// session's stored lists of the model's type become stale, so the next list asks the server.
     ///
-    /// Optimistic (``WriteOptions/optimistic``), the store shows the resource at once: under its `id`, or, without
+    /// Optimistic (``WriteOptions/isOptimistic``), the store shows the resource at once: under its `id`, or, without
     /// one, under its `lid` or a new UUID (the entry's ``WriteQueue/Entry/resourceID``) until the server's answer
     /// names it. Set the `id` on the client when the server accepts it: a queued create is then never made twice.
     ///

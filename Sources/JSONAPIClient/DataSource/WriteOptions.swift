@@ -13,12 +13,12 @@ public struct WriteOptions: Sendable, Hashable {
     /// Whether the session's store shows the change at once, before the server answers: every observer and live
     /// object sees it; the server's answer then replaces it, or a refusal (or a transport failure not queued)
     /// rolls it back. Needs a store; without one the write is simply sent.
-    public var optimistic: Bool
+    public var isOptimistic: Bool
     /// Whether a write that cannot reach the server (a transport failure, not an HTTP error) waits in the session's
     /// ``WriteQueue`` instead of throwing; it then returns a ``WriteResponse`` whose ``WriteResponse/queued`` names
     /// the entry. Also, while the queue holds writes, a new queued write goes behind them, so that writes reach the
     /// server in the order they were made.
-    public var queued: Bool
+    public var isQueued: Bool
 
     /// Creates options.
     ///
@@ -26,8 +26,8 @@ public struct WriteOptions: Sendable, Hashable {
     ///   - optimistic: Whether the store shows the change before the server answers.
     ///   - queued: Whether a write that cannot reach the server waits in the queue instead of throwing.
     public init(optimistic: Bool = false, queued: Bool = false) {
-        self.optimistic = optimistic
-        self.queued = queued
+        self.isOptimistic = optimistic
+        self.isQueued = queued
     }
 
     /// Sent at once; the store changes when the server answers; a failure throws (the default).

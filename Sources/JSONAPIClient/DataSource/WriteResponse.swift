@@ -7,7 +7,7 @@ import Foundation
 /// - 202: the request was accepted for later processing; the body, if any, is in ``rawDocument`` (it describes
 ///   the job, not the resource).
 /// - 204: no body; the server applied the request as sent.
-/// - Queued (``WriteOptions/queued``): the server could not be reached and the write waits in the session's
+/// - Queued (``WriteOptions/isQueued``): the server could not be reached and the write waits in the session's
 ///   ``WriteQueue``; ``queued`` names its entry, ``status`` is 202 (accepted for later) and there is no document.
 ///   Its outcome comes as a ``WriteQueue/Event`` on ``WriteQueue/events()``.
 public struct WriteResponse<Primary: Sendable>: Sendable {

@@ -88,7 +88,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     /// A sentence about what happened.
     public var detail: String
     /// What an optimistic write had shown in the store and was rolled back when it failed: the members it set (its
-    /// `type` and `id` name the record); `nil` for any other failure. See ``WriteOptions/optimistic``.
+    /// `type` and `id` name the record); `nil` for any other failure. See ``WriteOptions/isOptimistic``.
     public var rolledBack: ResourceObject?
 
     /// Creates an error.

@@ -28,11 +28,11 @@ extension Session {
         let options = options ?? configuration.writes
         var write = write
         var layer: ResourceStore.PendingWrite?
-        if options.optimistic, let store, let object = write.layerObject(decoder: configuration.decoder) {
+        if options.isOptimistic, let store, let object = write.layerObject(decoder: configuration.decoder) {
             write.optimistic = true
             layer = store.addPending(write.kind, object: object, id: write.resourceID)
         }
-        if options.queued, writeQueue.isWaiting {
+        if options.isQueued, writeQueue.isWaiting {
             // Behind the writes waiting, so that none overtakes another; the queue tries them all now.
             writeQueue.enqueue(write, layer: layer)
             writeQueue.resume()
@@ -43,7 +43,7 @@ extension Session {
         do {
             (sent, response) = try await deliver(write, layer: layer)
         } catch var error as JSONAPIClientError {
-            if options.queued, error.isUnreachable {
+            if options.isQueued, error.isUnreachable {
                 write.attempts = 1
                 write.sent = true  // it may have reached the server, and only the answer was lost
                 writeQueue.enqueue(write, layer: layer)

@@ -32,7 +32,7 @@ public final class Session: Sendable {
     /// What the session remembers of the resources and responses it has seen; `nil` when the configuration has no
     /// store.
     public let store: ResourceStore?
-    /// The writes that could not reach the server and wait to be sent again (``WriteOptions/queued``); kept beside
+    /// The writes that could not reach the server and wait to be sent again (``WriteOptions/isQueued``); kept beside
     /// the store when it is persisted.
     public let writeQueue: WriteQueue
     let chain: MiddlewareChain

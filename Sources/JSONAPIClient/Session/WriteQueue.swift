@@ -4,7 +4,7 @@ import Foundation
 /// sent again when the app says the network is back (``resume()``) and after the next request that succeeds, with
 /// backoff between failed tries, and each reports its outcome on ``events()``.
 ///
-/// A write joins the queue when its ``WriteOptions/queued`` is set and the transport fails (not when the server
+/// A write joins the queue when its ``WriteOptions/isQueued`` is set and the transport fails (not when the server
 /// answers with an error), or when the queue already holds writes (so that none overtakes another). With the
 /// store's ``ResourceStore/Configuration/persistence`` the queue is kept in the same directory and survives a
 /// restart: queued writes are sent after the next launch, and their optimistic changes show again in the store.
@@ -451,7 +451,7 @@ public final class WriteQueue: Sendable {
 
 extension JSONAPIClientError {
     /// Whether the request did not reach the server or its answer did not come back: a transport failure or a
-    /// timeout, with no status. A write that fails so may be queued (``WriteOptions/queued``).
+    /// timeout, with no status. A write that fails so may be queued (``WriteOptions/isQueued``).
     var isUnreachable: Bool {
         status == nil && (code == .transportFailed || code == .timedOut)
     }

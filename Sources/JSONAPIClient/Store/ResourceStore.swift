@@ -11,6 +11,8 @@ import Foundation
 ///   one, fresh by HTTP's rules (RFC 9111). The records are shared: ``clear()`` when the account changes.
 /// - **Bounded.** At most ``Configuration/maxResources`` records and ``Configuration/maxResponseBytes`` of bodies;
 ///   the least recently used go first.
+/// - **Optimistic.** Writes with ``WriteOptions/isOptimistic`` show before the server answers, as layers over the
+///   records, settled in the order they were made; ``pendingChanges(type:id:)`` reads them as a diff.
 /// - **Kept across launches, when asked.** With ``Configuration/persistence`` the records and responses are written
 ///   to a directory in the background and read back when a store opens it, so a cold start under
 ///   ``CachePolicy/cacheFirst`` or ``CachePolicy/cacheOnly`` answers with no request; ``flush()`` waits for them to
@@ -269,8 +271,9 @@ public final class ResourceStore: Sendable {
 
     /// Removes every record and response — what to do when the account signs out — and, with persistence, the
     /// store's file: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then
-    /// removes the file). Observers stay, and each is told of the records it observed as
-    /// ``StoreChange/Kind/evicted``.
+    /// removes the file). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
+    /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told
+    /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             state.clears += 1
