@@ -112,6 +112,8 @@ struct WriteQueueServerTests {
         #expect(await TestServer.statuses(of: "POST /tags?run=\(run)", count: 2) == [201, 409])
         #expect(try await Self.count(named: name) == 1)
         #expect(try api.store?.resource(ArticleTag.self, id: id)?.name == name)
+        #expect(api.store?.record(type: "tags", id: id)?.attributes?["name"] == .string(name))
+        #expect(api.store?.pendingChanges().isEmpty == true)  // settled: what was sent stands
     }
 
     @Test("Without a client-generated id, a create whose answer was lost is made twice (as the docs say)")

@@ -250,6 +250,31 @@ struct WriteQueueTests {
         #expect(try api.store?.resource(Memo.self, id: "7") == nil)
     }
 
+    @Test("A 409 to a create with its id after an attempt that may have reached the server, and a 404 to a delete, count as made")
+    func madeBefore() async throws {
+        let server = FlakyMemos()
+        let (api, memos) = try Self.session(server, retries: 0)
+        let (events, following) = Self.events(api.writeQueue)
+        defer { following.cancel() }
+        #expect(try await memos.create(Memo(id: "7", title: "New")).queued?.clientGeneratedID == true)
+        #expect(try await memos.delete(id: "1").queued != nil)  // behind the create: never sent before the 404
+        #expect(try api.store?.resources(Memo.self).map(\.id) == ["7"])
+        await api.writeQueue.replay()
+        server.go(online: true)
+        server.fail(with: 409, 404)
+        await api.writeQueue.replay()
+        var statuses: [Int] = []
+        while statuses.count < 2, let event = await events.next("an outcome") {
+            if case .delivered(let status) = event.outcome { statuses.append(status.code) }
+            if case .rejected = event.outcome { Issue.record("rejected: \(event)") }
+        }
+        #expect(statuses == [409, 404])
+        #expect(server.served == [#"POST /memos "New""#, "DELETE /memos/1"])
+        #expect(api.store?.pendingChanges().isEmpty == true)
+        #expect(api.store?.record(type: "memos", id: "7")?.attributes?["title"] == "New")
+        #expect(api.store?.record(type: "memos", id: "1") == nil)
+    }
+
     @Test("Local edits not sent yet read as a diff against the server's record, and discard() drops them")
     func discard() async throws {
         let server = FlakyMemos()

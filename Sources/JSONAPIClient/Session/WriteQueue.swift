@@ -25,7 +25,8 @@ import Foundation
 ///   and rolls back its optimistic change; so do ``Configuration/maxServerErrors`` 5xx answers.
 /// - **Sent once.** An entry is removed (and the file rewritten) as soon as its answer arrives. When an attempt may
 ///   have reached the server but its answer was lost (a transport failure after sending), the replay sends it again:
-///   a `PATCH` then sets the same members twice, and a `DELETE` answered 404 counts as delivered. A create sent
+///   a `PATCH` then sets the same members twice, and a `DELETE` answered 404 counts as delivered (as it does on any
+///   replay: the resource is gone, as it was to be). A create sent
 ///   with a client-generated `id` (a model whose `id` is set) answered `409 Conflict` on such a replay counts as
 ///   delivered too: the first attempt made it. A create without one may be made twice; see the article "Writing
 ///   offline and optimistically".
@@ -154,8 +155,8 @@ public final class WriteQueue: Sendable {
     public enum Outcome: Sendable {
         /// It joined the queue.
         case queued
-        /// The server accepted it with this status (or it had been made by an earlier attempt: a `409` to a create
-        /// with a client-generated id, a `404` to a delete); it left the queue.
+        /// The server accepted it with this status, or said it was done already (a `409` to a create with a
+        /// client-generated id after an attempt that may have made it, a `404` to a delete); it left the queue.
         case delivered(HTTPResponse.Status)
         /// The server refused it (4xx, or 5xx too many times); it left the queue, and its optimistic change was
         /// rolled back (``JSONAPIClientError/rolledBack``).
@@ -289,23 +290,28 @@ public final class WriteQueue: Sendable {
     private func run() async {
         var failures = 0
         replaying: while !Task.isCancelled, let session = owner.withLock({ $0.session }) {
-            guard let (entry, layer) = next() else { break replaying }
-            let outcome: Outcome
+            guard let (entry, layer) = next() else { return }  // empty: next() ended the replay
+            let verdict: Verdict
             do {
                 let (_, response) = try await session.deliver(entry, layer: layer)
-                outcome = .delivered(response.status)
+                verdict = .delivered(response.status)
             } catch let error as JSONAPIClientError {
-                outcome = classify(error, of: entry)
+                verdict = classify(error, of: entry)
             } catch {
                 break replaying  // cancelled
             }
-            switch outcome {
-            case .delivered:
+            switch verdict {
+            case .delivered(let status):
                 failures = 0
-                finish(entry, outcome)
+                finish(entry, .delivered(status))
+            case .madeBefore(let status):
+                // An earlier attempt made it: what was sent stands, as the server's answer would have said.
+                failures = 0
+                if let layer { session.store?.confirmPending(layer, answer: nil) }
+                finish(entry, .delivered(status))
             case .rejected(let error):
                 finish(entry, .rejected(rollBack(entry, layer, error, in: session)))
-            default:
+            case .retry:
                 failures += 1
                 let updated = update(entry) { $0.attempts += 1 }
                 guard failures <= configuration.retriesPerReplay else {
@@ -323,11 +329,13 @@ public final class WriteQueue: Sendable {
         }
     }
 
-    /// The oldest entry, marked as being sent, and its layer.
+    /// The oldest entry, marked as being sent, and its layer; `nil` when there is none, and then the replay is over
+    /// (in the same step, so that an entry queued just after starts a new one).
     private func next() -> (Entry, ResourceStore.PendingWrite?)? {
         state.withLock { state in
             guard let first = state.entries.first else {
                 state.sending = nil
+                state.replay = nil
                 return nil
             }
             state.sending = first.id
@@ -340,17 +348,27 @@ public final class WriteQueue: Sendable {
         }
     }
 
-    /// What an error means for a queued entry: delivered after all, rejected, or retry later.
-    private func classify(_ error: JSONAPIClientError, of entry: Entry) -> Outcome {
-        guard let status = error.status else {
-            return error.isUnreachable ? .willRetry(after: .zero) : .rejected(error)
-        }
-        let triedBefore = entry.sent
-        if triedBefore, status.code == 409, entry.kind == .create, entry.clientGeneratedID { return .delivered(status) }
-        if triedBefore, status.code == 404, entry.kind == .delete { return .delivered(status) }
+    /// What a replay makes of an attempt.
+    private enum Verdict {
+        /// The server accepted it.
+        case delivered(HTTPResponse.Status)
+        /// The server says it is done already: a 409 to a create with a client-generated id after an attempt that
+        /// may have made it, a 404 to a delete.
+        case madeBefore(HTTPResponse.Status)
+        /// The server refused it, for good.
+        case rejected(JSONAPIClientError)
+        /// It did not reach the server, or the server failed: try again later.
+        case retry
+    }
+
+    /// What an error means for a queued entry: made by an earlier attempt, rejected, or to retry later.
+    private func classify(_ error: JSONAPIClientError, of entry: Entry) -> Verdict {
+        guard let status = error.status else { return error.isUnreachable ? .retry : .rejected(error) }
+        if entry.sent, status.code == 409, entry.kind == .create, entry.clientGeneratedID { return .madeBefore(status) }
+        if status.code == 404, entry.kind == .delete { return .madeBefore(status) }  // gone, as it was to be
         guard status.kind == .serverError else { return .rejected(error) }
         let serverErrors = update(entry) { $0.serverErrors += 1 }.serverErrors
-        return serverErrors >= configuration.maxServerErrors ? .rejected(error) : .willRetry(after: .zero)
+        return serverErrors >= configuration.maxServerErrors ? .rejected(error) : .retry
     }
 
     /// Drops the optimistic layer of a rejected entry and returns the error that says what was undone.
