@@ -117,6 +117,48 @@ enum DocCSnippets {
         print(results.count)
     }
 
+    // Writing: a graph of new resources
+    struct Writer: Resource {
+        static let resourceType = "people"
+        var id: String?                    // nil until the server names it
+        var lid: String?                   // its name until then
+        var name: String
+    }
+
+    struct Label: Resource {
+        static let resourceType = "tags"
+        var id: String?
+        var lid: String?
+        var name: String
+    }
+
+    struct Post: Resource {
+        static let resourceType = "articles"
+        var id: String?
+        var lid: String?
+        var title: String
+        var author: Writer?                // sent as {"type": "people", "lid": "w1"}
+        var tags: [Label]
+    }
+
+    static func graph(api: Session) async throws {
+        let writer = Writer(lid: "w1", name: "Ann")
+        let labels = [Label(lid: "l1", name: "swift"), Label(lid: "l2", name: "graphs")]
+        var graph = ResourceGraph()
+        graph.add(Post(lid: "p1", title: "Hello", author: writer, tags: labels))   // in any order
+        graph.add(writer)
+        graph.add(labels)
+        do {
+            let result = try await api.create(graph)
+            let post = try result.created(Post.self, lid: "p1")      // as the server returned it, author and tags resolved
+            print(result.isAtomic, result.id(Writer.self, lid: "w1") ?? "", post?.id ?? "")
+        } catch let error as ResourceGraphError {
+            for done in error.created { print("created", done.type, done.lid ?? "-", done.id) }   // created all the same
+            print("failed", error.failed?.description ?? "-", error.clientError?.status?.code ?? 0)
+            print("not sent", error.notCreated)
+        }
+    }
+
     actor Auth {
         func token() async throws -> String? { "token" }
         func refresh(_ rejected: String) async throws -> String? { "new token" }
@@ -287,3 +329,12 @@ enum DocCSnippets {
         #expect(client.requests.first?.url.absoluteString == "https://api.example.com/people")
     }
 }
+
+// Defining models: inverse relationships (an extension must stand at file scope).
+private typealias Article = DocCSnippets.Article
+
+extension Article {
+    static let inverseRelationships = [InverseRelationship("author", of: Person.self, "articles")]
+}
+
+private typealias Person = DocCSnippets.Person

@@ -100,6 +100,30 @@ enum ReadmeSnippets {
         try await articles.delete(id: "7")
     }
 
+    struct Writer: Resource {
+        static let resourceType = "people"
+        var id: String?
+        var lid: String?
+        var name: String
+    }
+
+    struct Post: Resource {
+        static let resourceType = "articles"
+        var id: String?
+        var lid: String?
+        var title: String
+        var author: Writer?
+    }
+
+    static func graph(api: Session) async throws {
+        let author = Writer(lid: "w1", name: "Ann")         // struct Writer: Resource { var id: String?; var lid: String?; … }
+        var graph = ResourceGraph()
+        graph.add(Post(lid: "p1", title: "Hello", author: author))   // in any order: what it names goes first
+        graph.add(author)
+        let result = try await api.create(graph)            // ResourceGraphResult
+        print(result.id(Post.self, lid: "p1") ?? "", result.isAtomic)
+    }
+
     static func writingOffline(articles: DataSource<Article>, article: Article, api: Session) async throws {
         let sent = try await articles.update(article, options: .offline) { $0.title = "Written on a train" }
         if sent.queued != nil { api.writeQueue.resume() }   // later, when the network is back

@@ -211,6 +211,33 @@ check(s == 200 and d["meta"]["headers"]["x-custom"] == "hello" and d["meta"]["he
 s, _, d = req("DELETE", "/notes/7")
 check(s == 200 and d == {"meta": {"deleted": "7"}}, "notes delete")
 
+# ---- Atomic Operations (/operations): lids across operations, all or nothing, and the 415 of a server without it
+ATOMIC = JSONAPI + '; ext="https://jsonapi.org/ext/atomic"'
+ops = {"atomic:operations": [
+    {"op": "add", "data": {"type": "people", "lid": "p", "attributes": {"name": "Atomic", "email": "a@example.com"}}},
+    {"op": "add", "data": {"type": "tags", "lid": "t", "attributes": {"name": "atomic"}}},
+    {"op": "add", "data": {"type": "articles", "lid": "a", "attributes": {"title": "Atomic"}, "relationships": {
+        "author": {"data": {"type": "people", "lid": "p"}},
+        "tags": {"data": [{"type": "tags", "lid": "t"}, {"type": "tags", "id": "1"}]}}}},
+    {"op": "add", "data": {"type": "comments", "attributes": {"body": "Atomic"},
+                           "relationships": {"article": {"data": {"type": "articles", "lid": "a"}}}}},
+]}
+s, h, d = req("POST", "/operations", raw=json.dumps(ops).encode(), headers={"Content-Type": ATOMIC, "Accept": ATOMIC})
+results = [r["data"] for r in d["atomic:results"]] if s == 200 else []
+check(s == 200 and h["Content-Type"].startswith(JSONAPI) and [r["type"] for r in results]
+      == ["people", "tags", "articles", "comments"], f"atomic add of four resources {s} {d}")
+article = results[2]
+check(article["relationships"]["author"]["data"] == {"type": "people", "id": results[0]["id"]}
+      and article["relationships"]["tags"]["data"] == [{"type": "tags", "id": "1"}, {"type": "tags", "id": results[1]["id"]}]
+      and results[3]["relationships"]["article"]["data"] == {"type": "articles", "id": article["id"]},
+      "atomic lids become ids")
+again = json.loads(json.dumps(ops).replace('"Atomic"', '"Atomic again"'))
+again["atomic:operations"][2]["data"]["attributes"]["title"] = "x" * 201
+s, _, d = req("POST", "/operations", raw=json.dumps(again).encode(), headers={"Content-Type": ATOMIC, "Accept": ATOMIC})
+check(s == 400 and count("/people?filter%5Bname%5D=Atomic%20again") == 0, "a failing operation rolls back the others")
+s, h, d = req("POST", "/no-operations", raw=json.dumps(ops).encode(), headers={"Content-Type": ATOMIC, "Accept": ATOMIC})
+check(s == 415 and d["errors"][0]["status"] == "415", "a server without the extension: 415")
+
 # ---- concurrent writes
 results = []
 

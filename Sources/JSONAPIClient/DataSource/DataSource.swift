@@ -56,6 +56,7 @@ public actor DataSource<Model: Resource> {
     public init(session: Session, strategy: URLStrategy) {
         self.session = session
         self.strategy = strategy
+        session.store?.register(Model.self)
     }
 
     // MARK: Reading

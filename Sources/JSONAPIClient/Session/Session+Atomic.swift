@@ -15,7 +15,9 @@ extension Session {
     /// ```
     ///
     /// The request carries `ext="https://jsonapi.org/ext/atomic"` in `Content-Type` and `Accept`. A failed batch is
-    /// a ``JSONAPIClientError`` whose error objects point at the failing operation (`/atomic:operations/1`).
+    /// a ``JSONAPIClientError`` whose error objects point at the failing operation (`/atomic:operations/1`). An
+    /// applied batch reaches the session's store as other writes do: the resources of the results are merged,
+    /// removed resources are forgotten, and the stored lists of each type it touched become stale.
     ///
     /// - Parameters:
     ///   - operations: The operations, applied in order.
@@ -54,6 +56,23 @@ extension Session {
                 "HTTP \(response.status.code) with \(results.count) atomic:results for \(operations.count) operations; "
                     + "the extension requires one result per operation")
         }
+        if let store { Self.apply(operations, results, to: store) }
         return results
+    }
+
+    /// Tells the store what an applied batch did, as a write does: the resources the results return are the newest
+    /// versions, removed resources are gone, and the stored lists of every type the batch touched are stale.
+    private static func apply(_ operations: [AtomicOperation], _ results: [AtomicResult], to store: ResourceStore) {
+        store.merge(results.flatMap { result -> [ResourceObject] in
+            if case .resource(let object)? = result.data { [object] } else { [] }
+        })
+        var types: Set<String> = []
+        for operation in operations {
+            if case .resource(let object)? = operation.data { types.insert(object.type) }
+            guard let ref = operation.ref else { continue }
+            types.insert(ref.type)
+            if operation.op == .remove, ref.relationship == nil, let id = ref.id { store.remove(type: ref.type, id: id) }
+        }
+        for type in types.sorted() { store.invalidateCollections(of: type) }
     }
 }

@@ -141,12 +141,14 @@ extension Session {
         return result
     }
 
-    /// Encodes a request body with the session's encoder, mapping a failure to ``JSONAPIClientError``.
+    /// Encodes a request body with the session's encoder, mapping a failure to ``JSONAPIClientError``. A resource
+    /// the body names by a local id that this session has seen created is sent with its id (``LocalIDs``).
     func encode(_ method: HTTPMethod, _ url: URL, _ body: (JSONAPIEncoder) throws -> Data) throws(JSONAPIClientError)
         -> Data
     {
         do {
-            return try body(configuration.encoder)
+            return localIDs.replacing(
+                in: try body(configuration.encoder), decoder: configuration.decoder, clears: store?.clears ?? 0)
         } catch {
             throw JSONAPIClientError(
                 code: .encodingFailed, detail: "the request body could not be encoded: \(error)", method: method,

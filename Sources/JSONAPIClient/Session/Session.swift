@@ -37,6 +37,8 @@ public final class Session: Sendable {
     public let writeQueue: WriteQueue
     let chain: MiddlewareChain
     let flights = InFlightRequests()
+    /// The server's ids of the resources this session created by local id (`lid`), for the bodies of later writes.
+    let localIDs = LocalIDs()
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
     /// request and every link compares against it.
     let origin: Origin?

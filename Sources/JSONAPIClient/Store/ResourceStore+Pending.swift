@@ -57,18 +57,17 @@ extension ResourceStore {
     /// sent, as a 204 means), and is folded into the server's record with every confirmed layer before which no
     /// write is unsettled.
     func confirmPending(_ write: PendingWrite, answer: ResourceObject?) {
-        let observers = withMergedState { state -> [Observer]? in
+        let result = withMergedState { state -> ([Key], [Observer])? in
             guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
                 return nil
             }
             state.layers[write.key]?[index].confirmed = true
             if let answer { state.layers[write.key]?[index].object = answer }
-            state.foldConfirmed(write.key)
-            return Array(state.observers.values)
+            return (state.foldConfirmed(write.key), Array(state.observers.values))
         }
-        guard let observers else { return }
+        guard let (related, observers) = result else { return }
         changed()
-        notifyPending(write.key, observers)
+        notifyPending(write.key, related: related, observers)
     }
 
     /// Drops `write`'s layer (the server refused it, or it was discarded), folding any confirmed layers it held
@@ -77,17 +76,16 @@ extension ResourceStore {
     /// - Returns: The members the write had set (what was undone), or `nil` when the layer was gone already.
     @discardableResult
     func dropPending(_ write: PendingWrite) -> ResourceObject? {
-        let (undone, observers) = withMergedState { state -> (ResourceObject?, [Observer]) in
+        let (undone, related, observers) = withMergedState { state -> (ResourceObject?, [Key], [Observer]) in
             guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
-                return (nil, [])
+                return (nil, [], [])
             }
             let undone = state.layers[write.key]?.remove(at: index).object
-            state.foldConfirmed(write.key)
-            return (undone, Array(state.observers.values))
+            return (undone, state.foldConfirmed(write.key), Array(state.observers.values))
         }
         guard undone != nil else { return nil }
         changed()
-        notifyPending(write.key, observers)
+        notifyPending(write.key, related: related, observers)
         return undone
     }
 
@@ -111,11 +109,15 @@ extension ResourceStore {
         }
     }
 
-    /// Tells the observers of `key`'s record that what the store shows of it may have changed.
-    private func notifyPending(_ key: Key, _ observers: [Observer]) {
+    /// Tells the observers of `key`'s record that what the store shows of it may have changed, and those of the
+    /// `related` records that their inverse relationships did.
+    private func notifyPending(_ key: Key, related: [Key] = [], _ observers: [Observer]) {
         guard !observers.isEmpty else { return }
         let shown = withMergedState { $0.visibleObject(key) != nil }
-        notify(observers, of: [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)])
+        notify(
+            observers,
+            of: [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)]
+                + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) })
     }
 }
 
@@ -147,21 +149,28 @@ extension ResourceStore.State {
     }
 
     /// Folds the confirmed layers at the bottom of `key`'s stack into the server's record, oldest first, up to the
-    /// first layer still waiting for its answer.
-    mutating func foldConfirmed(_ key: ResourceStore.Key) {
-        guard var stack = layers[key] else { return }
+    /// first layer still waiting for its answer, keeping the inverse relationships in step as a merge does.
+    ///
+    /// - Returns: The keys of the other records whose inverse relationships changed.
+    mutating func foldConfirmed(_ key: ResourceStore.Key) -> [ResourceStore.Key] {
+        guard var stack = layers[key] else { return [] }
         let now = tick()
+        var related: [ResourceStore.Key] = []
         while let first = stack.first, first.confirmed {
             stack.removeFirst()
+            let old = records[key]?.object
             switch first.kind {
             case .delete:
                 removeRecord(key)
+                related += followInverses(of: key, from: old, to: nil, at: now)
             case .create, .update:
-                let merged = records[key].map { ResourceStore.merged($0.object, with: first.object) } ?? first.object
+                let merged = old.map { ResourceStore.merged($0, with: first.object) } ?? first.object
                 setRecord(ResourceStore.Record(object: merged, lastUse: now), for: key)
+                related += followInverses(of: key, from: old, to: merged, at: now)
             }
         }
         layers[key] = stack.isEmpty ? nil : stack
+        return related
     }
 
     /// The pending changes of `key`, or `nil` without layers.

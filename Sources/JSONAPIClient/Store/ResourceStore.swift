@@ -148,6 +148,8 @@ public final class ResourceStore: Sendable {
         /// (`ResourceStore+Pending.swift`): what the store shows is the record with these applied.
         var layers: [Key: [PendingLayer]] = [:]
         var nextLayer: UInt64 = 0
+        /// The inverse relationships the store keeps in step (``ResourceStore/register(_:)``).
+        var inverses = InverseTable()
 
         mutating func tick() -> UInt64 {
             clock += 1
@@ -254,6 +256,7 @@ public final class ResourceStore: Sendable {
     /// - Throws: `JSONAPIDecodingError` when the record does not make a `Model` (a sparse fieldset left out a
     ///   member it requires).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
+        register(Model.self)
         guard let document = graph(from: [Key(type: Model.resourceType, id: id)], collection: false) else { return nil }
         return try decode(Model.self, from: document)
     }
@@ -262,6 +265,7 @@ public final class ResourceStore: Sendable {
     ///
     /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`.
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
+        register(Model.self)
         let keys = withMergedState { state in
             state.visibleKeys(of: Model.resourceType).sorted { $0.id < $1.id }
         }
@@ -414,14 +418,18 @@ public final class ResourceStore: Sendable {
         for object in objects {
             guard let id = object.id else { continue }
             let key = Key(type: object.type, id: id)
-            guard let old = state.setRecord(Record(object: object, lastUse: now), for: key) else {
+            var related: [Key] = []
+            if let old = state.setRecord(Record(object: object, lastUse: now), for: key) {
+                let merged = Self.merged(old.object, with: object)
+                let same = merged == old.object
+                if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
+                state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
+                if !same { related = state.followInverses(of: key, from: old.object, to: merged, at: now) }
+            } else {
                 if observed { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-                continue
+                related = state.followInverses(of: key, from: nil, to: object, at: now)
             }
-            let merged = Self.merged(old.object, with: object)
-            let same = merged == old.object
-            if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-            state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
+            if observed { changes += related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) } }
         }
         changes += evictRecords(&state)
         return changes
@@ -442,24 +450,27 @@ public final class ResourceStore: Sendable {
     /// Sets the linkage of relationship `name` of the record of `type` `id` (when the store has the record) to what
     /// `change` makes of the current one, and tells the observers.
     func changeLinkage(of name: String, type: String, id: String, _ change: (Linkage?) -> Linkage) {
-        let (changed, observers) = withMergedState { state -> (Bool, [Observer]) in
+        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
             let key = Key(type: type, id: id)
-            guard var record = state.records[key] else { return (false, []) }
+            guard var record = state.records[key] else { return ([], []) }
+            let old = record.object
             var relationships = record.object.relationships ?? [:]
             var relationship = relationships[name] ?? Relationship()
             let linkage = change(relationship.data)
-            guard linkage != relationship.data else { return (false, []) }
+            guard linkage != relationship.data else { return ([], []) }
             relationship.data = linkage
             relationships[name] = relationship
             record.object.relationships = relationships
             record.lastUse = state.tick()
             record.changed = record.lastUse
             state.setRecord(record, for: key)
-            return (true, Array(state.observers.values))
+            let related = state.followInverses(of: key, from: old, to: record.object, at: record.lastUse)
+            let changes = ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
+            return (changes, Array(state.observers.values))
         }
-        guard changed else { return }
+        guard !changes.isEmpty else { return }
         self.changed()
-        notify(observers, of: [StoreChange(type: type, id: id, kind: .updated)])
+        notify(observers, of: changes)
     }
 
     /// Removes the record whose `links.self` is `url` (relative links resolved against it), if any, and tells the
@@ -484,13 +495,17 @@ public final class ResourceStore: Sendable {
 
     /// Removes the record of resource `type` `id` and tells the observers.
     public func remove(type: String, id: String) {
-        let observers = withMergedState { state -> [Observer]? in
-            guard state.removeRecord(Key(type: type, id: id)) != nil else { return nil }
-            return Array(state.observers.values)
+        let result = withMergedState { state -> ([StoreChange], [Observer])? in
+            let key = Key(type: type, id: id)
+            guard let old = state.removeRecord(key) else { return nil }
+            let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
+            let changes = [StoreChange(type: type, id: id, kind: .removed)]
+                + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
+            return (changes, Array(state.observers.values))
         }
-        guard let observers else { return }
+        guard let (changes, observers) = result else { return }
         changed()
-        notify(observers, of: [StoreChange(type: type, id: id, kind: .removed)])
+        notify(observers, of: changes)
     }
 
     /// `record` with the members `newer` has.
@@ -539,7 +554,8 @@ public final class ResourceStore: Sendable {
 
     /// The changes to records of `Model`'s type, as they happen, from now until the stream is dropped.
     public func changes<Model: Resource>(of type: Model.Type) -> AsyncStream<StoreChange> {
-        observe(type: Model.resourceType, id: nil) { changes, continuation in
+        register(Model.self)
+        return observe(type: Model.resourceType, id: nil) { changes, continuation in
             for change in changes { continuation.yield(change) }
         }
     }
@@ -547,6 +563,7 @@ public final class ResourceStore: Sendable {
     /// The resource `id` of `Model`'s type now (`nil` when the store has no record of it, or the record does not
     /// make a `Model`), then again after each change to its record (`nil` once removed).
     public func updates<Model: Resource>(of type: Model.Type, id: String) -> AsyncStream<Model?> {
+        register(Model.self)
         let stream = observe(type: Model.resourceType, id: id) { [weak self] _, continuation in
             continuation.yield(try? self?.resource(Model.self, id: id))
         }

@@ -33,11 +33,16 @@ public protocol Resource: Codable, Sendable, Identifiable where ID: ResourceIDCo
     static var resourceType: String { get }
     /// The local id of a resource not yet created (`lid`); `nil` unless the model declares the property.
     var lid: String? { get }
+    /// The relationships of this model whose other end points back (`author` ↔ `Person.articles`): a session's
+    /// store keeps both ends in step. None by default.
+    static var inverseRelationships: [InverseRelationship] { get }
 }
 
 extension Resource {
     /// No local id: models that use one declare `var lid: String?`.
     public var lid: String? { nil }
+    /// No inverse relationships: models that have them declare them.
+    public static var inverseRelationships: [InverseRelationship] { [] }
 }
 
 /// A type that a ``Resource``'s `id` may have: `String`, `Int`, or an optional of either (`nil`: not created yet).

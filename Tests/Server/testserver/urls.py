@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from api import views
+from api import operations, views
 
 handler400 = "api.exceptions.handler400"
 handler403 = "api.exceptions.handler403"
@@ -52,4 +52,6 @@ urlpatterns = [
     path("echo-headers", views.echo_headers, name="echo-headers"),
     path("notes/<int:pk>", views.note, name="note"),
     path("items", views.items, name="items"),
+    path("operations", operations.OperationsView.as_view(), name="operations"),
+    path("no-operations", operations.unsupported_extension, name="no-operations"),
 ]
