@@ -224,6 +224,45 @@ struct OptimisticWriteTests {
         #expect(store.pendingChanges().isEmpty)
     }
 
+    /// A memo with an owner whose `memos` is the inverse of the memo's `owner`.
+    struct OwnedMemo: Resource {
+        static let resourceType = "memos"
+        static let inverseRelationships = [InverseRelationship("owner", relatedType: "owners", "memos")]
+        var id: String
+        var title: String
+        var owner: ToOne<Owner>?
+    }
+
+    struct Owner: Resource {
+        static let resourceType = "owners"
+        var id: String
+    }
+
+    @Test("A confirmed optimistic write moves the inverse relationship of the record it names, as a merge does")
+    func inverseOnConfirmation() async throws {
+        let held = HeldWrites()
+        defer { held.finish() }
+        let api = Session(baseURL: HeldWrites.baseURL, client: held.client)
+        let store = try #require(api.store)
+        let memos = api.source(OwnedMemo.self, .path("memos/<id>"))
+        store.merge(
+            try JSONAPIDecoder().decode(
+                RawDocument.self,
+                from: Data(
+                    #"{"data":[{"type":"memos","id":"1","attributes":{"title":"Draft"},"relationships":{"owner":{"data":null}}},{"type":"owners","id":"o1","relationships":{"memos":{"data":[]}}}]}"#
+                        .utf8)))
+        let memo = try #require(try store.resource(OwnedMemo.self, id: "1"))
+        let write = Task {
+            try await memos.update(memo, options: .optimistic) { $0.owner = ToOne(Owner(id: "o1")) }
+        }
+        guard await held.arrivals.next("the PATCH") != nil else { return }
+        held.settle(0, .success(HTTPResponse(status: .noContent)))
+        _ = try await write.value
+        #expect(store.record(type: "memos", id: "1")?.relationships?["owner"]?.data == .toOne(ResourceIdentifier(type: "owners", id: "o1")))
+        #expect(store.record(type: "owners", id: "o1")?.relationships?["memos"]?.data == .toMany([ResourceIdentifier(type: "memos", id: "1")]))
+        #expect(store.pendingChanges().isEmpty)
+    }
+
     @Test("clear() drops the optimistic changes with the records")
     func clearDropsLayers() async throws {
         let (held, api, memos) = try Self.setUp()
