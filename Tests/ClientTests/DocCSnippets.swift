@@ -278,6 +278,39 @@ enum DocCSnippets {
         _ = (withAuthor, me)
     }
 
+    struct Note: Resource {
+        static let resourceType = "notes"
+        var id: String
+        var text: String
+    }
+
+    static func writingOffline(url: URL, article: Article, notes: DataSource<Note>) async throws {
+        let api = Session(baseURL: url, configuration: .init(writes: .offline))
+        let articles = api.source(Article.self, .path("articles/<id>"))
+
+        let sent = try await articles.update(article) { $0.title = "Written on a train" }  // shown at once
+        if let entry = sent.queued { print("queued:", entry.id) }          // no network: it waits in the queue
+
+        if let diff = api.store?.pendingChanges(type: "articles", id: "7") {
+            print(diff.changedMembers, diff.server?.attributes?["title"] ?? "")   // ["title"] "Old title"
+            api.writeQueue.discard(type: "articles", id: "7")                      // drop the unsent edits
+        }
+
+        Task {
+            for await event in api.writeQueue.events() {
+                switch event.outcome {
+                case .delivered(let status): print("sent", event.entry.url, status)
+                case .rejected(let error): print("refused and rolled back:", error.rolledBack?.id ?? "", error)
+                default: break
+                }
+            }
+        }
+        api.writeQueue.resume()   // the network is back
+
+        let note = Note(id: UUID().uuidString, text: "Buy milk")
+        try await notes.create(note, options: .offline)    // replayed after a lost answer: 409, counted as made
+    }
+
     static func keptAcrossLaunches(baseURL: URL) async throws {
         let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
             .appendingPathComponent("api-store")
@@ -296,3 +329,12 @@ enum DocCSnippets {
         #expect(client.requests.first?.url.absoluteString == "https://api.example.com/people")
     }
 }
+
+// Defining models: inverse relationships (an extension must stand at file scope).
+private typealias Article = DocCSnippets.Article
+
+extension Article {
+    static let inverseRelationships = [InverseRelationship("author", of: Person.self, "articles")]
+}
+
+private typealias Person = DocCSnippets.Person

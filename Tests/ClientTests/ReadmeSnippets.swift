@@ -124,6 +124,11 @@ enum ReadmeSnippets {
         print(result.id(Post.self, lid: "p1") ?? "", result.isAtomic)
     }
 
+    static func writingOffline(articles: DataSource<Article>, article: Article, api: Session) async throws {
+        let sent = try await articles.update(article, options: .offline) { $0.title = "Written on a train" }
+        if sent.queued != nil { api.writeQueue.resume() }   // later, when the network is back
+    }
+
     static func caching(baseURL: URL, folder: URL) async throws {
         let api = Session(baseURL: baseURL)                  // a store by default; .init(store: nil) opts out
         let articles = api.source(Article.self, .path("articles/<id>"))

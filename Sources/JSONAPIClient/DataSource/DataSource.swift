@@ -130,24 +130,49 @@ public actor DataSource<Model: Resource> {
     /// only when it has one (client-generated ids; a model with `var id: String?` set to `nil` sends none). 201
     /// returns the created resource and `Location`; 202 and 204 are successes too (see ``WriteResponse``). The
     /// session's stored lists of the model's type become stale, so the next list asks the server.
+    ///
+    /// Optimistic (``WriteOptions/isOptimistic``), the store shows the resource at once: under its `id`, or, without
+    /// one, under its `lid` or a new UUID (the entry's ``WriteQueue/Entry/resourceID``) until the server's answer
+    /// names it. Set the `id` on the client when the server accepts it: a queued create is then never made twice.
+    ///
+    /// - Parameters:
+    ///   - model: The resource to create.
+    ///   - headerFields: Header fields of this request.
+    ///   - options: Optimistic and queued or not; the session's ``Session/Configuration/writes`` when `nil`.
+    /// - Returns: The server's response, or a queued one (``WriteResponse/queued``).
+    /// - Throws: ``JSONAPIClientError`` (with ``JSONAPIClientError/rolledBack`` when an optimistic change was undone).
     @discardableResult
-    public func create(_ model: Model, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
+    public func create(_ model: Model, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil)
+        async throws -> WriteResponse<Model>
+    {
         let url = try collectionURL().get()
         let body = try session.encode(.post, url) { try $0.encodeCreateBody(for: model) }
-        return try await session.write(
-            JSONAPIRequest(method: .post, target: .success(url), headerFields: headerFields, body: body), as: Model.self)
+        let id = model.id.resourceID.flatMap { $0.isEmpty ? nil : $0 }  // an empty id is sent as none
+        let write = WriteQueue.Entry(
+            method: .post, url: url, type: Model.resourceType, resourceID: id ?? model.lid ?? UUID().uuidString,
+            body: body, headerFields: headerFields, kind: .create, clientGeneratedID: id != nil)
+        return try await session.write(write, options: options, as: Model.self)
     }
 
     /// Updates a resource (`PATCH`) with only the members `update` sets: absent members stay unchanged, `null`
     /// empties one.
+    ///
+    /// - Parameters:
+    ///   - update: The resource's id and the members to set.
+    ///   - headerFields: Header fields of this request.
+    ///   - options: Optimistic and queued or not; the session's ``Session/Configuration/writes`` when `nil`.
+    /// - Returns: The server's response, or a queued one (``WriteResponse/queued``).
+    /// - Throws: ``JSONAPIClientError`` (with ``JSONAPIClientError/rolledBack`` when an optimistic change was undone).
     @discardableResult
-    public func update(_ update: ResourceUpdate<Model>, headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<Model>
-    {
+    public func update(
+        _ update: ResourceUpdate<Model>, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<Model> {
         let url = try routed { try $0.resourceURL(type: Model.resourceType, id: update.id, baseURL: $1) }.get()
         let body = try session.encode(.patch, url) { try $0.encodeUpdateBody(for: update) }
-        return try await session.write(
-            JSONAPIRequest(method: .patch, target: .success(url), headerFields: headerFields, body: body), as: Model.self)
+        let write = WriteQueue.Entry(
+            method: .patch, url: url, type: Model.resourceType, resourceID: update.id, body: body,
+            headerFields: headerFields, kind: .update, clientGeneratedID: false)
+        return try await session.write(write, options: options, as: Model.self)
     }
 
     /// Updates a resource by editing a copy of its model: exactly the members the edit changes are sent (a
@@ -155,24 +180,43 @@ public actor DataSource<Model: Resource> {
     ///
     /// ```swift
     /// try await articles.update(article) { $0.title = "New title" }
+    /// try await articles.update(article, options: .offline) { $0.title = "Written on a train" }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - model: The resource as it is now.
+    ///   - headerFields: Header fields of this request.
+    ///   - options: Optimistic and queued or not; the session's ``Session/Configuration/writes`` when `nil`.
+    ///   - edit: Changes the copy.
+    /// - Returns: The server's response, or a queued one (``WriteResponse/queued``).
+    /// - Throws: What `edit` throws; ``JSONAPIClientError``.
     @discardableResult
     public nonisolated func update(
-        _ model: Model, headerFields: HTTPFields = HTTPFields(), _ edit: sending (inout Model) throws -> Void
+        _ model: Model, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil,
+        _ edit: sending (inout Model) throws -> Void
     ) async throws -> WriteResponse<Model> {
         let change = try ResourceUpdate(from: model, encoder: configuration.encoder, edit)
-        return try await update(change, headerFields: headerFields)
+        return try await update(change, headerFields: headerFields, options: options)
     }
 
     /// Deletes a resource (`DELETE`). 200 may carry meta (``WriteResponse/meta``); 202 and 204 are successes. The
     /// session's store forgets the resource, and its stored lists of the model's type become stale.
+    ///
+    /// - Parameters:
+    ///   - id: The resource's id.
+    ///   - headerFields: Header fields of this request.
+    ///   - options: Optimistic and queued or not; the session's ``Session/Configuration/writes`` when `nil`.
+    /// - Returns: The server's response, or a queued one (``WriteResponse/queued``).
+    /// - Throws: ``JSONAPIClientError`` (with ``JSONAPIClientError/rolledBack`` when an optimistic change was undone).
     @discardableResult
-    public func delete(id: String, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<Model> {
+    public func delete(id: String, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil)
+        async throws -> WriteResponse<Model>
+    {
         let url = try routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) }.get()
-        let response = try await session.write(
-            JSONAPIRequest(method: .delete, target: .success(url), headerFields: headerFields), as: Model.self)
-        session.store?.remove(type: Model.resourceType, id: id)
-        return response
+        let write = WriteQueue.Entry(
+            method: .delete, url: url, type: Model.resourceType, resourceID: id, body: nil, headerFields: headerFields,
+            kind: .delete, clientGeneratedID: false)
+        return try await session.write(write, options: options, as: Model.self)
     }
 
     // MARK: URLs

@@ -7,6 +7,9 @@ import Foundation
 /// - 202: the request was accepted for later processing; the body, if any, is in ``rawDocument`` (it describes
 ///   the job, not the resource).
 /// - 204: no body; the server applied the request as sent.
+/// - Queued (``WriteOptions/isQueued``): the server could not be reached and the write waits in the session's
+///   ``WriteQueue``; ``queued`` names its entry, ``status`` is 202 (accepted for later) and there is no document.
+///   Its outcome comes as a ``WriteQueue/Event`` on ``WriteQueue/events()``.
 public struct WriteResponse<Primary: Sendable>: Sendable {
     /// The status.
     public var status: HTTPResponse.Status
@@ -18,6 +21,9 @@ public struct WriteResponse<Primary: Sendable>: Sendable {
     public var document: Document<Primary>?
     /// The document of a 202 response with a body, schema-less.
     public var rawDocument: RawDocument?
+    /// The queue entry of a write that could not reach the server and waits in the ``WriteQueue``; `nil` for a write
+    /// the server answered.
+    public var queued: WriteQueue.Entry?
 
     /// Creates a response.
     ///

@@ -87,6 +87,9 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public var underlyingError: (any Error)?
     /// A sentence about what happened.
     public var detail: String
+    /// What an optimistic write had shown in the store and was rolled back when it failed: the members it set (its
+    /// `type` and `id` name the record); `nil` for any other failure. See ``WriteOptions/isOptimistic``.
+    public var rolledBack: ResourceObject?
 
     /// Creates an error.
     ///

@@ -38,6 +38,12 @@ extension Session {
         public var prefetchThreshold: Duration
         /// When a `GET` may be answered from the store; a request's own ``FetchRequest/cachePolicy(_:)`` wins.
         public var cachePolicy: CachePolicy
+        /// How the writes of ``DataSource`` meet the store and the network when they name no options of their own:
+        /// ``WriteOptions/immediate`` by default; ``WriteOptions/offline`` to show each at once and queue what
+        /// cannot reach the server.
+        public var writes: WriteOptions
+        /// How the ``WriteQueue`` retries (backoff, limits, its clock).
+        public var writeQueue: WriteQueue.Configuration
 
         /// Creates a configuration.
         public init(
@@ -45,8 +51,11 @@ extension Session {
             mediaType: JSONAPIMediaType = JSONAPIMediaType(), decoder: JSONAPIDecoder = JSONAPIDecoder(),
             encoder: JSONAPIEncoder = JSONAPIEncoder(), allowedLinkOrigins: Set<Origin> = [], maxPages: Int = 10_000,
             store: ResourceStore.Configuration? = ResourceStore.Configuration(), cachePolicy: CachePolicy = .networkOnly,
-            prefetchThreshold: Duration = .milliseconds(1)
+            prefetchThreshold: Duration = .milliseconds(1), writes: WriteOptions = .immediate,
+            writeQueue: WriteQueue.Configuration = WriteQueue.Configuration()
         ) {
+            self.writes = writes
+            self.writeQueue = writeQueue
             self.store = store
             self.prefetchThreshold = prefetchThreshold
             self.cachePolicy = cachePolicy

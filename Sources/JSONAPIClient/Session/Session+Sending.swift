@@ -37,6 +37,7 @@ extension Session {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await transmit(request)
         guard response.status.kind == .successful else { throw failure(for: request, response: response) }
+        writeQueue.requestSucceeded()  // the network is back: queued writes go
         return response
     }
 

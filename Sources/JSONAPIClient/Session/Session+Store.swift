@@ -32,6 +32,7 @@ extension Session {
                 return try await client.send(sent)
             }
             guard response.status.kind == .successful else { throw failure(for: request, response: response) }
+            writeQueue.requestSucceeded()  // the network is back: queued writes go
             let credentials = seen.withLock { $0 }.map { CredentialDigest(credentialsOf: $0.headerFields) }
             return (request, response, .network, credentials)
         }
@@ -52,6 +53,7 @@ extension Session {
         }
         let (source, refresh, seen) = visit.state.withLock { ($0.source, $0.refresh, $0.request) }
         guard response.status.kind == .successful else { throw failure(for: request, response: response) }
+        if source == .network || source == .revalidated { writeQueue.requestSucceeded() }  // the network is back
         if refresh {
             var again = description
             again.cachePolicy = .networkOnly

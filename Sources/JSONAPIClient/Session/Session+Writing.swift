@@ -7,24 +7,119 @@ extension Session {
         -> WriteResponse<Primary>
     {
         let (sent, response) = try await send(request, to: try request.url())
-        var result = WriteResponse<Primary>(status: response.status, headerFields: response.headerFields)
-        if let location = response.headerFields[.location] {
-            result.location = URL(percentEncoding: location, relativeTo: sent.url)?.absoluteURL
-        }
         if let store {
-            // What the server returned is the newest version; without a body, what was sent is (a 204 to a PATCH
-            // applied exactly the members sent). A 202's body describes a job, not the resource.
-            if !response.body.isEmpty, response.status != .accepted {
-                store.merge(from: response.body)
-            } else if response.status == .noContent, let body = request.body {
-                store.merge(from: body)
-            }
-            // The stored responses of what was written are out of date; a create or delete also changes the lists
-            // of its type, which must not go on missing the new resource or showing the deleted one.
-            store.invalidateResponses(after: sent.method, to: sent.url)
+            recordAnswer(response, to: sent, body: request.body, in: store)
             if sent.method == .post || sent.method == .delete, let model = Primary.self as? any Resource.Type {
                 store.invalidateCollections(of: model.resourceType)
             }
+        }
+        return try writeResponse(response, to: sent, as: type)
+    }
+
+    /// Sends a write of a ``DataSource`` with its options (the session's when `nil`): optimistic, it shows in the
+    /// store first and is rolled back if it fails; queued, a transport failure puts it in the ``WriteQueue`` (as
+    /// does a queue that already holds writes) and it returns a queued response instead of throwing.
+    ///
+    /// - Throws: ``JSONAPIClientError``, with ``JSONAPIClientError/rolledBack`` set when an optimistic change was
+    ///   undone; `CancellationError`.
+    func write<Primary: Decodable & Sendable>(
+        _ write: WriteQueue.Entry, options: WriteOptions?, as type: Primary.Type
+    ) async throws -> WriteResponse<Primary> {
+        let options = options ?? configuration.writes
+        var write = write
+        var layer: ResourceStore.PendingWrite?
+        if options.isOptimistic, let store, let object = write.layerObject(decoder: configuration.decoder) {
+            write.optimistic = true
+            layer = store.addPending(write.kind, object: object, id: write.resourceID)
+        }
+        if options.isQueued, writeQueue.isWaiting {
+            // Behind the writes waiting, so that none overtakes another; the queue tries them all now.
+            writeQueue.enqueue(write, layer: layer)
+            writeQueue.resume()
+            return Self.queued(write)
+        }
+        let sent: HTTPRequest
+        let response: HTTPResponse
+        do {
+            (sent, response) = try await deliver(write, layer: layer)
+        } catch var error as JSONAPIClientError {
+            if options.isQueued, error.isUnreachable {
+                write.attempts = 1
+                write.sent = true  // it may have reached the server, and only the answer was lost
+                writeQueue.enqueue(write, layer: layer)
+                return Self.queued(write)
+            }
+            if let layer { error.rolledBack = store?.dropPending(layer) }
+            throw error
+        } catch {
+            if let layer { store?.dropPending(layer) }
+            throw error
+        }
+        return try writeResponse(response, to: sent, as: type)
+    }
+
+    /// Sends `write` and brings the store up to date: its optimistic `layer` (if any) confirmed with the server's
+    /// answer — or dropped for a create the server gave an id of its own, whose record then replaces it — and the
+    /// stored responses and lists it changed marked stale. The queue's replay sends its entries here.
+    ///
+    /// - Returns: The request as sent and the successful response.
+    /// - Throws: ``JSONAPIClientError`` for a failure or an error status (the layer is left to the caller).
+    func deliver(_ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?) async throws
+        -> (HTTPRequest, HTTPResponse)
+    {
+        let (sent, response) = try await send(write.request, to: write.url)
+        guard let store else { return (sent, response) }
+        if let layer {
+            settle(layer, with: response, in: store)
+            store.invalidateResponses(after: sent.method, to: sent.url)
+        } else {
+            recordAnswer(response, to: sent, body: write.body, in: store)
+            if write.kind == .delete { store.remove(type: write.type, id: write.resourceID) }
+        }
+        if write.kind != .update { store.invalidateCollections(of: write.type) }
+        return (sent, response)
+    }
+
+    /// Confirms an optimistic write's layer with the server's answer: the answer's version of the record replaces the
+    /// layer's (a 204 or 202 confirms the members sent), and the answer's other resources are merged.
+    private func settle(_ layer: ResourceStore.PendingWrite, with response: HTTPResponse, in store: ResourceStore) {
+        var objects: [ResourceObject] = []
+        if !response.body.isEmpty, response.status != .accepted,
+            let document = try? configuration.decoder.decode(RawDocument.self, from: response.body)
+        {
+            objects = ResourceStore.resourceObjects(of: document)
+        }
+        let index = objects.firstIndex { $0.type == layer.key.type && $0.id == layer.key.id }
+        let answer = index.map { objects.remove(at: $0) }
+        store.merge(objects)
+        if layer.kind == .create, answer == nil, objects.contains(where: { $0.type == layer.key.type }) {
+            store.dropPending(layer)  // the server named it: its record (merged above) takes the local one's place
+        } else {
+            store.confirmPending(layer, answer: answer)
+        }
+    }
+
+    /// Brings the store up to date after a write that was not optimistic.
+    private func recordAnswer(_ response: HTTPResponse, to sent: HTTPRequest, body: Data?, in store: ResourceStore) {
+        // What the server returned is the newest version; without a body, what was sent is (a 204 to a PATCH
+        // applied exactly the members sent). A 202's body describes a job, not the resource.
+        if !response.body.isEmpty, response.status != .accepted {
+            store.merge(from: response.body)
+        } else if response.status == .noContent, let body {
+            store.merge(from: body)
+        }
+        // The stored responses of what was written are out of date; a create or delete also changes the lists
+        // of its type, which must not go on missing the new resource or showing the deleted one.
+        store.invalidateResponses(after: sent.method, to: sent.url)
+    }
+
+    /// The typed response of a write the server answered.
+    private func writeResponse<Primary: Decodable & Sendable>(
+        _ response: HTTPResponse, to sent: HTTPRequest, as type: Primary.Type
+    ) throws -> WriteResponse<Primary> {
+        var result = WriteResponse<Primary>(status: response.status, headerFields: response.headerFields)
+        if let location = response.headerFields[.location] {
+            result.location = URL(percentEncoding: location, relativeTo: sent.url)?.absoluteURL
         }
         guard !response.body.isEmpty, response.status != .noContent else { return result }
         if response.status == .accepted {
@@ -36,6 +131,13 @@ extension Session {
                 decoder, body throws(JSONAPIDecodingError) in try decoder.decode(Document<Primary>.self, from: body)
             }
         }
+        return result
+    }
+
+    /// The response of a write that waits in the queue.
+    private static func queued<Primary>(_ write: WriteQueue.Entry) -> WriteResponse<Primary> {
+        var result = WriteResponse<Primary>(status: .accepted)
+        result.queued = write
         return result
     }
 

@@ -32,6 +32,9 @@ public final class Session: Sendable {
     /// What the session remembers of the resources and responses it has seen; `nil` when the configuration has no
     /// store.
     public let store: ResourceStore?
+    /// The writes that could not reach the server and wait to be sent again (``WriteOptions/isQueued``); kept beside
+    /// the store when it is persisted.
+    public let writeQueue: WriteQueue
     let chain: MiddlewareChain
     let flights = InFlightRequests()
     /// The server's ids of the resources this session created by local id (`lid`), for the bodies of later writes.
@@ -55,6 +58,10 @@ public final class Session: Sendable {
         self.store = configuration.store.map {
             ResourceStore(configuration: $0, decoder: configuration.decoder, encoder: configuration.encoder)
         }
+        // The queue's file goes only where the store's does: a directory the store could open.
+        let persistence = store?.writer != nil ? configuration.store?.persistence : nil
+        self.writeQueue = WriteQueue(configuration: configuration.writeQueue, persistence: persistence)
+        writeQueue.attach(self)
     }
 
     /// A data source for `type` on this session's transport and configuration.

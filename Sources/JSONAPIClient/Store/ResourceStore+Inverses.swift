@@ -1,6 +1,6 @@
 import Foundation
 
-/// Inverse relationships: the store keeps both ends of a declared pair (``InverseRelationship``) in step.
+/// Inverse relationships: the store keeps both ends of a declared pair (`InverseRelationship`) in step.
 ///
 /// Only records the store holds change, and only a relationship whose linkage the record knows (`data` present): a
 /// person whose `articles` came with links alone says nothing of its members, so nothing is added to it. One level
@@ -38,7 +38,7 @@ extension ResourceStore {
     /// do it for their model, and typed reads from the store for theirs; call it for a model the store may hold
     /// before either happens.
     ///
-    /// - Parameter type: The model whose ``Resource/inverseRelationships`` the store learns.
+    /// - Parameter type: The model whose `Resource.inverseRelationships` the store learns.
     public func register<Model: Resource>(_ type: Model.Type) {
         let pairs = Model.inverseRelationships
         guard !pairs.isEmpty else { return }

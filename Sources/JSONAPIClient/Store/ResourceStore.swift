@@ -11,6 +11,8 @@ import Foundation
 ///   one, fresh by HTTP's rules (RFC 9111). The records are shared: ``clear()`` when the account changes.
 /// - **Bounded.** At most ``Configuration/maxResources`` records and ``Configuration/maxResponseBytes`` of bodies;
 ///   the least recently used go first.
+/// - **Optimistic.** Writes with ``WriteOptions/isOptimistic`` show before the server answers, as layers over the
+///   records, settled in the order they were made; ``pendingChanges(type:id:)`` reads them as a diff.
 /// - **Kept across launches, when asked.** With ``Configuration/persistence`` the records and responses are written
 ///   to a directory in the background and read back when a store opens it, so a cold start under
 ///   ``CachePolicy/cacheFirst`` or ``CachePolicy/cacheOnly`` answers with no request; ``flush()`` waits for them to
@@ -142,6 +144,10 @@ public final class ResourceStore: Sendable {
         /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
         /// make room.
         var clears: UInt64 = 0
+        /// The optimistic writes not settled yet, per record, in the order they were made
+        /// (`ResourceStore+Pending.swift`): what the store shows is the record with these applied.
+        var layers: [Key: [PendingLayer]] = [:]
+        var nextLayer: UInt64 = 0
         /// The inverse relationships the store keeps in step (``ResourceStore/register(_:)``).
         var inverses = InverseTable()
 
@@ -232,14 +238,15 @@ public final class ResourceStore: Sendable {
     /// The number of records.
     public var count: Int { withMergedState { $0.records.count } }
 
-    /// The record of resource `type` `id`, as the server last sent it (merged), or `nil`.
+    /// The record of resource `type` `id` as the server last sent it (merged), with the optimistic writes not settled
+    /// yet applied (see ``pendingChanges(type:id:)``), or `nil`.
     public func record(type: String, id: String) -> ResourceObject? {
         withMergedState { state in
             let key = Key(type: type, id: id)
-            guard state.records[key] != nil else { return nil }
+            guard let object = state.visibleObject(key) else { return nil }
             let now = state.tick()
             state.records[key]?.lastUse = now
-            return state.records[key]?.object
+            return object
         }
     }
 
@@ -260,7 +267,7 @@ public final class ResourceStore: Sendable {
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
         let keys = withMergedState { state in
-            state.records.keys.filter { $0.type == Model.resourceType }.sorted { $0.id < $1.id }
+            state.visibleKeys(of: Model.resourceType).sorted { $0.id < $1.id }
         }
         guard let document = graph(from: keys, collection: true) else { return [] }
         return try decode([Model].self, from: document) ?? []
@@ -268,14 +275,18 @@ public final class ResourceStore: Sendable {
 
     /// Removes every record and response — what to do when the account signs out — and, with persistence, the
     /// store's file: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then
-    /// removes the file). Observers stay, and each is told of the records it observed as
-    /// ``StoreChange/Kind/evicted``.
+    /// removes the file). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
+    /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told
+    /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             state.clears += 1
             let changes = state.observers.isEmpty
-                ? [] : state.records.keys.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
+                ? [] : Set(state.records.keys).union(state.layers.keys).map {
+                    StoreChange(type: $0.type, id: $0.id, kind: .evicted)
+                }
             state.records.removeAll()
+            state.layers.removeAll()
             state.selfLinks.removeAll()
             state.responses.removeAll()
             state.responseOrder.removeAll()
@@ -298,10 +309,10 @@ public final class ResourceStore: Sendable {
             var seen = Set(keys)
             var queue: [ResourceObject] = []
             for key in keys {
-                guard let record = state.records[key] else { continue }
+                guard let object = state.visibleObject(key) else { continue }
                 state.records[key]?.lastUse = now
-                primary.append(record.object)
-                queue.append(record.object)
+                primary.append(object)
+                queue.append(object)
             }
             guard !primary.isEmpty else { return nil }
             while let object = queue.popLast() {
@@ -309,10 +320,10 @@ public final class ResourceStore: Sendable {
                     for identifier in relationship.data?.identifiers ?? [] {
                         guard let id = identifier.id else { continue }
                         let key = Key(type: identifier.type, id: id)
-                        guard !seen.contains(key), let record = state.records[key] else { continue }
+                        guard !seen.contains(key), let object = state.visibleObject(key) else { continue }
                         seen.insert(key)
-                        included.append(record.object)
-                        queue.append(record.object)
+                        included.append(object)
+                        queue.append(object)
                     }
                 }
             }

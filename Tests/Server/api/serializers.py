@@ -30,11 +30,15 @@ class PersonSerializer(serializers.ModelSerializer):
 
 
 class TagSerializer(serializers.ModelSerializer):
+    """Tags accept a client-generated id on POST (JSON:API 1.1, "Client-Generated IDs"): a positive integer in the
+    resource object's `id`; TagViewSet answers 409 when a tag has it already."""
+
     url = drf_serializers.HyperlinkedIdentityField(view_name="tag-detail")
+    id = drf_serializers.IntegerField(required=False, min_value=1, max_value=2**53)
 
     class Meta:
         model = Tag
-        fields = ("url", "name")
+        fields = ("id", "url", "name")
 
     class JSONAPIMeta:
         resource_name = "tags"

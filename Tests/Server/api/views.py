@@ -96,6 +96,13 @@ class TagViewSet(views.ModelViewSet):
     ordering_fields = ("id", "name")
     ordering = ("id",)
 
+    def create(self, request, *args, **kwargs):
+        # A client-generated id that exists already: 409 Conflict, as the specification requires.
+        given = request.data.get("id") if isinstance(request.data, dict) else None
+        if given is not None and str(given).isdigit() and Tag.objects.filter(pk=int(given)).exists():
+            raise JsonApiErrors(409, [{"status": "409", "title": "Conflict", "detail": f"tags {given} exists already."}])
+        return super().create(request, *args, **kwargs)
+
 
 # ---------------------------------------------------------------- read-only pagination variants
 class SeededArticles(views.ReadOnlyModelViewSet):

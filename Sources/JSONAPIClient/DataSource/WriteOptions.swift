@@ -1,0 +1,39 @@
+/// How a write (``DataSource/create(_:headerFields:options:)``, `update`, `delete`) meets the store and the network:
+/// whether the store shows it before the server answers, and whether it waits in the session's ``WriteQueue`` when
+/// the server cannot be reached.
+///
+/// ```swift
+/// try await articles.update(article, options: .optimistic) { $0.title = "New title" }  // shown at once
+/// let sent = try await articles.create(draft, options: .offline)                        // never lost offline
+/// if let entry = sent.queued { print("will be sent when the network is back:", entry.id) }
+/// ```
+///
+/// A write's own options win over the session's (``Session/Configuration/writes``, ``immediate`` by default).
+public struct WriteOptions: Sendable, Hashable {
+    /// Whether the session's store shows the change at once, before the server answers: every observer and live
+    /// object sees it; the server's answer then replaces it, or a refusal (or a transport failure not queued)
+    /// rolls it back. Needs a store; without one the write is simply sent.
+    public var isOptimistic: Bool
+    /// Whether a write that cannot reach the server (a transport failure, not an HTTP error) waits in the session's
+    /// ``WriteQueue`` instead of throwing; it then returns a ``WriteResponse`` whose ``WriteResponse/queued`` names
+    /// the entry. Also, while the queue holds writes, a new queued write goes behind them, so that writes reach the
+    /// server in the order they were made.
+    public var isQueued: Bool
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - optimistic: Whether the store shows the change before the server answers.
+    ///   - queued: Whether a write that cannot reach the server waits in the queue instead of throwing.
+    public init(optimistic: Bool = false, queued: Bool = false) {
+        self.isOptimistic = optimistic
+        self.isQueued = queued
+    }
+
+    /// Sent at once; the store changes when the server answers; a failure throws (the default).
+    public static let immediate = WriteOptions()
+    /// Shown in the store at once, rolled back if the server refuses or cannot be reached.
+    public static let optimistic = WriteOptions(optimistic: true)
+    /// Shown in the store at once and kept in the ``WriteQueue`` when the server cannot be reached, until it can.
+    public static let offline = WriteOptions(optimistic: true, queued: true)
+}

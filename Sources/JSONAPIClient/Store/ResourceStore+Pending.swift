@@ -1,0 +1,236 @@
+import Foundation
+
+/// Optimistic writes in the store: each write not yet settled is a layer over the server's record, and what the store
+/// shows (``ResourceStore/record(type:id:)``, ``ResourceStore/resource(_:id:)``, observers, live objects) is the
+/// server's record with the layers applied in the order the writes were made.
+///
+/// A layer is confirmed when the server accepts its write (it then holds the server's answer) and folded into the
+/// server's record once every layer made before it is settled; a refused write drops only its own layer. So the
+/// server's record is always its state before the oldest unsettled write, and two overlapping writes settle in
+/// the order they were made, whatever the order of their answers: a failed first write does not erase a confirmed
+/// second one, and a late answer to a first write does not hide the second.
+extension ResourceStore {
+    /// What a pending write does to its record.
+    enum PendingKind: String, Sendable, Hashable, Codable {
+        /// Adds the record (the whole object).
+        case create
+        /// Changes the members its object has.
+        case update
+        /// Removes the record.
+        case delete
+    }
+
+    /// One write's layer: what it does, and whether the server confirmed it.
+    struct PendingLayer: Sendable {
+        var number: UInt64
+        var kind: PendingKind
+        /// The members the write sets; once confirmed, the server's answer (or the members, without one).
+        var object: ResourceObject
+        var confirmed = false
+    }
+
+    /// The handle of a layer, for the write that made it.
+    struct PendingWrite: Sendable, Hashable {
+        var key: Key
+        var number: UInt64
+        var kind: PendingKind
+    }
+
+    /// Adds a layer for a write of `kind` with `object` (its `type` and `id` name the record), and tells the
+    /// observers.
+    ///
+    /// - Returns: The layer's handle, to confirm or drop it.
+    func addPending(_ kind: PendingKind, object: ResourceObject, id: String) -> PendingWrite {
+        let key = Key(type: object.type, id: id)
+        var stored = object
+        stored.id = id
+        let (write, observers) = withMergedState { state -> (PendingWrite, [Observer]) in
+            state.nextLayer += 1
+            state.layers[key, default: []].append(PendingLayer(number: state.nextLayer, kind: kind, object: stored))
+            return (PendingWrite(key: key, number: state.nextLayer, kind: kind), Array(state.observers.values))
+        }
+        notifyPending(key, observers)
+        return write
+    }
+
+    /// Confirms `write`: its layer now holds `answer` (the server's version of the record; `nil` keeps the members
+    /// sent, as a 204 means), and is folded into the server's record with every confirmed layer before which no
+    /// write is unsettled.
+    func confirmPending(_ write: PendingWrite, answer: ResourceObject?) {
+        let result = withMergedState { state -> ([Key], [Observer])? in
+            guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
+                return nil
+            }
+            state.layers[write.key]?[index].confirmed = true
+            if let answer { state.layers[write.key]?[index].object = answer }
+            return (state.foldConfirmed(write.key), Array(state.observers.values))
+        }
+        guard let (related, observers) = result else { return }
+        changed()
+        notifyPending(write.key, related: related, observers)
+    }
+
+    /// Drops `write`'s layer (the server refused it, or it was discarded), folding any confirmed layers it held
+    /// back, and tells the observers.
+    ///
+    /// - Returns: The members the write had set (what was undone), or `nil` when the layer was gone already.
+    @discardableResult
+    func dropPending(_ write: PendingWrite) -> ResourceObject? {
+        let (undone, related, observers) = withMergedState { state -> (ResourceObject?, [Key], [Observer]) in
+            guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
+                return (nil, [], [])
+            }
+            let undone = state.layers[write.key]?.remove(at: index).object
+            return (undone, state.foldConfirmed(write.key), Array(state.observers.values))
+        }
+        guard undone != nil else { return nil }
+        changed()
+        notifyPending(write.key, related: related, observers)
+        return undone
+    }
+
+    /// The local changes to resource `type` `id` that the server has not confirmed yet, against the server's record;
+    /// `nil` when there are none.
+    ///
+    /// - Parameters:
+    ///   - type: The resource's type.
+    ///   - id: The resource's id (for a resource created without one, the local id its write returned).
+    /// - Returns: The server's record, the record as shown, and the members that differ.
+    public func pendingChanges(type: String, id: String) -> PendingChanges? {
+        withMergedState { state in state.pendingChanges(Key(type: type, id: id)) }
+    }
+
+    /// Every record with local changes the server has not confirmed yet, ordered by type and id.
+    ///
+    /// - Returns: One ``PendingChanges`` per record.
+    public func pendingChanges() -> [PendingChanges] {
+        withMergedState { state in
+            state.layers.keys.sorted { ($0.type, $0.id) < ($1.type, $1.id) }.compactMap { state.pendingChanges($0) }
+        }
+    }
+
+    /// Tells the observers of `key`'s record that what the store shows of it may have changed, and those of the
+    /// `related` records that their inverse relationships did.
+    private func notifyPending(_ key: Key, related: [Key] = [], _ observers: [Observer]) {
+        guard !observers.isEmpty else { return }
+        let shown = withMergedState { $0.visibleObject(key) != nil }
+        notify(
+            observers,
+            of: [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)]
+                + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) })
+    }
+}
+
+extension ResourceStore.State {
+    /// The record of `key` as the store shows it: the server's record with the pending layers applied in order.
+    /// A pending update of a record the store does not have shows nothing (there is nothing to change).
+    func visibleObject(_ key: ResourceStore.Key) -> ResourceObject? {
+        guard !layers.isEmpty, let stack = layers[key] else { return records[key]?.object }
+        var object = records[key]?.object
+        for layer in stack {
+            switch layer.kind {
+            case .delete:
+                object = nil
+            case .update where !layer.confirmed:
+                object = object.map { ResourceStore.merged($0, with: layer.object) }
+            case .create, .update:
+                object = object.map { ResourceStore.merged($0, with: layer.object) } ?? layer.object
+            }
+        }
+        return object
+    }
+
+    /// The keys of the records of `type` that the store shows, records and pending creates alike.
+    func visibleKeys(of type: String) -> [ResourceStore.Key] {
+        var keys = records.keys.filter { $0.type == type }
+        guard !layers.isEmpty else { return keys }
+        keys += layers.keys.filter { $0.type == type && records[$0] == nil }
+        return keys.filter { layers[$0] == nil || visibleObject($0) != nil }
+    }
+
+    /// Folds the confirmed layers at the bottom of `key`'s stack into the server's record, oldest first, up to the
+    /// first layer still waiting for its answer, keeping the inverse relationships in step as a merge does.
+    ///
+    /// - Returns: The keys of the other records whose inverse relationships changed.
+    mutating func foldConfirmed(_ key: ResourceStore.Key) -> [ResourceStore.Key] {
+        guard var stack = layers[key] else { return [] }
+        let now = tick()
+        var related: [ResourceStore.Key] = []
+        while let first = stack.first, first.confirmed {
+            stack.removeFirst()
+            let old = records[key]?.object
+            switch first.kind {
+            case .delete:
+                removeRecord(key)
+                related += followInverses(of: key, from: old, to: nil, at: now)
+            case .create, .update:
+                let merged = old.map { ResourceStore.merged($0, with: first.object) } ?? first.object
+                setRecord(ResourceStore.Record(object: merged, lastUse: now), for: key)
+                related += followInverses(of: key, from: old, to: merged, at: now)
+            }
+        }
+        layers[key] = stack.isEmpty ? nil : stack
+        return related
+    }
+
+    /// The pending changes of `key`, or `nil` without layers.
+    func pendingChanges(_ key: ResourceStore.Key) -> PendingChanges? {
+        guard let stack = layers[key], !stack.isEmpty else { return nil }
+        let server = records[key]?.object
+        let local = visibleObject(key)
+        var names = Set<String>()
+        let attributeNames = Set((server?.attributes ?? [:]).keys).union((local?.attributes ?? [:]).keys)
+        for name in attributeNames where server?.attributes?[name] != local?.attributes?[name] { names.insert(name) }
+        let relationshipNames = Set((server?.relationships ?? [:]).keys).union((local?.relationships ?? [:]).keys)
+        for name in relationshipNames where server?.relationships?[name]?.data != local?.relationships?[name]?.data {
+            names.insert(name)
+        }
+        return PendingChanges(
+            type: key.type, id: key.id, server: server, local: local, changedMembers: names.sorted(),
+            writes: stack.filter { !$0.confirmed }.count)
+    }
+}
+
+/// A record's local changes that the server has not confirmed yet: what the server last sent, what the store shows,
+/// and the attributes and relationships that differ (see ``ResourceStore/pendingChanges(type:id:)``).
+///
+/// ```swift
+/// if let diff = store.pendingChanges(type: "articles", id: "1") {
+///     print("unsent:", diff.changedMembers)         // ["title"]
+///     api.writeQueue.discard(type: "articles", id: "1")  // back to diff.server
+/// }
+/// ```
+public struct PendingChanges: Sendable, Hashable {
+    /// The resource's type.
+    public var type: String
+    /// The resource's id.
+    public var id: String
+    /// The record as the server last sent it; `nil` for a resource created locally.
+    public var server: ResourceObject?
+    /// The record as the store shows it; `nil` while a delete is pending.
+    public var local: ResourceObject?
+    /// The names of the attributes and relationships whose local value differs from the server's, sorted.
+    public var changedMembers: [String]
+    /// How many writes to the record wait for the server's answer (in flight or queued).
+    public var writes: Int
+
+    /// Creates pending changes.
+    ///
+    /// - Parameters:
+    ///   - type: The resource's type.
+    ///   - id: The resource's id.
+    ///   - server: The server's record.
+    ///   - local: The record as shown.
+    ///   - changedMembers: The members that differ.
+    ///   - writes: How many writes wait for an answer.
+    public init(
+        type: String, id: String, server: ResourceObject?, local: ResourceObject?, changedMembers: [String], writes: Int
+    ) {
+        self.type = type
+        self.id = id
+        self.server = server
+        self.local = local
+        self.changedMembers = changedMembers
+        self.writes = writes
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import JSONAPIClientTesting
+import Testing
+
+@testable import JSONAPIClient
+
+/// The write queue kept beside a persisted store: it survives a restart (its entries sent after it, their
+/// optimistic changes shown again), holds no credential, and a file it cannot read whole is discarded with a reason.
+@Suite("Write queue kept across launches")
+struct WriteQueuePersistenceTests {
+    static func directory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("write-queue-\(UUID().uuidString)")
+    }
+
+    static func persistence(_ directory: URL, _ log: StorePersistenceTests.Log) -> ResourceStore.Persistence {
+        ResourceStore.Persistence(directory: directory, log: { log.write($0) })
+    }
+
+    /// Queues a create of memo 2 offline, with a credential in its own header fields, in a session that then goes.
+    static func queueOffline(in directory: URL, log: StorePersistenceTests.Log) async throws -> WriteQueue.Entry {
+        let server = FlakyMemos()
+        let (api, memos) = try WriteQueueTests.session(server, persistence: persistence(directory, log))
+        let response = try await memos.create(
+            Memo(id: "2", title: "Written offline"), headerFields: ["Authorization": "Bearer secret-token"])
+        let entry = try #require(response.queued)
+        #expect(api.writeQueue.entries == [entry])
+        #expect(server.served.isEmpty)
+        return entry
+    }
+
+    @Test("A queued write survives a restart: shown again, then sent once")
+    func restart() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = StorePersistenceTests.Log()
+        let entry = try await Self.queueOffline(in: directory, log: log)
+        let file = directory.appendingPathComponent(WriteQueueFile.name)
+        let bytes = try Data(contentsOf: file)
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("secret-token"))
+
+        let server = FlakyMemos()
+        server.go(online: true)
+        let (api, _) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
+        let restored = api.writeQueue.entries
+        #expect(restored.map(\.id) == [entry.id])
+        #expect(restored.first?.sent == true && restored.first?.attempts == 1)
+        #expect(restored.first?.headerFields.isEmpty == true)
+        #expect(try api.store?.resource(Memo.self, id: "2")?.title == "Written offline")
+        await api.writeQueue.replay()
+        #expect(server.served == [#"POST /memos "Written offline""#])
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(try api.store?.resource(Memo.self, id: "2")?.title == "Written offline")
+        #expect(api.store?.pendingChanges().isEmpty == true)
+        #expect(log.messages.isEmpty, "\(log.messages)")
+    }
+
+    @Test("Entries read back as they were written")
+    func roundTrip() throws {
+        var entry = WriteQueue.Entry(
+            method: .patch, url: URL(string: "https://api.example.com/memos/1?x=%20y")!, type: "memos", resourceID: "1",
+            body: Data(#"{"data":{"type":"memos","id":"1"}}"#.utf8),
+            headerFields: ["X-Trace": "1", "Cookie": "c=1", "Proxy-Authorization": "p"], kind: .update,
+            clientGeneratedID: false, attempts: 3, created: Date(timeIntervalSince1970: 1_700_000_000.5),
+            optimistic: true)
+        entry.serverErrors = 2
+        entry.sent = true
+        let other = WriteQueue.Entry(
+            method: .delete, url: URL(string: "https://api.example.com/memos/2")!, type: "memos", resourceID: "2",
+            body: nil, headerFields: [:], kind: .delete, clientGeneratedID: true)
+        #expect(entry.headerFields.map(\.name) == ["X-Trace"])
+        let decoded = try WriteQueueFile.decode(Data(try WriteQueueFile.encode([entry, other])))
+        #expect(decoded == [entry, other])
+        #expect(try WriteQueueFile.decode(Data(try WriteQueueFile.encode([]))).isEmpty)
+    }
+
+    /// The file of one entry, changed by `damage`.
+    static func damagedFile(_ damage: (inout [UInt8]) -> Void) throws -> Data {
+        let entry = WriteQueue.Entry(
+            method: .post, url: URL(string: "https://api.example.com/memos")!, type: "memos", resourceID: "2",
+            body: Data(Memo.document(id: "2", title: "x").utf8), headerFields: [:], kind: .create,
+            clientGeneratedID: true)
+        var bytes = try WriteQueueFile.encode([entry])
+        damage(&bytes)
+        return Data(bytes)
+    }
+
+    static let damages: [(String, @Sendable (inout [UInt8]) -> Void)] = [
+        ("format version 2", { $0[8] = 2 }),
+        ("not a write queue", { $0[0] = UInt8(ascii: "X") }),
+        ("the header says", { $0.removeLast() }),
+        ("the header says", { $0.append(0) }),
+        ("shorter than its header", { $0.removeLast($0.count - 27) }),
+        ("checksum", { $0[$0.count - 2] ^= 1 }),
+        ("checksum", { $0[20] ^= 1 }),
+    ]
+
+    @Test("A file of another version, cut short or damaged is discarded whole, with the reason logged",
+          arguments: damages.indices)
+    func damaged(_ index: Int) async throws {
+        let (reason, damage) = Self.damages[index]
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent(WriteQueueFile.name)
+        try Self.damagedFile(damage).write(to: file)
+        let log = StorePersistenceTests.Log()
+        let (api, _) = try WriteQueueTests.session(FlakyMemos(), persistence: Self.persistence(directory, log))
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(log.messages.count == 1)
+        #expect(log.messages.first?.contains("discarded") == true)
+        #expect(log.messages.first?.contains(reason) == true, "\(log.messages)")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test("An undamaged file with entries that do not parse is discarded too")
+    func unparsable() throws {
+        var bytes = Array("JAPIWRTQ".utf8) + [1, 0, 0, 0]
+        let payload = Array(#"[{"id":"x"}]"#.utf8)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: UInt64(payload.count) >> UInt64(shift))) }
+        let checksum = StoreFile.checksum(of: payload)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift))) }
+        bytes += payload
+        #expect(throws: StoreFile.Unreadable.self) { try WriteQueueFile.decode(Data(bytes)) }
+    }
+}

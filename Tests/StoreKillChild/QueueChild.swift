@@ -1,0 +1,47 @@
+// The write queue's kill test child (Tests/ClientTests/WriteQueueKillTests.swift, scripts/queue-kill-test.sh):
+//
+//     store-kill-child queue DIRECTORY BASEURL RUN FIRSTID FIRST
+//
+// Offline (every request fails in the transport), it creates tag `n` (id FIRSTID + n, name `kill-RUN-n`) from FIRST
+// on with `WriteOptions.offline`, in a session whose store (and so write queue) is kept in DIRECTORY, and prints
+// `queued n` once the write returned (its entry is on disk then), until its parent kills it. The parent then
+// replays the queue against the real server and checks that each tag was made exactly once.
+import Foundation
+import JSONAPIClient
+
+struct KillTag: Resource {
+    static let resourceType = "tags"
+    var id: String
+    var name: String
+}
+
+/// Fails every request in the transport, as a phone without a network does.
+struct Offline: Middleware {
+    func intercept(
+        _ request: HTTPRequest, context: MiddlewareContext, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        throw URLError(.notConnectedToInternet)
+    }
+}
+
+func runQueueChild(_ arguments: [String]) async throws -> Never {
+    guard arguments.count == 7, let base = URL(string: arguments[3]), let firstID = Int(arguments[5]),
+        let first = Int(arguments[6])
+    else {
+        FileHandle.standardError.write(Data("usage: store-kill-child queue DIRECTORY BASEURL RUN FIRSTID FIRST\n".utf8))
+        exit(2)
+    }
+    let run = arguments[4]
+    let persistence = ResourceStore.Persistence(directory: URL(fileURLWithPath: arguments[2], isDirectory: true))
+    let api = Session(
+        baseURL: base,
+        configuration: .init(middlewares: [Offline()], store: .init(persistence: persistence), writes: .offline))
+    let tags = api.source(KillTag.self, .path("tags/<id>"))
+    var n = first
+    while true {
+        let response = try await tags.create(KillTag(id: String(firstID + n), name: "kill-\(run)-\(n)"))
+        guard response.queued != nil else { exit(4) }
+        FileHandle.standardOutput.write(Data("queued \(n)\n".utf8))  // unbuffered: one write(2) per line
+        n += 1
+    }
+}
