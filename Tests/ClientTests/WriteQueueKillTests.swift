@@ -95,7 +95,7 @@ struct WriteQueueKillTests {
         await api.writeQueue.replay()
         #expect(api.writeQueue.entries.isEmpty)
         var made: [ArticleTag] = []
-        let request = DataSource<ArticleTag>(baseURL: server, strategy: .path("tags/<id>")).fetch()
+        let request = DataSource<ArticleTag>(baseURL: server, router: .path("tags/<id>")).fetch()
             .filter("name.icontains", "kill-\(run)-").page(.pageBased(1, 100))
         for try await tag in request.resources() { made.append(tag) }
         let counts = Dictionary(grouping: made, by: \.name).mapValues(\.count)

@@ -59,12 +59,12 @@ struct WriteQueueServerTests {
             configuration: .init(
                 middlewares: [network], store: .init(persistence: persistence), writes: .offline,
                 writeQueue: .init(firstDelay: .milliseconds(10), maxDelay: .milliseconds(50))))
-        return (api, api.source(ArticleTag.self, .router(RunRouter(run: run))))
+        return (api, api.source(ArticleTag.self, RunRouter(run: run)))
     }
 
     /// How many tags the server has named `name`.
     static func count(named name: String) async throws -> Int {
-        let tags = DataSource<ArticleTag>(baseURL: try TestServer.url(), strategy: .path("tags/<id>"))
+        let tags = DataSource<ArticleTag>(baseURL: try TestServer.url(), router: .path("tags/<id>"))
         return try await tags.fetch().filter("name", name).result().data?.count ?? -1
     }
 
