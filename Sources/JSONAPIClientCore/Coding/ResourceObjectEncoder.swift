@@ -66,13 +66,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
     var codingPath: [any CodingKey] { [] }
 
     private func attribute(_ key: Key, _ value: JSONValue) {
-        guard !capture.skipsAttributes else { return }
         capture.attributes.append(CapturedAttribute(name: context.wireName(key.stringValue), value: value))
-    }
-
-    private func identity(_ update: (ResourceCapture) -> Void) {
-        update(capture)
-        if capture.defaultType != nil { context.noteIdentity(capture) }
     }
 
     func encodeNil(forKey key: Key) throws {
@@ -85,9 +79,9 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
     func encode(_ value: Bool, forKey key: Key) throws { attribute(key, .bool(value)) }
     func encode(_ value: String, forKey key: Key) throws {
         switch ReservedMember(key.stringValue) {
-        case .id: identity { $0.id = value }
-        case .lid: identity { $0.lid = value }
-        case .type: identity { $0.type = value }
+        case .id: capture.id = value
+        case .lid: capture.lid = value
+        case .type: capture.type = value
         default: attribute(key, .string(value))
         }
     }
@@ -107,7 +101,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
     private func integer(_ value: Int64, _ key: Key) throws {
         // Ids are strings on the wire, whatever the model uses.
         if ReservedMember(key.stringValue) == .id {
-            identity { $0.id = String(value) }
+            capture.id = String(value)
         } else {
             attribute(key, .int(value))
         }
@@ -115,7 +109,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
 
     private func unsigned(_ value: UInt64, _ key: Key) throws {
         if ReservedMember(key.stringValue) == .id {
-            identity { $0.id = String(value) }
+            capture.id = String(value)
         } else {
             attribute(key, unsignedValue(value))
         }
@@ -138,9 +132,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
                 throw EncodingError.invalidValue(
                     value, EncodingError.Context(codingPath: [key], debugDescription: "\(name) must be a string"))
             }
-            identity { capture in
-                if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
-            }
+            if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
             return
         case .links:
             if role.isDynamic, let links = value as? Links {
@@ -175,7 +167,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
                 let relationship = try Self.relationship(value, as: type).relationship(in: context)
                 capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
             case .none:
-                if !capture.skipsAttributes { attribute(key, try context.jsonValue(of: value)) }
+                attribute(key, try context.jsonValue(of: value))
             }
             return
         }
@@ -188,7 +180,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
         } else if let relationship = value as? any RelationshipEncodable, Self.isRelationship(value) {
             let relationship = try relationship.relationship(in: context)
             capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
-        } else if !capture.skipsAttributes {
+        } else {
             attribute(key, try context.jsonValue(of: value))
         }
     }
