@@ -160,6 +160,8 @@ struct EncodingGraphShapeTests {
             Self.text(try encoder.encodeCreateBody(for: articles[3]))
                 == #"{"data":{"attributes":{"title":"t3"},"id":"3","relationships":{"author":{"data":{"id":"p","type":"people"}}},"type":"articles"}}"#
         )
+        // A change inside a related model is not a change of this resource.
+        #expect(try ResourceUpdate(from: articles[3]) { $0.author?.name = "Bob" }.isEmpty)
         let author = try #require(articles[3].author)
         let update = try ResourceUpdate(from: author) { $0.articles = Array($0.articles?.prefix(2) ?? []) }
         #expect(
