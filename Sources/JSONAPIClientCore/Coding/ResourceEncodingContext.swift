@@ -7,6 +7,8 @@ final class ResourceEncodingContext {
     let userInfo: [CodingUserInfoKey: Any]
     /// Whether related models are written to `included` (a compound document) or only linked (a request body).
     let collectsIncluded: Bool
+    /// The only thread the encode's encoders and containers answer on.
+    let thread = EncodingThread()
     /// Whether resources are written straight to bytes (``JSONAPIEncoder/encode(_:)`` of models) rather than kept
     /// as resource objects.
     let writesBytes: Bool
