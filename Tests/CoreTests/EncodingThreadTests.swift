@@ -49,6 +49,10 @@ private struct Tag: Encodable {
     enum CodingKeys: String, CodingKey { case name }
 
     func encode(to encoder: any Encoder) throws {
+        // Written first, so that a container asked for on the other thread could only overwrite it by touching the
+        // value's storage.
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("kept", forKey: .name)
         let shared = Smuggled(value: encoder)
         onDetachedThread {
             errors.record {
@@ -64,8 +68,6 @@ private struct Tag: Encodable {
                 try single.encode(true)
             }
         }
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode("kept", forKey: .name)
     }
 }
 
