@@ -35,7 +35,7 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 enum Cases {
     static let all = [
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
-        "decode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
+        "decode-graph", "floor-encode-graph", "encode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
         "walk-concurrent4", "store-merge", "store-read", "store-save", "store-load",
         "store-save-cold",
     ]
@@ -103,7 +103,7 @@ enum Cases {
                         return document.check(try decoder.decode(Document<[Article]>.self, from: output).data ?? [])
                     }))
         }
-        return cases + GraphCase.cases(size: document.articleCount, selected: selected)
+        return cases + (try GraphCase.cases(size: document.articleCount, selected: selected))
             + NestedCase.cases(size: document.articleCount, selected: selected)
             + (try StoreCase.cases(for: document, selected: selected))
     }

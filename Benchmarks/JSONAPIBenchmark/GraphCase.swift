@@ -5,6 +5,12 @@ import JSONAPIClientCore
 /// compound document. Decoding it typed resolves every citation to the paper itself, so each paper is reached by
 /// many paths; the time stays linear in the document because each resource is decoded once. Its floor,
 /// `floor-graph`, is `JSONDecoder` reading the same bytes into wire-format structs.
+///
+/// `encode-graph` writes decoded papers back as a compound document. Its graph is layered, so that the decoder
+/// resolves all of it (a citation chain deeper than the decoder's 32 levels of relationships is cut): 24 layers,
+/// each paper citing eight of the next layer, the first layer as primary data. Every paper is reached by
+/// exponentially many paths; the time stays linear because each is encoded once. Its floor,
+/// `floor-encode-graph`, is `JSONEncoder` writing the same document's wire-format structs.
 enum GraphCase {
     static let citationsPerPaper = 8
 
@@ -17,27 +23,27 @@ enum GraphCase {
     }
 
     enum Wire {
-        struct Document: Decodable {
+        struct Document: Codable {
             var data: [Resource]
             var included: [Resource]
         }
-        struct Resource: Decodable {
+        struct Resource: Codable {
             var type: String
             var id: String
             var attributes: Attributes
             var relationships: Relationships
         }
-        struct Attributes: Decodable {
+        struct Attributes: Codable {
             var title: String
             var year: Int
         }
-        struct Relationships: Decodable {
+        struct Relationships: Codable {
             var cites: Linkage
         }
-        struct Linkage: Decodable {
+        struct Linkage: Codable {
             var data: [Identifier]
         }
-        struct Identifier: Decodable {
+        struct Identifier: Codable {
             var type: String
             var id: String
         }
@@ -55,11 +61,30 @@ enum GraphCase {
         return Array(#"{"data":[\#(data)],"included":[\#(included)]}"#.utf8)
     }
 
-    static func cases(size: Int, selected: Set<String>) -> [BenchmarkCase] {
+    static let layers = 24
+
+    /// About `papers` papers in ``layers`` layers, each citing eight papers of the next layer (wrapping round within
+    /// it); the first layer as primary data, the rest in `included`.
+    static func layeredDocument(papers: Int) -> (bytes: [UInt8], papers: Int, primary: Int) {
+        let width = max(citationsPerPaper, papers / layers)
+        func paper(_ layer: Int, _ position: Int) -> String {
+            let number = layer * width + position + 1
+            let cited =
+                layer + 1 == layers
+                ? [] : (0..<citationsPerPaper).map { #"{"type":"papers","id":"\#((layer + 1) * width + (position + $0) % width + 1)"}"# }
+            return #"{"type":"papers","id":"\#(number)","attributes":{"title":"Paper \#(number)","year":\#(1990 + number % 30)},"relationships":{"cites":{"data":[\#(cited.joined(separator: ","))]}}}"#
+        }
+        let data = (0..<width).map { paper(0, $0) }.joined(separator: ",")
+        let included = (1..<layers).flatMap { layer in (0..<width).map { paper(layer, $0) } }.joined(separator: ",")
+        return (Array(#"{"data":[\#(data)],"included":[\#(included)]}"#.utf8), width * layers, width)
+    }
+
+    static func cases(size: Int, selected: Set<String>) throws -> [BenchmarkCase] {
         let bytes = document(papers: size)
         let data = Data(bytes)
         let primary = max(1, size / 10)
         let jsonDecoder = JSONDecoder()
+        let jsonEncoder = JSONEncoder()
         let decoder = JSONAPIDecoder()
         var cases: [BenchmarkCase] = []
         if selected.contains("floor-graph") {
@@ -87,6 +112,46 @@ enum GraphCase {
                             else { return "paper \(paper.id): citations not resolved" }
                         }
                         return nil
+                    }))
+        }
+        let layered = layeredDocument(papers: size)
+        let layeredData = Data(layered.bytes)
+        if selected.contains("floor-encode-graph") {
+            let wire = try jsonDecoder.decode(Wire.Document.self, from: layeredData)
+            let written = try jsonEncoder.encode(wire).count
+            cases.append(
+                BenchmarkCase(
+                    name: "floor-encode-graph", floor: nil, bytes: written,
+                    run: { try jsonEncoder.encode(wire).count },
+                    check: {
+                        let written = try jsonDecoder.decode(Wire.Document.self, from: jsonEncoder.encode(wire))
+                        let count = written.data.count + written.included.count
+                        return count == layered.papers ? nil : "expected \(layered.papers) papers"
+                    }))
+        }
+        if selected.contains("encode-graph") {
+            let encoder = JSONAPIEncoder()
+            let typed = Document(data: try decoder.decode(Document<[Paper]>.self, from: layeredData).data ?? [])
+            let bytes = try encoder.encode(typed).count
+            cases.append(
+                BenchmarkCase(
+                    name: "encode-graph", floor: "floor-encode-graph", bytes: bytes,
+                    run: { try encoder.encode(typed).count },
+                    check: {
+                        // Every paper written once, with its citations as linkage.
+                        let raw = try decoder.decode(RawDocument.self, from: encoder.encode(typed))
+                        let resources = raw.data.map(\.resources) ?? []
+                        let all = resources + (raw.included ?? [])
+                        guard resources.count == layered.primary, Set(all.map(\.id)).count == layered.papers,
+                            all.count == layered.papers
+                        else { return "expected \(layered.papers) papers once each, \(layered.primary) of them primary" }
+                        // All but the last layer's papers cite eight.
+                        let citing = all.filter { paper in
+                            guard case .toMany(let linkage)? = paper.relationships?["cites"]?.data else { return false }
+                            return linkage.count == citationsPerPaper && paper.attributes?["title"] != nil
+                        }
+                        let cited = citing.count == layered.papers - layered.primary
+                        return cited ? nil : "a paper lost its title or citations"
                     }))
         }
         return cases

@@ -3,8 +3,7 @@ import Testing
 
 @testable import JSONAPIClientCore
 
-/// A related model linked many times is written to `included` once, as first met; what the later copies link is
-/// still linked.
+/// A related model linked many times is written to `included` once, as first met; a later copy is only linked.
 @Suite("Included once")
 struct IncludedOnceTests {
     struct Buddy: Resource, Equatable {
@@ -42,7 +41,10 @@ struct IncludedOnceTests {
         var writer: LateLid
     }
 
-    @Test("Copies of a related model: the first is written, the buddies of later ones are linked too")
+    /// A later copy's relationships are not followed: nothing written links to what only it links (a buddy written
+    /// to `included` would break full linkage, which the specification requires), and following them on every path
+    /// made encoding exponential on layered graphs.
+    @Test("Copies of a related model: the first is written, later ones are only linked")
     func laterCopies() throws {
         let posts = [
             Post(id: "1", author: Member(id: "7", name: "first", buddy: nil)),
@@ -50,7 +52,7 @@ struct IncludedOnceTests {
             Post(id: "3", author: Member(id: "7", name: "first", buddy: nil)),
         ]
         let raw = try JSONAPIDecoder().decode(RawDocument.self, from: JSONAPIEncoder().encode(Document(data: posts)))
-        #expect(raw.included?.map(\.identifier.description) == ["people/7", "buddies/b"])
+        #expect(raw.included?.map(\.identifier.description) == ["people/7"])
         #expect(raw.included?.first?.attributes?["name"] == "first")
         #expect(raw.included?.first?.relationships?["buddy"] == nil)
     }

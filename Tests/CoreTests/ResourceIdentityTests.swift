@@ -46,4 +46,28 @@ struct ResourceIdentityTests {
             RawDocument.self, from: JSONAPIEncoder().encodeCreateBody(for: Draft(id: "c-1", title: "Hello")))
         #expect(withID.data?.resources.first?.id == "c-1")
     }
+
+    /// Identification members whose values are not plain strings or integers go through the generic path.
+    struct Wrapped: Encodable {
+        var text: String
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        }
+    }
+
+    struct Relabelled: Encodable {
+        var id: Wrapped
+        var lid: Wrapped
+        var type: Wrapped
+        var title: String
+    }
+
+    @Test("An id, lid and type written as values of their own types land in the identification, each in its place")
+    func wrappedIdentification() throws {
+        let model = Relabelled(id: Wrapped(text: "7"), lid: Wrapped(text: "l7"), type: Wrapped(text: "notes"), title: "t")
+        let resource = try JSONAPIEncoder().resourceObject(for: model)
+        #expect(resource.id == "7" && resource.lid == "l7" && resource.type == "notes")
+        #expect(resource.attributes == ["title": "t"])
+    }
 }

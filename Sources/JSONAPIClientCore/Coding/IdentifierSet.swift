@@ -12,15 +12,6 @@ struct IdentifierSet {
         return contains(type: identifier.type, number: number)
     }
 
-    /// Whether the identifier `(type, id, lid)` without meta is in the set; builds no ``ResourceIdentifier`` for
-    /// the common one (asked for every linked model whose identity the encoder learns).
-    func contains(type: String, id: String?, lid: String?) -> Bool {
-        guard lid == nil, let id, let number = Self.dense(id) else {
-            return contains(ResourceIdentifier(type: type, id: id, lid: lid))
-        }
-        return contains(type: type, number: number)
-    }
-
     private func contains(type: String, number: Int) -> Bool {
         for entry in types where entry.type == type {
             let word = number >> 6

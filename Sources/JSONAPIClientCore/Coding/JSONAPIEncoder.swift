@@ -37,6 +37,16 @@ public struct JSONAPIEncoder: Sendable {
 
     /// Encodes a document. With models as primary data (`Document<[Article]>`), every related model is written
     /// once to `included`; with ``PrimaryData`` the document is written as it is.
+    ///
+    /// The work is linear in the models written, whatever graph they form (cycles, meshes, a resource reached by
+    /// many paths): a related resource is written the first time the encode reaches it, and every other path links
+    /// it by its identity (``ResourceIdentifier/init(of:)``) without encoding it again. Of two copies of one
+    /// resource that differ, the first reached is written.
+    ///
+    /// - Parameter document: The document to write.
+    /// - Returns: The document's JSON text, members sorted by name.
+    /// - Throws: `EncodingError` when a model cannot be written (its `encode(to:)` throws, a value has no JSON
+    ///   form, primary data that is not resources).
     public func encode<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> Data {
         if !outputFormatting.contains(.prettyPrinted), document.extensionMembers == nil, let data = document.data,
             let models = Self.models(in: data)
@@ -68,6 +78,13 @@ public struct JSONAPIEncoder: Sendable {
     }
 
     /// The resource object for one model: its identification, attributes and relationships (as linkage).
+    ///
+    /// Only the model itself is encoded: a related model becomes its identifier, read from its `id` and `lid`,
+    /// however much it links in turn.
+    ///
+    /// - Parameter model: The model to write.
+    /// - Returns: The model's resource object.
+    /// - Throws: `EncodingError` when the model cannot be written.
     public func resourceObject<Model: Encodable>(for model: Model) throws -> ResourceObject {
         let context = ResourceEncodingContext(options: self, collectsIncluded: false)
         defer { context.endEncode() }
@@ -78,7 +95,12 @@ public struct JSONAPIEncoder: Sendable {
     /// and its `id` only when the model sets one (a client-generated id); an empty `id` is left out.
     ///
     /// A relationship without linkage (a ``ToOne`` or ``ToMany`` decoded from a relationship that had only links or
-    /// meta) is left out: a request must give each relationship it sends a `data` member.
+    /// meta) is left out: a request must give each relationship it sends a `data` member. Related models are sent
+    /// as their identifiers (see ``resourceObject(for:)``): nothing is written to `included`.
+    ///
+    /// - Parameter model: The model to create.
+    /// - Returns: The request body's JSON text.
+    /// - Throws: `EncodingError` when the model cannot be written.
     public func encodeCreateBody<Model: Encodable>(for model: Model) throws -> Data {
         var resource = try resourceObject(for: model)
         if resource.id?.isEmpty == true { resource.id = nil }

@@ -11,7 +11,11 @@ struct ResourceObjectEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        context.resourceContainer(keyedBy: Key.self, capture: capture)
+        // On another thread, a container of its own, whose first write throws (`EncodingThread`).
+        guard context.thread.isCurrent else {
+            return KeyedEncodingContainer(ResourceEncodingContainer<Key>(context: context, capture: ResourceCapture()))
+        }
+        return context.resourceContainer(keyedBy: Key.self, capture: capture)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -52,6 +56,7 @@ struct ResourceSingleValueContainer: SingleValueEncodingContainer {
     func encode(_ value: UInt32) throws { throw invalid(value) }
     func encode(_ value: UInt64) throws { throw invalid(value) }
     func encode<T: Encodable>(_ value: T) throws {
+        try context.thread.check()
         if let model = value as? any Resource, capture.type == nil { capture.type = type(of: model).resourceType }
         if let polymorphic = value as? any PolymorphicResource, capture.type == nil {
             capture.type = type(of: polymorphic.resource).resourceType
@@ -65,34 +70,35 @@ struct ResourceSingleValueContainer: SingleValueEncodingContainer {
 final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
-    private func attribute(_ key: Key, _ value: JSONValue) {
-        guard !capture.skipsAttributes else { return }
-        capture.attributes.append(CapturedAttribute(name: context.wireName(key.stringValue), value: value))
+    /// An attribute, from an entry point that has not compared the thread yet.
+    private func attribute(_ key: Key, _ value: JSONValue) throws {
+        try context.thread.check()
+        append(key, value)
     }
 
-    private func identity(_ update: (ResourceCapture) -> Void) {
-        update(capture)
-        if capture.defaultType != nil { context.noteIdentity(capture) }
+    private func append(_ key: Key, _ value: JSONValue) {
+        capture.attributes.append(CapturedAttribute(name: context.wireName(key.stringValue), value: value))
     }
 
     func encodeNil(forKey key: Key) throws {
         switch ReservedMember(key.stringValue) {
         case .id, .lid, .type: return
-        default: attribute(key, .null)
+        default: try attribute(key, .null)
         }
     }
 
-    func encode(_ value: Bool, forKey key: Key) throws { attribute(key, .bool(value)) }
+    func encode(_ value: Bool, forKey key: Key) throws { try attribute(key, .bool(value)) }
     func encode(_ value: String, forKey key: Key) throws {
+        try context.thread.check()
         switch ReservedMember(key.stringValue) {
-        case .id: identity { $0.id = value }
-        case .lid: identity { $0.lid = value }
-        case .type: identity { $0.type = value }
-        default: attribute(key, .string(value))
+        case .id: capture.id = value
+        case .lid: capture.lid = value
+        case .type: capture.type = value
+        default: append(key, .string(value))
         }
     }
-    func encode(_ value: Double, forKey key: Key) throws { attribute(key, .double(value)) }
-    func encode(_ value: Float, forKey key: Key) throws { attribute(key, .double(Double(value))) }
+    func encode(_ value: Double, forKey key: Key) throws { try attribute(key, .double(value)) }
+    func encode(_ value: Float, forKey key: Key) throws { try attribute(key, .double(Double(value))) }
     func encode(_ value: Int, forKey key: Key) throws { try integer(Int64(value), key) }
     func encode(_ value: Int8, forKey key: Key) throws { try integer(Int64(value), key) }
     func encode(_ value: Int16, forKey key: Key) throws { try integer(Int64(value), key) }
@@ -106,22 +112,25 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
 
     private func integer(_ value: Int64, _ key: Key) throws {
         // Ids are strings on the wire, whatever the model uses.
+        try context.thread.check()
         if ReservedMember(key.stringValue) == .id {
-            identity { $0.id = String(value) }
+            capture.id = String(value)
         } else {
-            attribute(key, .int(value))
+            append(key, .int(value))
         }
     }
 
     private func unsigned(_ value: UInt64, _ key: Key) throws {
+        try context.thread.check()
         if ReservedMember(key.stringValue) == .id {
-            identity { $0.id = String(value) }
+            capture.id = String(value)
         } else {
-            attribute(key, unsignedValue(value))
+            append(key, unsignedValue(value))
         }
     }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try context.thread.check()
         let name = key.stringValue
         let role = context.role(of: T.self)
         switch ReservedMember(name) {
@@ -138,9 +147,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
                 throw EncodingError.invalidValue(
                     value, EncodingError.Context(codingPath: [key], debugDescription: "\(name) must be a string"))
             }
-            identity { capture in
-                if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
-            }
+            if name == "id" { capture.id = text } else if name == "lid" { capture.lid = text } else { capture.type = text }
             return
         case .links:
             if role.isDynamic, let links = value as? Links {
@@ -175,7 +182,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
                 let relationship = try Self.relationship(value, as: type).relationship(in: context)
                 capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
             case .none:
-                if !capture.skipsAttributes { attribute(key, try context.jsonValue(of: value)) }
+                append(key, try context.jsonValue(of: value))
             }
             return
         }
@@ -188,8 +195,8 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
         } else if let relationship = value as? any RelationshipEncodable, Self.isRelationship(value) {
             let relationship = try relationship.relationship(in: context)
             capture.relationships.append(CapturedRelationship(name: context.wireName(name), value: relationship))
-        } else if !capture.skipsAttributes {
-            attribute(key, try context.jsonValue(of: value))
+        } else {
+            append(key, try context.jsonValue(of: value))
         }
     }
 
@@ -218,17 +225,24 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
         return type(of: array).isRelationshipArray
     }
 
+    // On another thread, the nested containers and encoders write into storage of their own (nothing of the
+    // model's is touched), whose first write throws (`EncodingThread`).
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
         let storage = ValueStorage()
-        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
+        if context.thread.isCurrent { deferred(key, storage) }
         return ValueEncoder(context: context, storage: storage).container(keyedBy: keyType)
+    }
+
+    private func deferred(_ key: Key, _ storage: ValueStorage) {
+        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let storage = ValueStorage()
-        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
+        if context.thread.isCurrent { deferred(key, storage) }
         return ValueEncoder(context: context, storage: storage).unkeyedContainer()
     }
 
@@ -236,7 +250,7 @@ final class ResourceEncodingContainer<Key: CodingKey>: EncodingCursor, KeyedEnco
 
     func superEncoder(forKey key: Key) -> any Encoder {
         let storage = ValueStorage()
-        capture.deferred.append(DeferredAttribute(name: context.wireName(key.stringValue), storage: storage))
+        if context.thread.isCurrent { deferred(key, storage) }
         return ValueEncoder(context: context, storage: storage)
     }
 }

@@ -63,12 +63,16 @@ struct ValueEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
 
+    // On another thread than the encode's, a container writes into storage of its own, whose first write throws
+    // (`EncodingThread`).
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let storage = context.thread.isCurrent ? storage : ValueStorage()
         if case .object = storage.content {} else { storage.content = .object([:]) }
         return KeyedEncodingContainer(ValueKeyedContainer<Key>(context: context, storage: storage))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let storage = context.thread.isCurrent ? storage : ValueStorage()
         if case .array = storage.content {} else { storage.content = .array([]) }
         return ValueUnkeyedContainer(context: context, storage: storage)
     }
@@ -100,43 +104,49 @@ struct ValueKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let storage: ValueStorage
     var codingPath: [any CodingKey] { [] }
 
-    private func set(_ key: Key, _ value: JSONValue) { storage.set(context.wireName(key.stringValue), .value(value)) }
+    private func set(_ key: Key, _ value: JSONValue) throws {
+        try context.thread.check()
+        storage.set(context.wireName(key.stringValue), .value(value))
+    }
 
-    func encodeNil(forKey key: Key) throws { set(key, .null) }
-    func encode(_ value: Bool, forKey key: Key) throws { set(key, .bool(value)) }
-    func encode(_ value: String, forKey key: Key) throws { set(key, .string(value)) }
-    func encode(_ value: Double, forKey key: Key) throws { set(key, .double(value)) }
-    func encode(_ value: Float, forKey key: Key) throws { set(key, .double(Double(value))) }
-    func encode(_ value: Int, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: Int8, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: Int16, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: Int32, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: Int64, forKey key: Key) throws { set(key, .int(value)) }
-    func encode(_ value: UInt, forKey key: Key) throws { set(key, unsignedValue(UInt64(value))) }
-    func encode(_ value: UInt8, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: UInt16, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: UInt32, forKey key: Key) throws { set(key, .int(Int64(value))) }
-    func encode(_ value: UInt64, forKey key: Key) throws { set(key, unsignedValue(value)) }
+    func encodeNil(forKey key: Key) throws { try set(key, .null) }
+    func encode(_ value: Bool, forKey key: Key) throws { try set(key, .bool(value)) }
+    func encode(_ value: String, forKey key: Key) throws { try set(key, .string(value)) }
+    func encode(_ value: Double, forKey key: Key) throws { try set(key, .double(value)) }
+    func encode(_ value: Float, forKey key: Key) throws { try set(key, .double(Double(value))) }
+    func encode(_ value: Int, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: Int8, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: Int16, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: Int32, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: Int64, forKey key: Key) throws { try set(key, .int(value)) }
+    func encode(_ value: UInt, forKey key: Key) throws { try set(key, unsignedValue(UInt64(value))) }
+    func encode(_ value: UInt8, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: UInt16, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: UInt32, forKey key: Key) throws { try set(key, .int(Int64(value))) }
+    func encode(_ value: UInt64, forKey key: Key) throws { try set(key, unsignedValue(value)) }
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try context.thread.check()
         storage.set(context.wireName(key.stringValue), try context.node(value))
     }
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
         let nested = ValueStorage()
-        storage.set(context.wireName(key.stringValue), .nested(nested))
+        if context.thread.isCurrent { storage.set(context.wireName(key.stringValue), .nested(nested)) }
         return ValueEncoder(context: context, storage: nested).container(keyedBy: keyType)
     }
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let nested = ValueStorage()
-        storage.set(context.wireName(key.stringValue), .nested(nested))
+        if context.thread.isCurrent { storage.set(context.wireName(key.stringValue), .nested(nested)) }
         return ValueEncoder(context: context, storage: nested).unkeyedContainer()
     }
     func superEncoder() -> any Encoder { superEncoder(named: "super") }
-    func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: context.wireName(key.stringValue)) }
+    func superEncoder(forKey key: Key) -> any Encoder {
+        superEncoder(named: context.thread.isCurrent ? context.wireName(key.stringValue) : key.stringValue)
+    }
     private func superEncoder(named name: String) -> any Encoder {
         let nested = ValueStorage()
-        storage.set(name, .nested(nested))
+        if context.thread.isCurrent { storage.set(name, .nested(nested)) }
         return ValueEncoder(context: context, storage: nested)
     }
 }
@@ -154,39 +164,45 @@ struct ValueUnkeyedContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { [] }
     var count: Int { storage.count }
 
-    private func append(_ value: JSONValue) { storage.append(.value(value)) }
+    private func append(_ value: JSONValue) throws {
+        try context.thread.check()
+        storage.append(.value(value))
+    }
 
-    mutating func encodeNil() throws { append(.null) }
-    mutating func encode(_ value: Bool) throws { append(.bool(value)) }
-    mutating func encode(_ value: String) throws { append(.string(value)) }
-    mutating func encode(_ value: Double) throws { append(.double(value)) }
-    mutating func encode(_ value: Float) throws { append(.double(Double(value))) }
-    mutating func encode(_ value: Int) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { append(.int(value)) }
-    mutating func encode(_ value: UInt) throws { append(unsignedValue(UInt64(value))) }
-    mutating func encode(_ value: UInt8) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) throws { append(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) throws { append(unsignedValue(value)) }
-    mutating func encode<T: Encodable>(_ value: T) throws { storage.append(try context.node(value)) }
+    mutating func encodeNil() throws { try append(.null) }
+    mutating func encode(_ value: Bool) throws { try append(.bool(value)) }
+    mutating func encode(_ value: String) throws { try append(.string(value)) }
+    mutating func encode(_ value: Double) throws { try append(.double(value)) }
+    mutating func encode(_ value: Float) throws { try append(.double(Double(value))) }
+    mutating func encode(_ value: Int) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { try append(.int(value)) }
+    mutating func encode(_ value: UInt) throws { try append(unsignedValue(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: UInt16) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: UInt32) throws { try append(.int(Int64(value))) }
+    mutating func encode(_ value: UInt64) throws { try append(unsignedValue(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try context.thread.check()
+        storage.append(try context.node(value))
+    }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
     {
         let nested = ValueStorage()
-        storage.append(.nested(nested))
+        if context.thread.isCurrent { storage.append(.nested(nested)) }
         return ValueEncoder(context: context, storage: nested).container(keyedBy: keyType)
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let nested = ValueStorage()
-        storage.append(.nested(nested))
+        if context.thread.isCurrent { storage.append(.nested(nested)) }
         return ValueEncoder(context: context, storage: nested).unkeyedContainer()
     }
     mutating func superEncoder() -> any Encoder {
         let nested = ValueStorage()
-        storage.append(.nested(nested))
+        if context.thread.isCurrent { storage.append(.nested(nested)) }
         return ValueEncoder(context: context, storage: nested)
     }
 }
@@ -196,26 +212,30 @@ struct ValueSingleContainer: SingleValueEncodingContainer {
     let storage: ValueStorage
     var codingPath: [any CodingKey] { [] }
 
-    private func set(_ value: JSONValue) { storage.content = .single(value) }
+    private func set(_ value: JSONValue) throws {
+        try context.thread.check()
+        storage.content = .single(value)
+    }
 
-    mutating func encodeNil() throws { set(.null) }
-    mutating func encode(_ value: Bool) throws { set(.bool(value)) }
-    mutating func encode(_ value: String) throws { set(.string(value)) }
-    mutating func encode(_ value: Double) throws { set(.double(value)) }
-    mutating func encode(_ value: Float) throws { set(.double(Double(value))) }
-    mutating func encode(_ value: Int) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { set(.int(value)) }
-    mutating func encode(_ value: UInt) throws { set(unsignedValue(UInt64(value))) }
-    mutating func encode(_ value: UInt8) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) throws { set(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) throws { set(unsignedValue(value)) }
+    mutating func encodeNil() throws { try set(.null) }
+    mutating func encode(_ value: Bool) throws { try set(.bool(value)) }
+    mutating func encode(_ value: String) throws { try set(.string(value)) }
+    mutating func encode(_ value: Double) throws { try set(.double(value)) }
+    mutating func encode(_ value: Float) throws { try set(.double(Double(value))) }
+    mutating func encode(_ value: Int) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { try set(.int(value)) }
+    mutating func encode(_ value: UInt) throws { try set(unsignedValue(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: UInt16) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: UInt32) throws { try set(.int(Int64(value))) }
+    mutating func encode(_ value: UInt64) throws { try set(unsignedValue(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
+        try context.thread.check()
         switch try context.node(value) {
-        case .value(let json): set(json)
+        case .value(let json): storage.content = .single(json)
         case .nested(let nested): storage.content = nested.content
         }
     }

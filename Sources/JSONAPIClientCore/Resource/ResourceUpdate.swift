@@ -73,6 +73,10 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     /// `new` no longer has (a to-many becomes `[]`). A relationship `new` has without linkage (a ``ToOne`` or
     /// ``ToMany`` decoded from a relationship that had only links or meta) says nothing about its value and is not
     /// sent.
+    ///
+    /// Each model is encoded alone (``JSONAPIEncoder/resourceObject(for:)``): a related model counts by its
+    /// identifier, so a change inside a related model is not part of this update, and the work does not grow with
+    /// what the models link.
     public init(from old: Model, to new: Model, encoder: JSONAPIEncoder = JSONAPIEncoder()) throws {
         let before = try encoder.resourceObject(for: old)
         let after = try encoder.resourceObject(for: new)
