@@ -8,8 +8,8 @@ import Testing
 ///
 /// Before, every path to an already-written model walked its relationships again: a layered graph of 20 layers
 /// took 6 s to encode and 24 ran past 30 s; the create body of one of its resources took as long. The graphs here
-/// are larger (30 layers; a mesh of 20 resources, each linking to all the others): without the fix they would not
-/// finish. Each test asserts the exact output.
+/// are smaller (16 layers; a mesh of 8 resources, each linking to all the others), so that a regression fails in
+/// bounded time: the exact output is asserted, and ``encodesEachModelOnce()`` counts the encodes.
 @Suite("Encoding graphs of relationships")
 struct EncodingGraphShapeTests {
     struct Node: Resource {
@@ -43,7 +43,7 @@ struct EncodingGraphShapeTests {
 
     // MARK: - Layered
 
-    static let layers = 30
+    static let layers = 16
 
     /// 2 nodes a layer, each linking to both nodes of the next layer.
     static func layerEdges(_ id: String) -> [String] {
@@ -54,7 +54,7 @@ struct EncodingGraphShapeTests {
     static let layeredText = document(
         primary: ["0a", "0b"], included: (1..<layers).flatMap { ["\($0)a", "\($0)b"] }, edges: layerEdges)
 
-    @Test("A layered graph of 30 layers encodes as a document: every resource once, with all its linkage")
+    @Test("A layered graph of 16 layers encodes as a document: every resource once, with all its linkage")
     func layeredDocument() throws {
         let document = try decode([Node].self, Self.layeredText)
         let encoded = Self.text(try JSONAPIEncoder().encode(document))
@@ -85,12 +85,12 @@ struct EncodingGraphShapeTests {
 
     // MARK: - Mesh
 
-    static let meshSize = 20
+    static let meshSize = 8
     static let meshIDs = (0..<meshSize).map(String.init)
     static func meshEdges(_ id: String) -> [String] { meshIDs.filter { $0 != id } }
     static let meshText = document(primary: ["0"], included: Array(meshIDs.dropFirst()), edges: meshEdges)
 
-    @Test("A mesh of 20 resources, each linking to all the others, encodes as a document")
+    @Test("A mesh of 8 resources, each linking to all the others, encodes as a document")
     func meshDocument() throws {
         let document = try decode([Node].self, Self.meshText)
         let encoded = Self.text(try JSONAPIEncoder().encode(document))
@@ -103,16 +103,61 @@ struct EncodingGraphShapeTests {
     @Test("In a mesh, a create body and an edit's diff encode the one resource")
     func meshBodies() throws {
         let node = try #require(try decode([Node].self, Self.meshText).data?.first?.links?.last)
-        #expect(node.id == "19")
+        #expect(node.id == "\(Self.meshSize - 1)")
         let encoder = JSONAPIEncoder()
         let body = try JSONValue.parse(Self.text(encoder.encodeCreateBody(for: node)))
-        let expected = try JSONValue.parse(#"{"data":\#(Self.resource("19", edges: Self.meshEdges("19")))}"#)
+        let expected = try JSONValue.parse(#"{"data":\#(Self.resource(node.id, edges: Self.meshEdges(node.id)))}"#)
         #expect(body == expected)
         let update = try ResourceUpdate(from: node) { $0.links = $0.links?.filter { $0.id != "3" } }
-        let linkage = Self.meshEdges("19").filter { $0 != "3" }.map { #"{"id":"\#($0)","type":"nodes"}"# }
+        let linkage = Self.meshEdges(node.id).filter { $0 != "3" }.map { #"{"id":"\#($0)","type":"nodes"}"# }
         #expect(
             Self.text(try encoder.encodeUpdateBody(for: update))
-                == #"{"data":{"id":"19","relationships":{"links":{"data":[\#(linkage.joined(separator: ","))]}},"type":"nodes"}}"#)
+                == #"{"data":{"id":"\#(node.id)","relationships":{"links":{"data":[\#(linkage.joined(separator: ","))]}},"type":"nodes"}}"#)
+    }
+
+    // MARK: - Counted
+
+    /// How many times ``CountedNode``s were encoded.
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        var count: Int { lock.withLock { value } }
+        func add() { lock.withLock { value += 1 } }
+        func reset() { lock.withLock { value = 0 } }
+    }
+
+    /// A ``Node`` that counts its encodes.
+    struct CountedNode: Resource {
+        static let resourceType = "nodes"
+        static let encodes = Counter()
+        var id: String
+        var name: String?
+        var links: [CountedNode]?
+
+        enum CodingKeys: String, CodingKey { case id, name, links }
+
+        func encode(to encoder: any Encoder) throws {
+            Self.encodes.add()
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(links, forKey: .links)
+        }
+    }
+
+    @Test("Each model is encoded once for a document, and the model alone for a create body or a diff")
+    func encodesEachModelOnce() throws {
+        let document = try decode([CountedNode].self, Self.layeredText)
+        let node = try #require(document.data?.first)
+        CountedNode.encodes.reset()
+        _ = try JSONAPIEncoder().encode(document)
+        #expect(CountedNode.encodes.count == 2 * Self.layers)
+        CountedNode.encodes.reset()
+        _ = try JSONAPIEncoder().encodeCreateBody(for: node)
+        #expect(CountedNode.encodes.count == 1)
+        CountedNode.encodes.reset()
+        _ = try ResourceUpdate(from: node) { $0.name = "x" }
+        #expect(CountedNode.encodes.count == 2)
     }
 
     // MARK: - Cycles
