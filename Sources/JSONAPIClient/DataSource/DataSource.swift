@@ -65,15 +65,23 @@ public actor DataSource<Model: Resource> {
     // MARK: Reading
 
     /// A fetch of the collection (`GET /articles`); perform it with `result()` or `paginate(_:)`.
+    ///
+    /// - Returns: A fetch of the collection; nothing is sent until it is performed.
     public nonisolated func fetch() -> FetchRequest<[Model]> { fetchRequest(collectionURL()) }
 
     /// A fetch of the collection address decoded as `type`: `fetch(as: Person.self)` reads a singleton such as
     /// `/me`, `fetch(as: PrimaryData.self)` the schema-less document.
+    ///
+    /// - Parameter type: The primary data to decode.
+    /// - Returns: A fetch of the collection address; nothing is sent until it is performed.
     public nonisolated func fetch<Primary: Decodable & Sendable>(as type: Primary.Type) -> FetchRequest<Primary> {
         fetchRequest(collectionURL())
     }
 
     /// A fetch of one resource (`GET /articles/1`); the id is percent-encoded as a path segment.
+    ///
+    /// - Parameter id: The resource's id.
+    /// - Returns: A fetch of the resource; nothing is sent until it is performed.
     public nonisolated func fetch(id: String) -> FetchRequest<Model> {
         fetchRequest(routed { try $0.resourceURL(type: Model.resourceType, id: id, baseURL: $1) })
     }
@@ -85,6 +93,7 @@ public actor DataSource<Model: Resource> {
     ///   - base: The URL relative links resolve against (the ``FetchResponse/url`` the link came from); the base
     ///     URL as a folder when `nil`.
     ///   - type: The primary data to decode.
+    /// - Returns: A fetch of the link; nothing is sent until it is performed.
     public nonisolated func fetch<Primary: Decodable & Sendable>(
         link: Link, relativeTo base: URL? = nil, as type: Primary.Type
     ) -> FetchRequest<Primary> {
@@ -92,6 +101,12 @@ public actor DataSource<Model: Resource> {
     }
 
     /// A fetch of a related-resource endpoint (`GET /articles/1/author`), decoded as `type`.
+    ///
+    /// - Parameters:
+    ///   - relationship: The relationship's name (`"author"`).
+    ///   - id: The id of the resource that has the relationship.
+    ///   - type: The primary data to decode (`Person?.self`, `[Comment].self`).
+    /// - Returns: A fetch of the related resources; nothing is sent until it is performed.
     public nonisolated func fetchRelated<Primary: Decodable & Sendable>(
         _ relationship: String, of id: String, as type: Primary.Type
     ) -> FetchRequest<Primary> {
@@ -107,6 +122,11 @@ public actor DataSource<Model: Resource> {
     ///     for try await tag in more.resources() { print(tag.id ?? "") }
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - relation: Which page: `.next`, `.prev`, `.first` or `.last`.
+    ///   - relationship: The to-many relationship, as a model decoded it.
+    /// - Returns: A fetch of that page of the linkage; `nil` when the relationship has no such link.
     public nonisolated func fetchLinkage<Target>(_ relation: PageRelation, of relationship: ToMany<Target>)
         -> FetchRequest<[ResourceIdentifier]>?
     {
@@ -115,6 +135,11 @@ public actor DataSource<Model: Resource> {
     }
 
     /// The relationship endpoint `relationship` of resource `id` (`/articles/1/relationships/tags`).
+    ///
+    /// - Parameters:
+    ///   - relationship: The relationship's name (`"tags"`).
+    ///   - id: The id of the resource that has it.
+    /// - Returns: The endpoint, to fetch or change its linkage.
     public nonisolated func relationship(_ relationship: String, of id: String) -> RelationshipEndpoint {
         RelationshipEndpoint(
             session: session,

@@ -45,7 +45,22 @@ extension Session {
         /// How the ``WriteQueue`` retries (backoff, limits, its clock).
         public var writeQueue: WriteQueue.Configuration
 
-        /// Creates a configuration.
+        /// Creates a configuration; each parameter sets the property of the same name.
+        ///
+        /// - Parameters:
+        ///   - middlewares: Middleware around the transport, in order.
+        ///   - headerFields: Header fields added to every request to the session's own origin.
+        ///   - mediaType: The media type parameters (`ext`, `profile`) sent in `Accept` and `Content-Type`.
+        ///   - decoder: Decodes response documents.
+        ///   - encoder: Encodes request bodies.
+        ///   - allowedLinkOrigins: Other origins whose links may be followed (without credentials).
+        ///   - maxPages: The most pages one iteration fetches.
+        ///   - store: The limits of the session's store; `nil` for none.
+        ///   - cachePolicy: When a `GET` may be answered from the store.
+        ///   - prefetchThreshold: How long a page stream's consumer must spend on a page to have the next fetched
+        ///     ahead.
+        ///   - writes: The options of writes that name none.
+        ///   - writeQueue: How the write queue retries.
         public init(
             middlewares: [any Middleware] = [], headerFields: HTTPFields = HTTPFields(),
             mediaType: JSONAPIMediaType = JSONAPIMediaType(), decoder: JSONAPIDecoder = JSONAPIDecoder(),

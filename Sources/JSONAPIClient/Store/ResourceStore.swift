@@ -240,6 +240,11 @@ public final class ResourceStore: Sendable {
 
     /// The record of resource `type` `id` as the server last sent it (merged), with the optimistic writes not settled
     /// yet applied (see ``pendingChanges(type:id:)``), or `nil`.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type.
+    ///   - id: The resource's id.
+    /// - Returns: The record, or `nil` when the store holds none.
     public func record(type: String, id: String) -> ResourceObject? {
         withMergedState { state in
             let key = Key(type: type, id: id)
@@ -253,6 +258,10 @@ public final class ResourceStore: Sendable {
     /// The resource `id` of `Model`'s type, decoded from its record with its relationships resolved from the store
     /// (whether or not the response that brought them included them), or `nil` when the store has no record of it.
     ///
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - id: The resource's id.
+    /// - Returns: The model, or `nil` when the store holds no record of it.
     /// - Throws: `JSONAPIDecodingError` when the record does not make a `Model` (a sparse fieldset left out a
     ///   member it requires).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
@@ -263,6 +272,8 @@ public final class ResourceStore: Sendable {
 
     /// Every resource of `Model`'s type in the store, ordered by id, with relationships resolved from the store.
     ///
+    /// - Parameter type: The model to decode.
+    /// - Returns: The models, ordered by id; `[]` when the store holds none.
     /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`.
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
@@ -343,6 +354,8 @@ public final class ResourceStore: Sendable {
 
     /// Merges the resources of a document — primary data and `included`; identifiers add nothing — into the
     /// store, and tells the observers what changed.
+    ///
+    /// - Parameter document: The document whose resources to merge.
     public func merge(_ document: RawDocument) {
         merge(Self.resourceObjects(of: document))
     }
@@ -350,6 +363,8 @@ public final class ResourceStore: Sendable {
     /// Merges resource objects (those without an `id` are skipped): each member of a newer object replaces the
     /// record's; attributes and relationships merge by name, and a relationship without `data` keeps the
     /// record's linkage.
+    ///
+    /// - Parameter objects: The resource objects to merge.
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
         let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
@@ -493,7 +508,12 @@ public final class ResourceStore: Sendable {
         return key.type
     }
 
-    /// Removes the record of resource `type` `id` and tells the observers.
+    /// Removes the record of resource `type` `id` and tells the observers; declared inverse relationships of the
+    /// records it named lose it.
+    ///
+    /// - Parameters:
+    ///   - type: The resource type.
+    ///   - id: The resource's id.
     public func remove(type: String, id: String) {
         let result = withMergedState { state -> ([StoreChange], [Observer])? in
             let key = Key(type: type, id: id)
@@ -553,6 +573,9 @@ public final class ResourceStore: Sendable {
     // MARK: Observing
 
     /// The changes to records of `Model`'s type, as they happen, from now until the stream is dropped.
+    ///
+    /// - Parameter type: The model whose records to observe.
+    /// - Returns: A stream of the changes, one element per changed record.
     public func changes<Model: Resource>(of type: Model.Type) -> AsyncStream<StoreChange> {
         register(Model.self)
         return observe(type: Model.resourceType, id: nil) { changes, continuation in
@@ -562,6 +585,11 @@ public final class ResourceStore: Sendable {
 
     /// The resource `id` of `Model`'s type now (`nil` when the store has no record of it, or the record does not
     /// make a `Model`), then again after each change to its record (`nil` once removed).
+    ///
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - id: The resource's id.
+    /// - Returns: A stream of the resource as it is now and after each change.
     public func updates<Model: Resource>(of type: Model.Type, id: String) -> AsyncStream<Model?> {
         register(Model.self)
         let stream = observe(type: Model.resourceType, id: id) { [weak self] _, continuation in

@@ -19,12 +19,20 @@ public struct JSONAPIEncoder: Sendable {
         /// The option bits.
         public let rawValue: Int
         /// Creates options from bits.
+        ///
+        /// - Parameter rawValue: The option bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Indented, one member per line.
         public static let prettyPrinted = OutputFormatting(rawValue: 1)
     }
 
     /// Creates an encoder; every parameter has a default.
+    ///
+    /// - Parameters:
+    ///   - keyStrategy: How property names become member names.
+    ///   - dateStrategy: How dates are written.
+    ///   - outputFormatting: Layout options (compact by default).
+    ///   - userInfo: Values a model's `encode(to:)` reads from its encoder's `userInfo`.
     public init(
         keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .iso8601,
         outputFormatting: OutputFormatting = [], userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -61,6 +69,10 @@ public struct JSONAPIEncoder: Sendable {
     }
 
     /// The schema-less form of a typed document, with related models collected into `included`.
+    ///
+    /// - Parameter document: The document.
+    /// - Returns: The same document as resource objects.
+    /// - Throws: `EncodingError` when a model cannot be written.
     public func rawDocument<Primary: Encodable & Sendable>(_ document: Document<Primary>) throws -> RawDocument {
         if let raw = document as? RawDocument { return raw }
         var raw = RawDocument(
@@ -110,21 +122,37 @@ public struct JSONAPIEncoder: Sendable {
     }
 
     /// The body of an update request (`PATCH` to a resource): only the members the update sets.
+    ///
+    /// - Parameter update: The update.
+    /// - Returns: The request body's JSON text.
+    /// - Throws: `EncodingError` when a value set cannot be written.
     public func encodeUpdateBody<Model: Resource>(for update: ResourceUpdate<Model>) throws -> Data {
         try encode(RawDocument(data: .resource(update.resourceObject(encoder: self))))
     }
 
     /// The body of a to-one relationship request: an identifier, or `null` to empty it.
+    ///
+    /// - Parameter identifier: The new target; `nil` empties the relationship.
+    /// - Returns: The request body's JSON text.
+    /// - Throws: `EncodingError` when the identifier's meta cannot be written.
     public func encodeRelationshipBody(_ identifier: ResourceIdentifier?) throws -> Data {
         try encode(RawDocument(data: identifier.map(PrimaryData.identifier) ?? .null))
     }
 
     /// The body of a to-many relationship request: identifiers (`[]` empties a relationship).
+    ///
+    /// - Parameter identifiers: The targets.
+    /// - Returns: The request body's JSON text.
+    /// - Throws: `EncodingError` when an identifier's meta cannot be written.
     public func encodeRelationshipBody(_ identifiers: [ResourceIdentifier]) throws -> Data {
         try encode(RawDocument(data: .identifiers(identifiers)))
     }
 
     /// The JSON value of a plain value under this encoder's strategies.
+    ///
+    /// - Parameter value: The value.
+    /// - Returns: Its JSON value.
+    /// - Throws: `EncodingError` when the value cannot be written.
     public func jsonValue<Value: Encodable>(of value: Value) throws -> JSONValue {
         let context = ResourceEncodingContext(options: self, collectsIncluded: false)
         defer { context.endEncode() }

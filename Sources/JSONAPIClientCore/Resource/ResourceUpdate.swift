@@ -30,32 +30,54 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     }
 
     /// An update that changes nothing yet.
+    ///
+    /// - Parameter id: The id of the resource to update.
     public init(id: String) { self.id = id }
 
     /// Sets attribute `name` (a property name; the encoder's key strategy maps it) to `value`.
+    ///
+    /// - Parameters:
+    ///   - name: The attribute's property name.
+    ///   - value: Its new value.
     public mutating func set<Value: Encodable & Sendable>(_ name: String, to value: Value) {
         replace(name, .value(value))
     }
 
     /// Sets attribute `name` to `null`.
+    ///
+    /// - Parameter name: The attribute's property name.
     public mutating func setNull(_ name: String) { replace(name, .null) }
 
     /// Replaces a to-one relationship: an identifier, or `nil` to empty it (sent as `null`).
+    ///
+    /// - Parameters:
+    ///   - name: The relationship's name.
+    ///   - identifier: The new target, or `nil`.
     public mutating func setRelationship(_ name: String, to identifier: ResourceIdentifier?) {
         relationships[name] = Relationship(data: .toOne(identifier))
     }
 
     /// Replaces a to-one relationship with a model (or empties it with `nil`).
+    ///
+    /// - Parameters:
+    ///   - name: The relationship's name.
+    ///   - model: The new target (sent as its identifier), or `nil`.
     public mutating func setRelationship<Related: Resource>(_ name: String, to model: Related?) {
         relationships[name] = Relationship(data: .toOne(model.map(ResourceIdentifier.init(of:))))
     }
 
     /// Replaces a to-many relationship (`[]` empties it).
+    ///
+    /// - Parameters:
+    ///   - name: The relationship's name.
+    ///   - identifiers: The new targets.
     public mutating func setRelationship(_ name: String, to identifiers: [ResourceIdentifier]) {
         relationships[name] = Relationship(data: .toMany(identifiers))
     }
 
     /// Forgets what was set for `name`, so it is absent again.
+    ///
+    /// - Parameter name: The attribute's or relationship's name.
     public mutating func unset(_ name: String) {
         attributes.removeAll { $0.name == name }
         relationships[name] = nil
@@ -77,6 +99,12 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     /// Each model is encoded alone (``JSONAPIEncoder/resourceObject(for:)``): a related model counts by its
     /// identifier, so a change inside a related model is not part of this update, and the work does not grow with
     /// what the models link.
+    ///
+    /// - Parameters:
+    ///   - old: The model as the server has it.
+    ///   - new: The model as it should be.
+    ///   - encoder: The encoder whose strategies name and write the members.
+    /// - Throws: `EncodingError` when a model cannot be written or neither has an id.
     public init(from old: Model, to new: Model, encoder: JSONAPIEncoder = JSONAPIEncoder()) throws {
         let before = try encoder.resourceObject(for: old)
         let after = try encoder.resourceObject(for: new)
@@ -107,6 +135,12 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     }
 
     /// The update made by editing a copy of `model`.
+    ///
+    /// - Parameters:
+    ///   - model: The model as the server has it.
+    ///   - encoder: The encoder whose strategies name and write the members.
+    ///   - edit: Changes a copy of the model.
+    /// - Throws: What `edit` throws, or `EncodingError` when a model cannot be written or has no id.
     public init(from model: Model, encoder: JSONAPIEncoder = JSONAPIEncoder(), _ edit: (inout Model) throws -> Void)
         throws
     {
@@ -118,6 +152,10 @@ public struct ResourceUpdate<Model: Resource>: Sendable {
     private var preMapped = false
 
     /// The resource object sent as the body.
+    ///
+    /// - Parameter encoder: The encoder whose strategies name and write the members set by name.
+    /// - Returns: The resource object with only the members set.
+    /// - Throws: `EncodingError` when a value set cannot be written.
     public func resourceObject(encoder: JSONAPIEncoder = JSONAPIEncoder()) throws -> ResourceObject {
         let strategy = preMapped ? KeyStrategy.useDefaultKeys : encoder.keyStrategy
         var encodedAttributes: [String: JSONValue] = [:]
