@@ -29,7 +29,7 @@ struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
     init(of fields: HTTPFields, names: [HTTPField.Name], key: DigestKey = .process) {
         var message: [UInt8] = []
         func append(_ value: Int) {
-            withUnsafeBytes(of: UInt64(truncatingIfNeeded: value).littleEndian) { message.append(contentsOf: $0) }
+            message.appendLittleEndian(UInt64(truncatingIfNeeded: value))
         }
         for name in names {
             let values = fields.values(for: name)
@@ -74,7 +74,7 @@ struct DigestKey: Hashable, Sendable {
     /// The key as 32 bytes, little-endian words in order (the key file's content).
     var bytes: [UInt8] {
         var bytes: [UInt8] = []
-        for word in [k0, k1, k2, k3] { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        for word in [k0, k1, k2, k3] { bytes.appendLittleEndian(word) }
         return bytes
     }
 

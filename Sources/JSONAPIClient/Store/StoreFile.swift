@@ -74,7 +74,7 @@ enum StoreFile {
         for (_, stored) in responses { capacity += stored.response.body.count + 1024 }
         file.bytes.reserveCapacity(capacity)
         file.bytes += magic
-        withUnsafeBytes(of: version.littleEndian) { file.bytes.append(contentsOf: $0) }
+        file.bytes.appendLittleEndian(version)
         let check = key.check
         file.append(check.high)
         file.append(check.low)
@@ -312,7 +312,7 @@ struct ByteWriter {
     mutating func append(_ byte: UInt8) { bytes.append(byte) }
 
     mutating func append(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.appendLittleEndian(value)
     }
 
     mutating func append(_ string: String) {
