@@ -65,6 +65,7 @@ struct WriteQueuePersistenceTests {
             optimistic: true)
         entry.serverErrors = 2
         entry.sent = true
+        entry.owner = CredentialDigest(high: .max, low: 0x0f)
         let other = WriteQueue.Entry(
             method: .delete, url: URL(string: "https://api.example.com/memos/2")!, type: "memos", resourceID: "2",
             body: nil, headerFields: [:], kind: .delete, clientGeneratedID: true)

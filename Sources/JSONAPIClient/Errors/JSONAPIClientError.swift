@@ -19,7 +19,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
                 notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                redirectRefused, notCached, storeNotSaved
+                redirectRefused, notCached, storeNotSaved, accountChanged
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -61,6 +61,10 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         /// writable); ``detail`` says which step failed and ``underlyingError`` is the system's error. What was on
         /// disk before is intact.
         public static let storeNotSaved = Code(.storeNotSaved)
+        /// A queued write was made by another account than the one whose credentials the request carries now (one
+        /// signed out, another in): it was not sent, and stays in the ``WriteQueue`` until its account is back or
+        /// the app discards it.
+        public static let accountChanged = Code(.accountChanged)
 
         /// The code's name.
         public var description: String { value.rawValue }

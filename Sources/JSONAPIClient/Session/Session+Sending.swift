@@ -49,7 +49,11 @@ extension Session {
         try Task.checkCancellation()
         do {
             let context = MiddlewareContext(baseURL: baseURL, origin: origin, request: request)
-            return try await chain.send(request, context: context, terminal: terminal)
+            let send = terminal ?? { [client] in try await client.send($0) }
+            return try await chain.send(request, context: context) { [self] request in
+                noteCredentials(of: request)
+                return try await send(request)
+            }
         } catch let error as CancellationError {
             throw error
         } catch let error as JSONAPIClientError {

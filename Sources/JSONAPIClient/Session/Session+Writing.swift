@@ -33,7 +33,9 @@ extension Session {
             layer = store.addPending(write.kind, object: object, id: write.resourceID)
         }
         if options.isQueued, writeQueue.isWaiting {
-            // Behind the writes waiting, so that none overtakes another; the queue tries them all now.
+            // Behind the writes waiting, so that none overtakes another; the queue tries them all now. It belongs to
+            // the account of the last request (none when the store was cleared since).
+            write.owner = currentAccount
             writeQueue.enqueue(write, layer: layer)
             writeQueue.resume()
             return Self.queued(write)
@@ -46,6 +48,7 @@ extension Session {
             if options.isQueued, error.isUnreachable {
                 write.attempts = 1
                 write.sent = true  // it may have reached the server, and only the answer was lost
+                write.owner = currentAccount  // noted as the request reached the transport
                 writeQueue.enqueue(write, layer: layer)
                 return Self.queued(write)
             }
@@ -67,7 +70,9 @@ extension Session {
     func deliver(_ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?) async throws
         -> (HTTPRequest, HTTPResponse)
     {
-        let (sent, response) = try await send(write.request, to: write.url)
+        let sent = httpRequest(for: write.request, url: write.url)
+        let response = try await transmit(sent, terminal: transport(for: write.owner))
+        guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
         guard let store else { return (sent, response) }
         if let layer {
             settle(layer, with: response, in: store)

@@ -39,6 +39,8 @@ public final class Session: Sendable {
     let flights = InFlightRequests()
     /// The server's ids of the resources this session created by local id (`lid`), for the bodies of later writes.
     let localIDs = LocalIDs()
+    /// Who the last request was sent as (Session+Accounts.swift).
+    let lastCredentials = LockedValue<SeenCredentials?>(nil)
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
     /// request and every link compares against it.
     let origin: Origin?

@@ -113,6 +113,9 @@ public final class WriteQueue: Sendable {
         /// Whether an attempt may have reached the server (it was sent, and no answer is known): a replay then reads
         /// a 409 to a create with a client-generated id, or a 404 to a delete, as delivered.
         var sent = false
+        /// The account that made it (a keyed digest of its credentials): it is sent only with that account's
+        /// credentials. `nil` when none was known (no request since launch or since the store was cleared).
+        var owner: CredentialDigest?
 
         init(
             method: HTTPMethod, url: URL, type: String, resourceID: String, body: Data?, headerFields: HTTPFields,
@@ -311,6 +314,10 @@ public final class WriteQueue: Sendable {
                 finish(entry, .delivered(status))
             case .rejected(let error):
                 finish(entry, .rejected(rollBack(entry, layer, error, in: session)))
+            case .held:
+                // Another account is signed in: this write (and those after it) wait for theirs.
+                emit(Event(entry: entry, outcome: .waiting))
+                break replaying
             case .retry:
                 failures += 1
                 let updated = update(entry) { $0.attempts += 1 }
@@ -359,10 +366,13 @@ public final class WriteQueue: Sendable {
         case rejected(JSONAPIClientError)
         /// It did not reach the server, or the server failed: try again later.
         case retry
+        /// It was not sent: another account is signed in.
+        case held
     }
 
     /// What an error means for a queued entry: made by an earlier attempt, rejected, or to retry later.
     private func classify(_ error: JSONAPIClientError, of entry: Entry) -> Verdict {
+        if error.code == .accountChanged { return .held }
         guard let status = error.status else { return error.isUnreachable ? .retry : .rejected(error) }
         if entry.sent, status.code == 409, entry.kind == .create, entry.clientGeneratedID { return .madeBefore(status) }
         if status.code == 404, entry.kind == .delete { return .madeBefore(status) }  // gone, as it was to be

@@ -134,6 +134,8 @@ struct WriteQueueFile: Sendable {
         var optimistic: Bool
         var clientGeneratedID: Bool
         var sent: Bool
+        /// The owner's digest (``CredentialDigest/description``), never the credentials.
+        var owner: String?
 
         init(_ entry: WriteQueue.Entry) {
             id = entry.id
@@ -150,6 +152,7 @@ struct WriteQueueFile: Sendable {
             optimistic = entry.optimistic
             clientGeneratedID = entry.clientGeneratedID
             sent = entry.sent
+            owner = entry.owner?.description
         }
 
         func entry() throws(StoreFile.Unreadable) -> WriteQueue.Entry {
@@ -163,6 +166,12 @@ struct WriteQueueFile: Sendable {
                 optimistic: optimistic)
             entry.serverErrors = max(serverErrors, 0)
             entry.sent = sent
+            if let owner {
+                guard let digest = CredentialDigest(owner) else {
+                    throw StoreFile.Unreadable(reason: "entry \(id) has an invalid owner", offset: 0)
+                }
+                entry.owner = digest
+            }
             return entry
         }
     }

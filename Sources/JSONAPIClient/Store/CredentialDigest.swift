@@ -53,6 +53,15 @@ struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
 
     /// The two halves in hexadecimal, for keys and debugging (never the credentials).
     var description: String { String(high, radix: 16) + ":" + String(low, radix: 16) }
+
+    /// The digest ``description`` wrote; `nil` for any other text.
+    init?(_ text: String) {
+        let halves = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard halves.count == 2, let high = UInt64(halves[0], radix: 16), let low = UInt64(halves[1], radix: 16) else {
+            return nil
+        }
+        self.init(high: high, low: low)
+    }
 }
 
 /// The 256-bit key of ``CredentialDigest``: four 64-bit words, two per half of the digest.
