@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClientTesting
 import Testing
+import TestSupport
 
 @testable import JSONAPIClient
 
@@ -261,6 +262,37 @@ struct OptimisticWriteTests {
         #expect(store.record(type: "memos", id: "1")?.relationships?["owner"]?.data == .toOne(ResourceIdentifier(type: "owners", id: "o1")))
         #expect(store.record(type: "owners", id: "o1")?.relationships?["memos"]?.data == .toMany([ResourceIdentifier(type: "memos", id: "1")]))
         #expect(store.pendingChanges().isEmpty)
+    }
+
+    @Test("A pending optimistic write shows on the other end of an inverse relationship at once, and a refusal takes it back")
+    func inverseWhilePending() async throws {
+        let held = HeldWrites()
+        defer { held.finish() }
+        let api = Session(baseURL: HeldWrites.baseURL, client: held.client)
+        let store = try #require(api.store)
+        let memos = api.source(OwnedMemo.self, .path("memos/<id>"))
+        store.merge(
+            try JSONAPIDecoder().decode(
+                RawDocument.self,
+                from: Data(
+                    #"{"data":[{"type":"memos","id":"1","attributes":{"title":"Draft"},"relationships":{"owner":{"data":{"type":"owners","id":"o2"}}}},{"type":"owners","id":"o1","relationships":{"memos":{"data":[]}}},{"type":"owners","id":"o2","relationships":{"memos":{"data":[{"type":"memos","id":"1"}]}}}]}"#
+                        .utf8)))
+        let owners = StreamProbe(store.changes(of: Owner.self))
+        let memo = try #require(try store.resource(OwnedMemo.self, id: "1"))
+        let write = Task {
+            try await memos.update(memo, options: .optimistic) { $0.owner = ToOne(Owner(id: "o1")) }
+        }
+        guard await held.arrivals.next("the PATCH") != nil else { return }
+        let one = [ResourceIdentifier(type: "memos", id: "1")]
+        // Shown at once: o1 gains the memo, o2 loses it; the server's records are unchanged.
+        #expect(store.record(type: "owners", id: "o1")?.relationships?["memos"]?.data == .toMany(one))
+        #expect(store.record(type: "owners", id: "o2")?.relationships?["memos"]?.data == .toMany([]))
+        #expect(Set([await owners.next()?.id, await owners.next()?.id]) == ["o1", "o2"])
+        held.refuse(0)
+        await #expect(throws: JSONAPIClientError.self) { try await write.value }
+        #expect(store.record(type: "owners", id: "o1")?.relationships?["memos"]?.data == .toMany([]))
+        #expect(store.record(type: "owners", id: "o2")?.relationships?["memos"]?.data == .toMany(one))
+        #expect(Set([await owners.next()?.id, await owners.next()?.id]) == ["o1", "o2"])
     }
 
     @Test("clear() drops the optimistic changes with the records")

@@ -47,6 +47,15 @@ extension ResourceStore {
 }
 
 extension ResourceStore.State {
+    /// One change to the other end of a pair: relationship `name` of the record of `target` gains (or loses)
+    /// `member`.
+    struct InverseMove {
+        var target: ResourceStore.Key
+        var name: String
+        var member: ResourceIdentifier
+        var adding: Bool
+    }
+
     /// Changes the other end of every declared pair that the change of record `key` from `old` to `new` (`nil`:
     /// created, or removed) moves: the records it no longer points at lose it, those it now points at gain it.
     ///
@@ -54,10 +63,24 @@ extension ResourceStore.State {
     mutating func followInverses(
         of key: ResourceStore.Key, from old: ResourceObject?, to new: ResourceObject?, at tick: UInt64
     ) -> [ResourceStore.Key] {
-        guard !inverses.isEmpty else { return [] }
         var changed: [ResourceStore.Key] = []
+        for move in inverseMoves(of: key, from: old, to: new) {
+            guard var record = records[move.target], let relinked = Self.relinked(record.object, move) else { continue }
+            record.object = relinked
+            record.changed = tick
+            setRecord(record, for: move.target)
+            changed.append(move.target)
+        }
+        return changed
+    }
+
+    /// What the change of record `key` from `old` to `new` does to the other ends of its declared pairs, in a
+    /// stable order (removals first).
+    func inverseMoves(of key: ResourceStore.Key, from old: ResourceObject?, to new: ResourceObject?) -> [InverseMove] {
+        guard !inverses.isEmpty else { return [] }
+        var moves: [InverseMove] = []
         let names = Set((old?.relationships ?? [:]).keys).union((new?.relationships ?? [:]).keys)
-        for name in names {
+        for name in names.sorted() {
             guard let ends = inverses.inverses(of: key.type, name) else { continue }
             let before = Self.targets(old?.relationships?[name])
             let after: Set<ResourceStore.Key>
@@ -71,13 +94,13 @@ extension ResourceStore.State {
             let me = ResourceIdentifier(type: key.type, id: key.id)
             for (targets, adding) in [(before.subtracting(after), false), (after.subtracting(before), true)] {
                 for target in targets.sorted(by: { ($0.type, $0.id) < ($1.type, $1.id) }) {
-                    for end in ends where end.type == target.type {
-                        if relink(target, end.name, me, adding: adding, at: tick) { changed.append(target) }
+                    for end in ends.sorted(by: { $0.name < $1.name }) where end.type == target.type {
+                        moves.append(InverseMove(target: target, name: end.name, member: me, adding: adding))
                     }
                 }
             }
         }
-        return changed
+        return moves
     }
 
     /// The records a relationship's linkage names (identifiers without an `id` name none the store holds).
@@ -89,42 +112,36 @@ extension ResourceStore.State {
         return keys
     }
 
-    /// Adds `member` to (or removes it from) relationship `name` of the record of `key`, when the store holds the
-    /// record and the record knows that relationship's linkage.
-    ///
-    /// - Returns: Whether the record changed.
-    private mutating func relink(
-        _ key: ResourceStore.Key, _ name: String, _ member: ResourceIdentifier, adding: Bool, at tick: UInt64
-    ) -> Bool {
-        guard var record = records[key], var relationship = record.object.relationships?[name],
-            let linkage = relationship.data
-        else { return false }
+    /// `object` with `move` applied: its relationship `move.name` gains (or loses) `move.member`; `nil` when that
+    /// changes nothing, or the object does not know that relationship's linkage.
+    static func relinked(_ object: ResourceObject, _ move: InverseMove) -> ResourceObject? {
+        guard var relationship = object.relationships?[move.name], let linkage = relationship.data else { return nil }
+        let member = move.member
         let isMember = { (identifier: ResourceIdentifier) in
             identifier.type == member.type && identifier.id == member.id
         }
         let relinked: Linkage
         switch linkage {
         case .toMany(let identifiers):
-            if adding {
-                guard !identifiers.contains(where: isMember) else { return false }
+            if move.adding {
+                guard !identifiers.contains(where: isMember) else { return nil }
                 relinked = .toMany(identifiers + [member])
             } else {
-                guard identifiers.contains(where: isMember) else { return false }
+                guard identifiers.contains(where: isMember) else { return nil }
                 relinked = .toMany(identifiers.filter { !isMember($0) })
             }
         case .toOne(let identifier):
-            if adding {
-                guard identifier.map(isMember) != true else { return false }
+            if move.adding {
+                guard identifier.map(isMember) != true else { return nil }
                 relinked = .toOne(member)
             } else {
-                guard let identifier, isMember(identifier) else { return false }
+                guard let identifier, isMember(identifier) else { return nil }
                 relinked = .toOne(nil)
             }
         }
         relationship.data = relinked
-        record.object.relationships?[name] = relationship
-        record.changed = tick
-        setRecord(record, for: key)
-        return true
+        var result = object
+        result.relationships?[move.name] = relationship
+        return result
     }
 }

@@ -44,12 +44,13 @@ extension ResourceStore {
         let key = Key(type: object.type, id: id)
         var stored = object
         stored.id = id
-        let (write, observers) = withMergedState { state -> (PendingWrite, [Observer]) in
+        let (write, related, observers) = withMergedState { state -> (PendingWrite, [Key], [Observer]) in
             state.nextLayer += 1
             state.layers[key, default: []].append(PendingLayer(number: state.nextLayer, kind: kind, object: stored))
-            return (PendingWrite(key: key, number: state.nextLayer, kind: kind), Array(state.observers.values))
+            let write = PendingWrite(key: key, number: state.nextLayer, kind: kind)
+            return (write, state.pendingInverseTargets(of: key), Array(state.observers.values))
         }
-        notifyPending(key, observers)
+        notifyPending(key, related: related, observers)
         return write
     }
 
@@ -61,9 +62,11 @@ extension ResourceStore {
             guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
                 return nil
             }
+            let shownBefore = state.pendingInverseTargets(of: write.key)
             state.layers[write.key]?[index].confirmed = true
             if let answer { state.layers[write.key]?[index].object = answer }
-            return (state.foldConfirmed(write.key), Array(state.observers.values))
+            let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
+            return (related, Array(state.observers.values))
         }
         guard let (related, observers) = result else { return }
         changed()
@@ -80,8 +83,10 @@ extension ResourceStore {
             guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
                 return (nil, [], [])
             }
+            let shownBefore = state.pendingInverseTargets(of: write.key)
             let undone = state.layers[write.key]?.remove(at: index).object
-            return (undone, state.foldConfirmed(write.key), Array(state.observers.values))
+            let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
+            return (undone, related, Array(state.observers.values))
         }
         guard undone != nil else { return nil }
         changed()
@@ -114,18 +119,41 @@ extension ResourceStore {
     private func notifyPending(_ key: Key, related: [Key] = [], _ observers: [Observer]) {
         guard !observers.isEmpty else { return }
         let shown = withMergedState { $0.visibleObject(key) != nil }
+        var seen: Set<Key> = [key]
+        let others = related.filter { seen.insert($0).inserted }
         notify(
             observers,
             of: [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)]
-                + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) })
+                + others.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) })
     }
 }
 
 extension ResourceStore.State {
-    /// The record of `key` as the store shows it: the server's record with the pending layers applied in order.
-    /// A pending update of a record the store does not have shows nothing (there is nothing to change).
+    /// The record of `key` as the store shows it: the server's record with the pending layers applied in order,
+    /// and the other ends of declared inverse relationships that other records' pending layers move (an article
+    /// created optimistically with an author shows in the author's `articles` at once). A pending update of a
+    /// record the store does not have shows nothing (there is nothing to change).
     func visibleObject(_ key: ResourceStore.Key) -> ResourceObject? {
-        guard !layers.isEmpty, let stack = layers[key] else { return records[key]?.object }
+        guard !layers.isEmpty else { return records[key]?.object }
+        guard !inverses.isEmpty, var shown = layeredObject(key) else { return layeredObject(key) }
+        for other in layers.keys.sorted(by: { ($0.type, $0.id) < ($1.type, $1.id) }) where other != key {
+            for move in inverseMoves(of: other, from: records[other]?.object, to: layeredObject(other))
+            where move.target == key {
+                if let relinked = ResourceStore.State.relinked(shown, move) { shown = relinked }
+            }
+        }
+        return shown
+    }
+
+    /// The records whose shown inverse relationships the pending layers of `key` move.
+    func pendingInverseTargets(of key: ResourceStore.Key) -> [ResourceStore.Key] {
+        guard layers[key] != nil else { return [] }
+        return inverseMoves(of: key, from: records[key]?.object, to: layeredObject(key)).map(\.target)
+    }
+
+    /// The record of `key` with its own pending layers applied in order.
+    private func layeredObject(_ key: ResourceStore.Key) -> ResourceObject? {
+        guard let stack = layers[key] else { return records[key]?.object }
         var object = records[key]?.object
         for layer in stack {
             switch layer.kind {
