@@ -178,6 +178,7 @@ struct ResourceGraphTests {
         #expect(api.localIDs.id(type: "tags", lid: "t2", clears: 0) == "tags-3")
         #expect(api.localIDs.id(type: "articles", lid: "a1", clears: 0) == nil)
         #expect(error?.description.contains("created: people/lid:p1 → people-1") == true)
+        #expect(error?.description.contains("not created: comments/lid:c1") == true)
     }
 
     @Test("The first request fails: nothing created, everything else not sent")

@@ -28,6 +28,22 @@ struct WriteQueuePersistenceTests {
         return entry
     }
 
+    @Test("Opening removes the queue's unfinished new files, and no other file of the directory")
+    func leftoverFiles() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let names = [
+            WriteQueueFile.name + ".1234.tmp", WriteQueueFile.name + ".bak", "store.jsonapistore.99.tmp", "other.tmp",
+        ]
+        for name in names { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
+        let log = StorePersistenceTests.Log()
+        _ = try WriteQueueTests.session(FlakyMemos(), persistence: Self.persistence(directory, log))
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!left.contains(names[0]))
+        #expect(left.contains(names[1]) && left.contains(names[3]))
+    }
+
     @Test("A queued write survives a restart: shown again, then sent once")
     func restart() async throws {
         let directory = Self.directory()

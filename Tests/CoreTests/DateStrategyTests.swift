@@ -35,6 +35,12 @@ struct DateStrategyTests {
             == Date(timeIntervalSince1970: 1_704_070_800 - 7200))
     }
 
+    @Test("A date written with escapes reads as the text they stand for")
+    func escapedDate() throws {
+        #expect(try date(#"2024-01-01T01:00:00\u005A"#) == Date(timeIntervalSince1970: 1_704_070_800))
+        #expect(try date(#"2024-01-01T01\u003A00:00+00:00"#) == Date(timeIntervalSince1970: 1_704_070_800))
+    }
+
     @Test("A named zone reads wall-clock time there, in winter and in summer time")
     func namedZone() throws {
         let paris = DateStrategy.iso8601(localTimes: .in(try #require(Self.paris)))
