@@ -47,16 +47,6 @@ struct StorePartitionTests {
         }
     }
 
-    /// The token the session's ``BearerTokenMiddleware`` sends: who is signed in.
-    final class Account: @unchecked Sendable {
-        private let lock = NSLock()
-        private var current: String?
-        var token: String? {
-            get { lock.withLock { current } }
-            set { lock.withLock { current = newValue } }
-        }
-    }
-
     static let policies: [CachePolicy] = [
         .networkOnly, .networkFirst, .cacheFirst, .cacheFirst(maxStale: .seconds(3600)), .cacheOnly,
         .staleWhileRevalidate,

@@ -56,17 +56,6 @@ struct StoreServerTests {
         #expect(await TestServer.statuses(of: "GET /people/17?fields%5Bpeople%5D=name%2Cemail", count: 1) == [200])
     }
 
-    /// Who is signed in: the token ``BearerTokenMiddleware`` sends.
-    final class Account: @unchecked Sendable {
-        private let lock = NSLock()
-        private var current: String
-        init(_ token: String) { current = token }
-        var token: String {
-            get { lock.withLock { current } }
-            set { lock.withLock { current = newValue } }
-        }
-    }
-
     /// A clock the test moves by hand, from now (the server's `Date` must not make responses look old).
     final class TestClock: @unchecked Sendable {
         private let lock = NSLock()

@@ -7,17 +7,6 @@ import Testing
 /// A write queued offline belongs to the account that made it: it is never sent with another account's credentials.
 @Suite("Write queue: one account's writes")
 struct WriteQueueAccountTests {
-    /// Who is signed in: the token ``BearerTokenMiddleware`` sends.
-    final class Account: @unchecked Sendable {
-        private let lock = NSLock()
-        private var current: String
-        init(_ token: String) { current = token }
-        var token: String {
-            get { lock.withLock { current } }
-            set { lock.withLock { current = newValue } }
-        }
-    }
-
     static func session(_ server: FlakyMemos, _ account: Account) throws -> (Session, DataSource<Memo>) {
         let api = Session(
             baseURL: HeldWrites.baseURL, client: server.client,

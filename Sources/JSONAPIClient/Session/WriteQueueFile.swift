@@ -70,9 +70,9 @@ struct WriteQueueFile: Sendable {
     static func encode(_ entries: [WriteQueue.Entry]) throws -> [UInt8] {
         let payload = try JSONEncoder().encode(entries.map(Stored.init))
         var bytes = magic
-        append(UInt64(version), size: 4, to: &bytes)
-        append(UInt64(payload.count), size: 8, to: &bytes)
-        append(StoreFile.checksum(of: payload), size: 8, to: &bytes)
+        bytes.appendLittleEndian(version)
+        bytes.appendLittleEndian(UInt64(payload.count))
+        bytes.appendLittleEndian(StoreFile.checksum(of: payload))
         bytes += payload
         return bytes
     }
@@ -108,10 +108,6 @@ struct WriteQueueFile: Sendable {
         } catch {
             throw StoreFile.Unreadable(reason: "the entries do not parse (\(error))", offset: headerSize)
         }
-    }
-
-    private static func append(_ value: UInt64, size: Int, to bytes: inout [UInt8]) {
-        for index in 0..<size { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
     }
 
     private static func integer(_ bytes: ArraySlice<UInt8>) -> UInt64 {
