@@ -38,7 +38,7 @@ public func fuzzURLs(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
 
     // Links: followed only on the data source's origin, resolved against the base as a folder or a given URL.
-    let source = DataSource<Thing>(baseURL: base, strategy: .path(template), client: NoClient())
+    let source = DataSource<Thing>(baseURL: base, router: .path(template), client: NoClient())
     for relativeTo in [nil, URL(string: field(6))] {
         guard let url = try? source.fetch(link: Link(href: href), relativeTo: relativeTo, as: PrimaryData.self).url
         else { continue }
