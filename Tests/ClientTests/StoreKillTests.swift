@@ -34,13 +34,16 @@ struct StoreKillTests {
         private let lock = NSLock()
         private var data = Data()
         func append(_ more: Data) { lock.withLock { data.append(more) } }
-        /// The saves reported on complete lines.
-        var saves: [Int] {
+        /// The numbers reported on complete lines that start with `word` and a space (`saved 12`, `queued 3`).
+        func numbers(after word: String) -> [Int] {
             let text = lock.withLock { String(decoding: data, as: UTF8.self) }
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             lines.removeLast()  // after the last newline: empty, or a line cut by the kill
-            return lines.compactMap { $0.hasPrefix("saved ") ? Int($0.dropFirst(6)) : nil }
+            let prefix = word + " "
+            return lines.compactMap { $0.hasPrefix(prefix) ? Int($0.dropFirst(prefix.count)) : nil }
         }
+        /// The saves reported.
+        var saves: [Int] { numbers(after: "saved") }
     }
 
     /// Runs a child from save `first` on, kills it after `after` reported saves and `pause` more, and returns the

@@ -21,20 +21,6 @@ import Darwin
 /// (`scripts/queue-kill-test.sh N`); 4 by default.
 @Suite("Write queue killed while queueing")
 struct WriteQueueKillTests {
-    /// Lines a child printed, gathered as they come.
-    final class Output: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-        func append(_ more: Data) { lock.withLock { data.append(more) } }
-        /// The writes reported on complete lines.
-        var queued: [Int] {
-            let text = lock.withLock { String(decoding: data, as: UTF8.self) }
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            lines.removeLast()  // after the last newline: empty, or a line cut by the kill
-            return lines.compactMap { $0.hasPrefix("queued ") ? Int($0.dropFirst(7)) : nil }
-        }
-    }
-
     /// Runs a child from write `first` on, kills it after `after` reported writes (or 20 s) and `pause` more, and
     /// returns the writes it reported.
     static func runChild(
@@ -45,11 +31,11 @@ struct WriteQueueKillTests {
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        let output = Output()
+        let output = StoreKillTests.Output()
         pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
         try process.run()
         let deadline = ContinuousClock.now + .seconds(20)
-        while output.queued.count < after, process.isRunning, ContinuousClock.now < deadline {
+        while output.numbers(after: "queued").count < after, process.isRunning, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
         try await Task.sleep(for: pause)
@@ -58,7 +44,7 @@ struct WriteQueueKillTests {
         pipe.fileHandleForReading.readabilityHandler = nil
         output.append(pipe.fileHandleForReading.readDataToEndOfFile())
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
-        return output.queued
+        return output.numbers(after: "queued")
     }
 
     @Test("Every write a killed child queued is sent after the restart, exactly once")

@@ -135,7 +135,8 @@ extension ResourceStore.State {
     /// record the store does not have shows nothing (there is nothing to change).
     func visibleObject(_ key: ResourceStore.Key) -> ResourceObject? {
         guard !layers.isEmpty else { return records[key]?.object }
-        guard !inverses.isEmpty, var shown = layeredObject(key) else { return layeredObject(key) }
+        let own = layeredObject(key)
+        guard !inverses.isEmpty, var shown = own else { return own }
         for other in layers.keys.sorted(by: { ($0.type, $0.id) < ($1.type, $1.id) }) where other != key {
             for move in inverseMoves(of: other, from: records[other]?.object, to: layeredObject(other))
             where move.target == key {
