@@ -11,15 +11,18 @@ struct BenchmarkCase {
     let bytes: Int
     /// Resources delivered by one run, when resources per second are reported.
     let resources: Int?
+    /// Whether one run does its floor's work and more: then the ratio is what it adds, (case − floor) / floor.
+    let addsToFloor: Bool
     let run: () throws -> Int
     let check: () throws -> String?
 
     init(
-        name: String, floor: String?, bytes: Int, resources: Int? = nil, run: @escaping () throws -> Int,
-        check: @escaping () throws -> String?
+        name: String, floor: String?, bytes: Int, resources: Int? = nil, addsToFloor: Bool = false,
+        run: @escaping () throws -> Int, check: @escaping () throws -> String?
     ) {
         self.name = name
         self.floor = floor
+        self.addsToFloor = addsToFloor
         self.bytes = bytes
         self.resources = resources
         self.run = run

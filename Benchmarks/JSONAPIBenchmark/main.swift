@@ -8,8 +8,9 @@ import JSONAPIClient
 //   jsonapi-bench --emit N > doc.json                               (the generated document)
 //
 // Prints one line per case and size: `CASE SIZE median_ms=X min_ms=Y mb_per_s=Z ratio=R`, where R is the case's
-// time over its floor's time, paired round by round, median; then `peak_rss_mb=M` for a separate process that only
-// decodes the largest document.
+// time over its floor's time, paired round by round, median (for a case that does its floor's work and more,
+// such as `store-merge`, R is what it adds: (case − floor) / floor, and `added_ms=A` its median); then
+// `peak_rss_mb=M` for a separate process that only decodes the largest document.
 
 struct Options {
     var sizes = [1_000, 10_000]
@@ -102,8 +103,15 @@ func measure(_ cases: [BenchmarkCase], label: String, rounds: Int) throws {
         var line = "\(benchmark.name) \(label) median_ms=\(format(medianTime)) min_ms=\(format(minTime))"
         line += " mb_per_s=\(format(Double(benchmark.bytes) / 1e6 / (medianTime / 1e3), 1))"
         if let floor = benchmark.floor, let floorPosition = cases.firstIndex(where: { $0.name == floor }) {
-            let ratios = zip(times[position], times[floorPosition]).map { $0 / $1 }
-            line += " ratio=\(format(median(ratios), 3))"
+            if benchmark.addsToFloor {
+                let added = zip(times[position], times[floorPosition]).map { $0 - $1 }
+                line += " added_ms=\(format(median(added)))"
+                let ratios = zip(times[position], times[floorPosition]).map { ($0 - $1) / $1 }
+                line += " ratio=\(format(median(ratios), 3))"
+            } else {
+                let ratios = zip(times[position], times[floorPosition]).map { $0 / $1 }
+                line += " ratio=\(format(median(ratios), 3))"
+            }
         } else if benchmark.floor == nil {
             line += " ratio=1.000"
         }

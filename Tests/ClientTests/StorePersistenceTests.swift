@@ -160,7 +160,7 @@ struct StorePersistenceTests {
         case "short": bytes.removeLast(); expected = "cut short"
         case "trailing": bytes.append(0); expected = "cut short or damaged"
         case "flipped": bytes[bytes.count / 2] ^= 0x20; expected = "checksum"
-        case "version": bytes[8] = 2; expected = "format version 2, this library reads 1"
+        case "version": bytes[8] = 1; expected = "format version 1, this library reads 2"
         default:
             try FileManager.default.removeItem(at: directory.appendingPathComponent(StoreWriter.keyName))
             expected = "partition key was lost"

@@ -107,10 +107,18 @@ extension Session {
                 responseHeaders: response.headerFields, responseBody: response.body)
         }
         let readsResourceMeta = request.pagination?.readsResourceMeta ?? false
-        let (document, outline) = try decode(Primary.self, request: sent, response: response) {
-            decoder, body throws(JSONAPIDecodingError) in
-            try decoder.decodeWithOutline(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
+        // A new body the store keeps: its records come from the typed decode's parse (one parse).
+        let keeping = source == .network ? store.flatMap { $0.isPending(response.body) ? $0 : nil } : nil
+        let (document, outline, records) = try decode(Primary.self, request: sent, response: response) {
+            decoder, body throws(JSONAPIDecodingError) -> (Document<Primary>, PrimaryDataOutline, ResourceRecords?) in
+            guard keeping != nil else {
+                let (document, outline) = try decoder.decodeWithOutline(
+                    Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
+                return (document, outline, nil)
+            }
+            return try decoder.decodeKeepingRecords(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
         }
+        if let keeping, let records { keeping.merge(records, from: response.body) }
         let page = PageContext(
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)

@@ -16,7 +16,13 @@ extension ResourceStore {
     struct InverseTable: Sendable {
         private var ends: [RelationshipEnd: Set<RelationshipEnd>] = [:]
 
+        /// The types with an end of a pair.
+        private var types: Set<String> = []
+
         var isEmpty: Bool { ends.isEmpty }
+
+        /// Whether records of `type` are an end of a declared pair: only their changes move other records.
+        func involves(_ type: String) -> Bool { !types.isEmpty && types.contains(type) }
 
         /// Adds `pairs` of records of `type`, both ways.
         mutating func add(_ pairs: [InverseRelationship], of type: String) {
@@ -25,6 +31,8 @@ extension ResourceStore {
                 let far = RelationshipEnd(type: pair.relatedType, name: pair.inverseName)
                 ends[near, default: []].insert(far)
                 ends[far, default: []].insert(near)
+                types.insert(type)
+                types.insert(pair.relatedType)
             }
         }
 
@@ -65,10 +73,10 @@ extension ResourceStore.State {
     ) -> [ResourceStore.Key] {
         var changed: [ResourceStore.Key] = []
         for move in inverseMoves(of: key, from: old, to: new) {
-            guard var record = records[move.target], let relinked = Self.relinked(record.object, move) else { continue }
-            record.object = relinked
-            record.changed = tick
-            setRecord(record, for: move.target)
+            guard let record = records[move.target], let relinked = Self.relinked(record.object, move),
+                let updated = ResourceStore.Record(object: relinked, lastUse: record.lastUse, changed: tick)
+            else { continue }
+            setRecord(updated, for: move.target)
             changed.append(move.target)
         }
         return changed

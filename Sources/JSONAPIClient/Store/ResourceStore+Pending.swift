@@ -146,6 +146,13 @@ extension ResourceStore.State {
         return shown
     }
 
+    /// ``visibleObject(_:)`` as a record: the stored one when no write is pending, else the object shown, in a tape
+    /// of its own.
+    func visibleRecord(_ key: ResourceStore.Key) -> ResourceRecord? {
+        guard !layers.isEmpty else { return records[key]?.stored }
+        return visibleObject(key).flatMap { try? ResourceRecord($0) }
+    }
+
     /// The records whose shown inverse relationships the pending layers of `key` move.
     func pendingInverseTargets(of key: ResourceStore.Key) -> [ResourceStore.Key] {
         guard layers[key] != nil else { return [] }
@@ -194,7 +201,7 @@ extension ResourceStore.State {
                 related += followInverses(of: key, from: old, to: nil, at: now)
             case .create, .update:
                 let merged = old.map { ResourceStore.merged($0, with: first.object) } ?? first.object
-                setRecord(ResourceStore.Record(object: merged, lastUse: now), for: key)
+                if let record = ResourceStore.Record(object: merged, lastUse: now) { setRecord(record, for: key) }
                 related += followInverses(of: key, from: old, to: merged, at: now)
             }
         }

@@ -90,10 +90,12 @@ extension ResourceStore {
     func load(_ contents: StoreFile.Contents) {
         let limit = configuration.maxResponseBytes
         state.withLock { state in
-            state.records.reserveCapacity(contents.records.count)  // once, when the store opens: no regrowth
-            for object in contents.records {
-                guard let id = object.id else { continue }
-                state.setRecord(Record(object: object, lastUse: state.tick()), for: Key(type: object.type, id: id))
+            if let records = contents.records {
+                state.records.reserveCapacity(records.resources.count)  // once, when the store opens: no regrowth
+                for entry in records.resources {
+                    state.records[Key(type: entry.type, id: entry.id)] = Record(entry.record(in: records), lastUse: state.tick())
+                }
+                state.retained(records, count: records.resources.count)
             }
             _ = evictRecords(&state)
             for (key, stored) in contents.responses where stored.response.body.count <= limit {

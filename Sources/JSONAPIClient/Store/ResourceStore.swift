@@ -86,36 +86,40 @@ public final class ResourceStore: Sendable {
         var id: String
     }
 
-    /// A record: its resource object, when it was last used and when it last changed.
+    /// A record: its resource object as parsed (a place in the tape of the response it came in, shared with that
+    /// response's other records, or a tape of its own), when it was last used and when it last changed.
     ///
-    /// The object is kept in a box (an immutable class instance, replaced on change), so that copying a record —
-    /// as sorting them by use for eviction or for a save does, 41,000 of them for the `store-save` benchmark —
-    /// retains one reference instead of each member of the object (type, id, attributes, relationships, links,
-    /// meta). The retains and releases of those copies were most of a save's time.
+    /// Copying a record — as sorting them by use for eviction or for a save does — retains one reference.
     struct Record {
-        private var box: ObjectBox
+        var stored: ResourceRecord
         var lastUse: UInt64
-        /// When `object` last changed (a tick): a persisted store re-encodes only the records changed since it last
-        /// wrote them (`StoreWriter`).
+        /// When the record last changed (a tick): a persisted store saves when something changed since it last
+        /// wrote (`StoreWriter`).
         var changed: UInt64
 
-        /// The resource object (setting it replaces the box).
-        var object: ResourceObject {
-            get { box.object }
-            set { box = ObjectBox(newValue) }
-        }
+        /// The resource object, read from the record's tape.
+        var object: ResourceObject { stored.resourceObject() }
 
-        init(object: ResourceObject, lastUse: UInt64, changed: UInt64? = nil) {
-            self.box = ObjectBox(object)
+        init(_ stored: ResourceRecord, lastUse: UInt64, changed: UInt64? = nil) {
+            self.stored = stored
             self.lastUse = lastUse
             self.changed = changed ?? lastUse
         }
+
+        /// A record of `object` in a tape of its own; `nil` when it has no `id` or does not write as JSON (a
+        /// number that is not finite).
+        init?(object: ResourceObject, lastUse: UInt64, changed: UInt64? = nil) {
+            guard let stored = try? ResourceRecord(object) else { return nil }
+            self.init(stored, lastUse: lastUse, changed: changed)
+        }
     }
 
-    /// An immutable resource object behind one reference; see ``Record``.
-    final class ObjectBox: Sendable {
-        let object: ResourceObject
-        init(_ object: ResourceObject) { self.object = object }
+    /// How many records of a response's shared tape the store still holds: once fewer than half, the rest are
+    /// copied into tapes of their own (``State/compact(_:)``), so that a few records never keep a large response's
+    /// tape alive.
+    struct SharedRecords {
+        let records: ResourceRecords
+        var live: Int
     }
 
     struct Observer {
@@ -131,8 +135,11 @@ public final class ResourceStore: Sendable {
         var responseOrder = UseOrder<ResponseKey>()
         var responseBytes = 0
         /// The records by the last path segment of their `links.self` (`SelfLinks.segment`), so that a delete by
-        /// URL looks at the few records that may have that link instead of all of them.
-        var selfLinks: [String: Set<Key>] = [:]
+        /// URL looks at the few records that may have that link instead of all of them. Made by the first delete by
+        /// URL (`nil` until then: a merge pays nothing for it), then kept in step.
+        var selfLinks: [String: Set<Key>]?
+        /// The responses' tapes that more than one record lies in, by identity, with how many of them are held.
+        var shared: [ObjectIdentifier: SharedRecords] = [:]
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
@@ -156,29 +163,80 @@ public final class ResourceStore: Sendable {
             return clock
         }
 
-        /// Sets the record of `key`, keeping the self-link index in step.
+        /// Sets the record of `key`, keeping the self-link index and the shared tapes' counts in step.
         ///
         /// - Returns: The record it replaced.
         @discardableResult
         mutating func setRecord(_ record: Record, for key: Key) -> Record? {
             let old = records.updateValue(record, forKey: key)
-            reindex(key, from: old?.object.links?.`self`?.href, to: record.object.links?.`self`?.href)
+            if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
+            if let old { released(old.stored) }
+            retained(record.stored.records)
             return old
         }
 
-        /// Moves `key` in the self-link index from `oldLink` to `newLink`.
+        /// Moves `key` in the self-link index, when there is one, from `oldLink` to `newLink`.
         mutating func reindex(_ key: Key, from oldLink: String?, to newLink: String?) {
-            guard oldLink != newLink else { return }
-            if let oldLink { SelfLinks.remove(key, link: oldLink, from: &selfLinks) }
-            if let newLink { selfLinks[SelfLinks.segment(of: newLink), default: []].insert(key) }
+            guard oldLink != newLink, var index = selfLinks else { return }
+            selfLinks = nil  // `index` is the only reference: no copy
+            if let oldLink { SelfLinks.remove(key, link: oldLink, from: &index) }
+            if let newLink { index[SelfLinks.segment(of: newLink), default: []].insert(key) }
+            selfLinks = index
         }
 
-        /// Removes the record of `key`, keeping the self-link index in step.
+        /// The self-link index, made now if no delete by URL made it before.
+        mutating func selfLinkIndex() -> [String: Set<Key>] {
+            if let selfLinks { return selfLinks }
+            var index: [String: Set<Key>] = [:]
+            for (key, record) in records {
+                if let link = record.stored.selfLink { index[SelfLinks.segment(of: link), default: []].insert(key) }
+            }
+            selfLinks = index
+            return index
+        }
+
+        /// Removes the record of `key`, keeping the self-link index and the shared tapes' counts in step.
         @discardableResult
         mutating func removeRecord(_ key: Key) -> Record? {
             guard let old = records.removeValue(forKey: key) else { return nil }
-            if let link = old.object.links?.`self`?.href { SelfLinks.remove(key, link: link, from: &selfLinks) }
+            if selfLinks != nil { reindex(key, from: old.stored.selfLink, to: nil) }
+            released(old.stored)
             return old
+        }
+
+        /// Counts `count` more records held in the tape of `stored` when it is shared.
+        mutating func retained(_ stored: ResourceRecords, count: Int = 1) {
+            guard stored.resources.count > 1, count > 0 else { return }
+            shared[ObjectIdentifier(stored), default: SharedRecords(records: stored, live: 0)].live += count
+        }
+
+        /// Counts a record of a shared tape that the store no longer holds; compacts the tape's other records once
+        /// fewer than half are held.
+        mutating func released(_ stored: ResourceRecord) {
+            guard stored.records.resources.count > 1 else { return }
+            let id = ObjectIdentifier(stored.records)
+            guard var use = shared[id] else { return }
+            use.live -= 1
+            shared[id] = use
+            compactIfSparse(id)
+        }
+
+        /// Compacts the shared tape `id` when fewer than half its records are held.
+        mutating func compactIfSparse(_ id: ObjectIdentifier) {
+            guard let use = shared[id], use.live * 2 < use.records.resources.count else { return }
+            compact(id)
+        }
+
+        /// Moves the records still held in the shared tape `id` into tapes of their own, and forgets the tape.
+        mutating func compact(_ id: ObjectIdentifier) {
+            guard let use = shared.removeValue(forKey: id) else { return }
+            guard use.live > 0 else { return }
+            for entry in use.records.resources {
+                let key = Key(type: entry.type, id: entry.id)
+                guard var record = records[key], record.stored.records === use.records else { continue }
+                record.stored = record.stored.compacted()
+                records[key] = record
+            }
         }
 
         /// Notes a use of the response of `key` at `tick` (its `lastUse` is set by the caller).
@@ -266,8 +324,8 @@ public final class ResourceStore: Sendable {
     ///   member it requires).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         register(Model.self)
-        guard let document = graph(from: [Key(type: Model.resourceType, id: id)], collection: false) else { return nil }
-        return try decode(Model.self, from: document)
+        guard let (primary, included) = graph(from: [Key(type: Model.resourceType, id: id)]) else { return nil }
+        return try decoder.decode(Document<Model>.self, records: primary, collection: false, included: included).data
     }
 
     /// Every resource of `Model`'s type in the store, ordered by id, with relationships resolved from the store.
@@ -280,8 +338,9 @@ public final class ResourceStore: Sendable {
         let keys = withMergedState { state in
             state.visibleKeys(of: Model.resourceType).sorted { $0.id < $1.id }
         }
-        guard let document = graph(from: keys, collection: true) else { return [] }
-        return try decode([Model].self, from: document) ?? []
+        guard let (primary, included) = graph(from: keys) else { return [] }
+        return try decoder.decode(Document<[Model]>.self, records: primary, collection: true, included: included)
+            .data ?? []
     }
 
     /// Removes every record and response — what to do when the account signs out — and, with persistence, the
@@ -298,7 +357,8 @@ public final class ResourceStore: Sendable {
                 }
             state.records.removeAll()
             state.layers.removeAll()
-            state.selfLinks.removeAll()
+            state.selfLinks = nil
+            state.shared.removeAll()
             state.responses.removeAll()
             state.responseOrder.removeAll()
             state.responseBytes = 0
@@ -311,43 +371,32 @@ public final class ResourceStore: Sendable {
     }
 
     /// The records `keys` name as primary data, and every record they reach through relationship linkage as
-    /// `included`; `nil` when no key has a record.
-    private func graph(from keys: [Key], collection: Bool) -> RawDocument? {
-        withMergedState { state -> RawDocument? in
+    /// `included`, as the store shows them (``State/visibleRecord(_:)``); `nil` when no key has a record.
+    private func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
+        withMergedState { state -> ([ResourceRecord], [ResourceRecord])? in
             let now = state.tick()
-            var primary: [ResourceObject] = []
-            var included: [ResourceObject] = []
+            var primary: [ResourceRecord] = []
+            primary.reserveCapacity(keys.count)
+            var included: [ResourceRecord] = []
             var seen = Set(keys)
-            var queue: [ResourceObject] = []
+            var queue: [ResourceRecord] = []
             for key in keys {
-                guard let object = state.visibleObject(key) else { continue }
+                guard let record = state.visibleRecord(key) else { continue }
                 state.records[key]?.lastUse = now
-                primary.append(object)
-                queue.append(object)
+                primary.append(record)
+                queue.append(record)
             }
             guard !primary.isEmpty else { return nil }
-            while let object = queue.popLast() {
-                for relationship in (object.relationships ?? [:]).values {
-                    for identifier in relationship.data?.identifiers ?? [] {
-                        guard let id = identifier.id else { continue }
-                        let key = Key(type: identifier.type, id: id)
-                        guard !seen.contains(key), let object = state.visibleObject(key) else { continue }
-                        seen.insert(key)
-                        included.append(object)
-                        queue.append(object)
-                    }
+            while let record = queue.popLast() {
+                record.forEachLinked { type, id in
+                    let key = Key(type: type, id: id)
+                    guard seen.insert(key).inserted, let related = state.visibleRecord(key) else { return }
+                    included.append(related)
+                    queue.append(related)
                 }
             }
-            let data: PrimaryData = collection ? .resources(primary) : .resource(primary[0])
-            return RawDocument(data: data, included: included.isEmpty ? nil : included)
+            return (primary, included)
         }
-    }
-
-    private func decode<Primary: Decodable & Sendable>(_ type: Primary.Type, from document: RawDocument) throws
-        -> Primary?
-    {
-        let bytes = try encoder.encode(document)
-        return try decoder.decode(Document<Primary>.self, from: bytes).data
     }
 
     // MARK: Merging
@@ -375,9 +424,22 @@ public final class ResourceStore: Sendable {
         notify(observers, of: changes)
     }
 
+    /// Merges records a decode kept from its parse (``JSONAPIDecoder/decodeKeepingRecords(_:from:resourceMeta:)``),
+    /// after the bodies waiting, and tells the observers. `package`: the session merges through ``merge(_:from:)``.
+    package func merge(_ records: ResourceRecords) {
+        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
+            let changes = merge(records, into: &state)
+            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+        }
+        changed()
+        notify(observers, of: changes)
+    }
+
     /// Merges a response body's resources: at once when someone observes the store, else when it is next read or
-    /// saved. At most ``maxPending`` bodies and the response byte limit's worth wait: a body that would pass
-    /// either has those waiting merged first (nothing is dropped). A body that is not a document adds nothing.
+    /// saved — or when the typed decode of the same body hands over its records (``merge(_:from:)``), so that the
+    /// body is parsed once. At most ``maxPending`` bodies and the response byte limit's worth wait: a body that
+    /// would pass either has those waiting merged first (nothing is dropped). A body that is not a document adds
+    /// nothing.
     func merge(from body: Data) {
         let limit = max(configuration.maxResponseBytes, 0)
         let observed = state.withLock { state -> Bool in
@@ -392,8 +454,40 @@ public final class ResourceStore: Sendable {
             return false
         }
         changed()
-        guard observed, let document = try? decoder.decode(RawDocument.self, from: body) else { return }
-        merge(document)
+        guard observed, let records = try? decoder.records(from: body) else { return }
+        merge(records)
+    }
+
+    /// Whether `body` waits to be merged: then its typed decode keeps its records for ``merge(_:from:)``.
+    func isPending(_ body: Data) -> Bool {
+        state.withLock { state in state.pending.contains { Self.same($0, body) } }
+    }
+
+    /// Merges `records`, parsed from `body` by its typed decode, in `body`'s place among the bodies waiting to be
+    /// merged: those before it first (parsed now), those after it left waiting. Nothing when `body` does not
+    /// wait (a read merged it meanwhile, or the store did not keep it).
+    func merge(_ records: ResourceRecords, from body: Data) {
+        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+            guard let position = state.pending.firstIndex(where: { Self.same($0, body) }) else { return ([], []) }
+            let earlier = state.pending[..<position]
+            state.pending.removeFirst(position + 1)
+            state.pendingBytes = state.pending.reduce(0) { $0 + $1.count }
+            var changes: [StoreChange] = []
+            for earlier in earlier {
+                guard let parsed = try? decoder.records(from: earlier) else { continue }
+                changes += merge(parsed, into: &state)
+            }
+            changes += merge(records, into: &state)
+            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+        }
+        notify(observers, of: changes)
+    }
+
+    /// Whether `a` and `b` are the same body: the same storage, or else the same bytes.
+    private static func same(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        let shared = a.withUnsafeBytes { a in b.withUnsafeBytes { a.baseAddress == $0.baseAddress } }
+        return shared || a == b
     }
 
     /// Runs `body` on the state once the pending bodies are merged (no observer is told: there is none while bodies
@@ -412,8 +506,8 @@ public final class ResourceStore: Sendable {
         state.pending = []
         state.pendingBytes = 0
         for pending in bodies {
-            guard let document = try? decoder.decode(RawDocument.self, from: pending) else { continue }
-            _ = merge(Self.resourceObjects(of: document), into: &state)
+            guard let records = try? decoder.records(from: pending) else { continue }
+            _ = merge(records, into: &state)
         }
     }
 
@@ -422,32 +516,79 @@ public final class ResourceStore: Sendable {
         writer?.schedule(self)
     }
 
-    /// Merges `objects` into the records: one lookup for a new record (it is inserted as it is), a second and a
-    /// comparison only for a record that was there.
+    /// Merges `objects` (each in a tape of its own; one without an `id`, or that does not write as JSON, is
+    /// skipped).
     ///
     /// - Returns: The changes, when someone observes the store (none are made otherwise).
     private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
-        let now = state.tick()
-        let observed = !state.observers.isEmpty
         var changes: [StoreChange] = []
+        let now = state.tick()
         for object in objects {
-            guard let id = object.id else { continue }
-            let key = Key(type: object.type, id: id)
-            var related: [Key] = []
-            if let old = state.setRecord(Record(object: object, lastUse: now), for: key) {
-                let merged = Self.merged(old.object, with: object)
-                let same = merged == old.object
-                if observed, !same { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-                state.setRecord(Record(object: merged, lastUse: now, changed: same ? old.changed : now), for: key)
-                if !same { related = state.followInverses(of: key, from: old.object, to: merged, at: now) }
-            } else {
-                if observed { changes.append(StoreChange(type: key.type, id: id, kind: .updated)) }
-                related = state.followInverses(of: key, from: nil, to: object, at: now)
-            }
-            if observed { changes += related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) } }
+            guard let id = object.id, let stored = try? ResourceRecord(object) else { continue }
+            changes += merge(stored, for: Key(type: object.type, id: id), at: now, into: &state).changes
         }
         changes += evictRecords(&state)
         return changes
+    }
+
+    /// Merges the resources of `records` (a response's, sharing its tape).
+    ///
+    /// - Returns: The changes, when someone observes the store (none are made otherwise).
+    func merge(_ records: ResourceRecords, into state: inout State) -> [StoreChange] {
+        let now = state.tick()
+        var changes: [StoreChange] = []
+        var held = 0
+        for entry in records.resources {
+            let merged = merge(entry.record(in: records), for: Key(type: entry.type, id: entry.id), at: now, into: &state)
+            changes += merged.changes
+            if merged.kept { held += 1 }
+        }
+        state.retained(records, count: held)
+        if held > 0 { state.compactIfSparse(ObjectIdentifier(records)) }
+        changes += evictRecords(&state)
+        return changes
+    }
+
+    /// Merges one record into the store's record of `key` (not counting it in its shared tape: the caller does):
+    /// one lookup for a new record (inserted as it is); for one the store had, the older kept when the newer is
+    /// written the same, the newer taken whole when it has every member the older has, else the two read and merged
+    /// member by member into a tape of their own.
+    ///
+    /// - Returns: The changes, when someone observes the store; whether the store holds `new` itself now.
+    private func merge(_ new: ResourceRecord, for key: Key, at now: UInt64, into state: inout State) -> (
+        changes: [StoreChange], kept: Bool
+    ) {
+        let observed = !state.observers.isEmpty
+        func changes(_ related: [Key]) -> [StoreChange] {
+            observed ? ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) } : []
+        }
+        guard let old = state.records.updateValue(Record(new, lastUse: now), forKey: key) else {
+            if state.selfLinks != nil { state.reindex(key, from: nil, to: new.selfLink) }
+            guard state.inverses.involves(key.type) else { return (changes([]), true) }
+            return (changes(state.followInverses(of: key, from: nil, to: new.resourceObject(), at: now)), true)
+        }
+        var record = old
+        record.lastUse = now
+        if new.isWrittenAs(old.stored) {
+            state.records[key] = record
+            return ([], false)
+        }
+        let kept = new.replaces(old.stored)
+        if kept {
+            record = Record(new, lastUse: now)
+        } else {
+            let merged = Self.merged(old.object, with: new.resourceObject())
+            guard merged != old.object, let own = Record(object: merged, lastUse: now) else {
+                state.records[key] = record
+                return ([], false)
+            }
+            record = own
+            state.records[key] = record
+        }
+        state.released(old.stored)
+        if state.selfLinks != nil { state.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink) }
+        guard state.inverses.involves(key.type) else { return (changes([]), kept) }
+        return (changes(state.followInverses(of: key, from: old.object, to: record.object, at: now)), kept)
     }
 
     /// The resource objects of a document: its primary resources and `included` (identifiers are not resources).
@@ -467,19 +608,20 @@ public final class ResourceStore: Sendable {
     func changeLinkage(of name: String, type: String, id: String, _ change: (Linkage?) -> Linkage) {
         let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
             let key = Key(type: type, id: id)
-            guard var record = state.records[key] else { return ([], []) }
+            guard let record = state.records[key] else { return ([], []) }
             let old = record.object
-            var relationships = record.object.relationships ?? [:]
+            var object = old
+            var relationships = object.relationships ?? [:]
             var relationship = relationships[name] ?? Relationship()
             let linkage = change(relationship.data)
             guard linkage != relationship.data else { return ([], []) }
             relationship.data = linkage
             relationships[name] = relationship
-            record.object.relationships = relationships
-            record.lastUse = state.tick()
-            record.changed = record.lastUse
-            state.setRecord(record, for: key)
-            let related = state.followInverses(of: key, from: old, to: record.object, at: record.lastUse)
+            object.relationships = relationships
+            let now = state.tick()
+            guard let updated = Record(object: object, lastUse: now) else { return ([], []) }
+            state.setRecord(updated, for: key)
+            let related = state.followInverses(of: key, from: old, to: object, at: now)
             let changes = ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
             return (changes, Array(state.observers.values))
         }
@@ -496,10 +638,11 @@ public final class ResourceStore: Sendable {
     @discardableResult
     func remove(selfLink url: URL) -> String? {
         let key = withMergedState { state -> Key? in
-            let candidates = state.selfLinks[SelfLinks.segment(of: url.absoluteString), default: []]
-                .union(state.selfLinks[SelfLinks.unsegmented, default: []])
+            let index = state.selfLinkIndex()
+            let candidates = index[SelfLinks.segment(of: url.absoluteString), default: []]
+                .union(index[SelfLinks.unsegmented, default: []])
             return candidates.sorted { ($0.type, $0.id) < ($1.type, $1.id) }.first { key in
-                guard let href = state.records[key]?.object.links?.`self`?.href else { return false }
+                guard let href = state.records[key]?.stored.selfLink else { return false }
                 return URL(percentEncoding: href, relativeTo: url)?.absoluteURL == url.absoluteURL
             }
         }

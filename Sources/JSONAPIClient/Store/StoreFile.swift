@@ -3,19 +3,20 @@ import Foundation
 /// The file a persisted ``ResourceStore`` keeps in its directory (`store.jsonapistore`): everything it holds, written
 /// whole and replaced whole (`StoreWriter`), so that it is read back entirely or not at all.
 ///
-/// Format version 1, all integers little-endian:
+/// Format version 2, all integers little-endian (version 1 wrote the records as primary data, where a record with
+/// no attributes, relationships or links reads as an identifier):
 ///
 /// | bytes | what |
 /// |---|---|
 /// | 8 | magic `JAPISTOR` |
-/// | 4 | format version (`1`) |
+/// | 4 | format version (`2`) |
 /// | 16 | the key check: the digest of nothing under the directory's partition key (a file written under another key is discarded: its partitions would never match) |
 /// | 8 | payload length |
 /// | 8 | FNV-1a 64 checksum of the payload |
 /// | … | payload: sections, each a kind byte, a length (8 bytes) and its bytes |
 ///
-/// Sections: kind `1`, the records — a JSON:API document written by ``JSONAPIEncoder`` whose primary data is every
-/// record, least recently used first — once; kind `2`, one stored response each, least recently used first:
+/// Sections: kind `1`, the records — a JSON:API document, `{"data":[],"included":[…]}`, whose `included` is every
+/// record, least recently used first, each resource object written from its tape as it was parsed — once; kind `2`, one stored response each, least recently used first:
 /// partition digest (2 × 8), URL, `Accept`, status, header fields (count, then name and value), the `Vary` names
 /// (count, names), the `Vary` digest (2 × 8), freshness (lifetime, initial age, time received as seconds since
 /// 2001 — three IEEE doubles — then `no-cache` and `must-revalidate` as a byte each), the collection types (count,
@@ -26,12 +27,13 @@ import Foundation
 enum StoreFile {
     static let name = "store.jsonapistore"
     static let magic = Array("JAPISTOR".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 8 + 4 + 16 + 8 + 8
 
     /// What a store file holds, least recently used first.
     struct Contents {
-        var records: [ResourceObject] = []
+        /// The records, as parsed from the file's records document (each resource read back without an error).
+        var records: ResourceRecords?
         var responses: [(key: ResponseKey, response: StoredResponse)] = []
     }
 
@@ -49,28 +51,15 @@ enum StoreFile {
 
     // MARK: Writing
 
-    /// The bytes a record is written as inside the records document: `{…}`, as ``JSONAPIEncoder`` writes it in a
-    /// document's primary data. The writer keeps them for the records that do not change, so a save encodes only
-    /// the records changed since the last.
-    ///
-    /// - Throws: What ``JSONAPIEncoder`` throws (not expected: records were decoded by the decoder).
-    static func fragment(of record: ResourceObject, encoder: JSONAPIEncoder) throws -> [UInt8] {
-        let document = try encoder.encode(RawDocument(data: .resource(record)))
-        let prefix = Array(#"{"data":"#.utf8)
-        guard document.count > prefix.count + 1, document.prefix(prefix.count).elementsEqual(prefix),
-            document.last == UInt8(ascii: "}")
-        else { throw Unreadable(reason: "the encoder wrote a record in an unexpected form", offset: 0) }
-        return Array(document.dropFirst(prefix.count).dropLast())
-    }
-
-    /// The file of the records whose ``fragment(of:encoder:)``s are `records` and of `responses`, under `key`,
-    /// built in one buffer (the lengths and the checksum are filled in once their bytes are written).
+    /// The file of `records` and `responses`, under `key`, built in one buffer (the lengths and the checksum are
+    /// filled in once their bytes are written). The records go in as one document's `included` (every member of
+    /// it is a resource object; primary data would read a record without fields as an identifier).
     static func encode(
-        records: [[UInt8]], responses: [(key: ResponseKey, response: StoredResponse)], key: DigestKey
+        records: [ResourceRecord], responses: [(key: ResponseKey, response: StoredResponse)], key: DigestKey
     ) -> [UInt8] {
         var file = ByteWriter()
         var capacity = headerSize + 32
-        for record in records { capacity += record.count + 1 }
+        for record in records { capacity += record.textSize + 1 }
         for (_, stored) in responses { capacity += stored.response.body.count + 1024 }
         file.bytes.reserveCapacity(capacity)
         file.bytes += magic
@@ -83,10 +72,10 @@ enum StoreFile {
 
         file.append(Section.records.rawValue)
         let recordsStart = file.beginLength()
-        file.bytes += Array(#"{"data":["#.utf8)
+        file.bytes += Array(#"{"data":[],"included":["#.utf8)
         for (index, record) in records.enumerated() {
             if index > 0 { file.append(UInt8(ascii: ",")) }
-            file.bytes += record
+            record.write(into: &file.bytes)
         }
         file.bytes += Array("]}".utf8)
         file.endLength(recordsStart)
@@ -123,14 +112,10 @@ enum StoreFile {
         return file.bytes
     }
 
-    /// The file of `contents` under `key` (every record encoded now).
-    ///
-    /// - Throws: What ``fragment(of:encoder:)`` throws.
-    static func encode(_ contents: Contents, key: DigestKey) throws -> [UInt8] {
-        let encoder = JSONAPIEncoder()
-        return encode(
-            records: try contents.records.map { try fragment(of: $0, encoder: encoder) }, responses: contents.responses,
-            key: key)
+    /// The file of `contents` under `key`.
+    static func encode(_ contents: Contents, key: DigestKey) -> [UInt8] {
+        let records = contents.records.map { records in records.resources.map { $0.record(in: records) } } ?? []
+        return encode(records: records, responses: contents.responses, key: key)
     }
 
     // MARK: Reading
@@ -192,17 +177,17 @@ enum StoreFile {
         return contents
     }
 
-    private static func records(_ bytes: Data, offset: Int) throws(Unreadable) -> [ResourceObject] {
-        let document: RawDocument
+    private static func records(_ bytes: Data, offset: Int) throws(Unreadable) -> ResourceRecords {
+        let records: ResourceRecords
         do {
-            document = try JSONAPIDecoder().decode(RawDocument.self, from: bytes)
+            records = try JSONAPIDecoder().records(from: bytes)
         } catch {
             throw Unreadable(reason: "the records are not a JSON:API document", offset: offset)
         }
-        guard case .resources(let records) = document.data else {
-            throw Unreadable(reason: "the records document's primary data is not a list", offset: offset)
+        guard records.listedCount == 0 else {
+            throw Unreadable(reason: "the records document's primary data is not an empty list", offset: offset)
         }
-        guard records.allSatisfy({ $0.id != nil }) else {
+        guard records.includedCount == records.resources.count else {
             throw Unreadable(reason: "a record has no id", offset: offset)
         }
         return records

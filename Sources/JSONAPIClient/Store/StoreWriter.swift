@@ -49,11 +49,6 @@ final class StoreWriter: Sendable {
 
     private let state = LockedValue(State())
 
-    /// The bytes each record was last written as, and when it had last changed then: a save encodes only the
-    /// records changed since (``StoreFile/fragment(of:encoder:)``). Used on the queue only; at most one entry per
-    /// record (those of records gone are dropped at each save).
-    private let fragments = LockedValue<[ResourceStore.Key: (changed: UInt64, bytes: [UInt8])]>([:])
-    private let encoder = JSONAPIEncoder()
 
     private init(directory: URL, persistence: ResourceStore.Persistence, key: DigestKey) {
         self.directory = directory
@@ -168,30 +163,7 @@ final class StoreWriter: Sendable {
         let (target, saved) = state.withLock { ($0.requested, $0.saved) }
         guard target != saved else { return nil }
         let contents = store.contentsToSave()
-        let records: [[UInt8]]
-        do {
-            records = try fragments.withLock { cache in
-                var written: [[UInt8]] = []
-                written.reserveCapacity(contents.records.count)
-                for (recordKey, record) in contents.records {
-                    if let cached = cache[recordKey], cached.changed == record.changed {
-                        written.append(cached.bytes)
-                    } else {
-                        let bytes = try StoreFile.fragment(of: record.object, encoder: encoder)
-                        cache[recordKey] = (record.changed, bytes)
-                        written.append(bytes)
-                    }
-                }
-                if cache.count > contents.records.count {
-                    let current = Set(contents.records.map(\.key))
-                    cache = cache.filter { current.contains($0.key) }
-                }
-                return written
-            }
-        } catch {
-            return JSONAPIClientError(
-                code: .storeNotSaved, detail: "the records could not be encoded", underlyingError: error)
-        }
+        let records = contents.records.map(\.record.stored)
         let bytes = StoreFile.encode(records: records, responses: contents.responses, key: key)
         do {
             try Self.writeAtomically(bytes, to: directory.appendingPathComponent(StoreFile.name), in: directory)

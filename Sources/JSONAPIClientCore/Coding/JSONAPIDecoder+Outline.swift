@@ -24,7 +24,7 @@ extension JSONAPIDecoder {
         }
     }
 
-    private static func outline(_ tape: JSONTape, resourceMeta: Bool) throws(JSONAPIDecodingError) -> PrimaryDataOutline {
+    static func outline(_ tape: JSONTape, resourceMeta: Bool) throws(JSONAPIDecodingError) -> PrimaryDataOutline {
         let reader = DocumentReader(tape: tape)
         var outline = PrimaryDataOutline()
         guard tape.kind(0) == .object else { return outline }

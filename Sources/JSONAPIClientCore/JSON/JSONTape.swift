@@ -56,6 +56,18 @@ struct JSONTape {
             set { word = newValue }
         }
 
+        /// The node copied `nodes` places along into another tape whose bytes put its text `bytes` bytes along: a
+        /// container's `end` follows the first, a string's, number's or literal's `start` the second. The caller
+        /// keeps both within the tape's limits (``JSONTape/maxNodes``, 4 GiB).
+        @inline(__always) func moved(nodes: Int, bytes: Int) -> Node {
+            var node = self
+            switch kind {
+            case .array, .object: node.end = UInt32(truncatingIfNeeded: Int(end) &+ nodes)
+            default: node.word = UInt32(truncatingIfNeeded: Int(word) &+ bytes)
+            }
+            return node
+        }
+
         /// Arrays and objects: the index of the node just past the container.
         var end: UInt32 {
             @inline(__always) get { packed >> 4 }

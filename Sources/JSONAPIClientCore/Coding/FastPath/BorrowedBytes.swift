@@ -69,6 +69,9 @@ struct BorrowedBytes {
         return buffer.count
     }
 
+    /// Appends the bytes to `output`.
+    @inline(__always) func append(to output: inout [UInt8]) { output.append(contentsOf: buffer) }
+
     /// Whether the bytes are `other`'s.
     @inline(__always) func elementsEqual(_ other: some Sequence<UInt8>) -> Bool { buffer.elementsEqual(other) }
 

@@ -35,6 +35,14 @@ struct TapeBytes {
             let end = buffer.baseAddress.map(source.copy(to:)) ?? 0
             bytes = BorrowedBytes(UnsafeBufferPointer(rebasing: buffer[0..<end]))
         }
+
+        /// Storage of `count` bytes that `fill` writes (each `BorrowedBytes` it copies from fits: the caller sums
+        /// their counts into `count`); `fill` returns how many it wrote, never more than `count`.
+        init(count: Int, _ fill: (UnsafeMutablePointer<UInt8>) -> Int) {
+            buffer = .allocate(capacity: max(count, 1))
+            let end = buffer.baseAddress.map { min(fill($0), count) } ?? 0
+            bytes = BorrowedBytes(UnsafeBufferPointer(rebasing: buffer[0..<end]))
+        }
         deinit { buffer.deallocate() }
     }
 
@@ -48,6 +56,25 @@ struct TapeBytes {
         let storage = BorrowedBytes.lending(bytes) { Storage(copying: $0) }
         source = Source(bytes: storage.bytes, owner: storage)
     }
+
+    /// The concatenation of `pieces`, in storage the tape owns: one allocation, each piece copied once.
+    init(concatenating pieces: [(bytes: TapeBytes, range: Range<Int>)]) {
+        let count = pieces.reduce(0) { $0 + $1.range.count }
+        let storage = Storage(count: count) { destination in
+            var written = 0
+            for piece in pieces {
+                written += piece.bytes.withBytes(in: piece.range) { $0.copy(to: destination + written) }
+            }
+            return written
+        }
+        source = Source(bytes: storage.bytes, owner: storage)
+    }
+
+    /// Whether the bytes are owned by the tape (copied), not borrowed from a caller.
+    var isOwned: Bool { source.owner != nil }
+
+    /// Whether `self` and `other` are the same bytes (one storage, shared by copies of one tape).
+    func isSame(as other: TapeBytes) -> Bool { source === other.source }
 
     /// Moves every copy of this tape's bytes onto a copy that they own, for a tape that must outlive the bytes it
     /// borrowed; nothing to do for bytes it owns already.

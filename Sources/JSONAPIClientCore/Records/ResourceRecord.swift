@@ -1,0 +1,256 @@
+import Foundation
+
+/// One resource kept as parsed: a resource object in the tape of a ``ResourceRecords``. Many records of one response
+/// share its records; a record made alone (``init(_:)``, ``compacted()``) has a tape of its own. `package`: for
+/// JSONAPIClient's store, which keeps one per `(type, id)`.
+package struct ResourceRecord: Sendable {
+    /// The document the resource is in.
+    package let records: ResourceRecords
+    /// The node of its resource object.
+    let index: UInt32
+
+    init(records: ResourceRecords, index: UInt32) {
+        self.records = records
+        self.index = index
+    }
+
+    private var tape: JSONTape { records.tape }
+    private var object: Int { Int(index) }
+    /// The node just past the resource object.
+    private var end: Int { Int(tape.nodes[object].end) }
+    /// The number of nodes of the resource object.
+    var nodeCount: Int { end - object }
+
+    /// A record of `object`, in a tape of its own (written, then parsed).
+    ///
+    /// - Throws: ``JSONAPIDecodingError`` when `object` has no `id`, or what writing or parsing it throws (not
+    ///   expected: a ``ResourceObject`` writes as a resource object).
+    package init(_ object: ResourceObject) throws {
+        guard object.id != nil else {
+            throw JSONAPIDecodingError(code: .missingMember, pointer: "/data/id", expected: "member \"id\"")
+        }
+        // In `included`, where every member is a resource object: as primary data, an object with no attributes,
+        // relationships or links would read as an identifier.
+        let document = RawDocument(data: .resources([]), included: [object])
+        let records = try JSONAPIDecoder().records(from: try JSONAPIEncoder().encode(document))
+        guard let entry = records.resources.first else {
+            throw JSONAPIDecodingError(code: .invalidDocument, pointer: "/data", detail: "the record wrote no resource")
+        }
+        self = entry.record(in: records)
+    }
+
+    /// The record in a tape of its own, holding only its resource object's nodes and the bytes they name: what
+    /// the store keeps of a resource once the rest of the document it came in has gone.
+    package func compacted() -> ResourceRecord {
+        let range = byteRange
+        let shift = -range.lowerBound
+        var nodes: [JSONTape.Node] = []
+        nodes.reserveCapacity(nodeCount)
+        for position in object..<end { nodes.append(tape.nodes[position].moved(nodes: -object, bytes: shift)) }
+        let copy = JSONTape(bytes: TapeBytes(concatenating: [(tape.bytes, range)]), nodes: nodes)
+        return ResourceRecord(records: ResourceRecords(owning: copy, entries: []), index: 0)
+    }
+
+    /// About the length of the resource object's JSON text: the bytes of its strings and numbers and what lies
+    /// between them (``write(into:)`` may write fewer: no white space).
+    package var textSize: Int { byteRange.count + 2 }
+
+    /// The bytes the resource object's strings and numbers lie in: from its first key to the end of its last text.
+    var byteRange: Range<Int> {
+        var last = end - 1
+        while last > object, tape.kind(last) == .object || tape.kind(last) == .array { last -= 1 }
+        guard last > object else { return 0..<0 }
+        let node = tape.nodes[last]
+        let upper = Int(node.start) + Int(node.length)
+        return Int(tape.nodes[object + 1].start)..<upper
+    }
+
+    // MARK: Reading
+
+    /// The resource object, read (checked when the record was made, so reading does not fail; one that did would
+    /// read as its `type` and `id` alone).
+    package func resourceObject() -> ResourceObject {
+        let reader = DocumentReader(tape: tape)
+        if let resource = try? reader.resource(object) { return resource }
+        let identity = ResourceMembers.identity(of: object, in: tape)
+        return ResourceObject(
+            type: identity.type.map(tape.string) ?? "",
+            id: identity.id.flatMap { try? DocumentReader.identifierString($0, in: tape) })
+    }
+
+    /// Calls `body` with the `type` and `id` of each resource the record's relationships' linkage names (an
+    /// identifier with a `lid` only is skipped), in the order written.
+    package func forEachLinked(_ body: (_ type: String, _ id: String) -> Void) {
+        guard let relationships = member("relationships", of: object), tape.kind(relationships) == .object else { return }
+        var key = relationships + 1
+        for _ in 0..<tape.count(relationships) {
+            if let data = ResourceMembers.data(of: key + 1, in: tape) {
+                switch tape.kind(data) {
+                case .object: linked(data, body)
+                case .array:
+                    var element = data + 1
+                    for _ in 0..<tape.count(data) {
+                        linked(element, body)
+                        element = tape.skip(element)
+                    }
+                default: break
+                }
+            }
+            key = tape.skip(key + 1)
+        }
+    }
+
+    /// Whether a relationship's linkage names a resource by its `lid` alone.
+    package var linksByLocalID: Bool {
+        guard let relationships = member("relationships", of: object), tape.kind(relationships) == .object else {
+            return false
+        }
+        var key = relationships + 1
+        for _ in 0..<tape.count(relationships) {
+            if let data = ResourceMembers.data(of: key + 1, in: tape) {
+                var element = tape.kind(data) == .array ? data + 1 : data
+                let count = tape.kind(data) == .array ? tape.count(data) : 1
+                for _ in 0..<count {
+                    if tape.kind(element) == .object {
+                        let identity = ResourceMembers.identity(of: element, in: tape)
+                        if identity.id == nil, identity.lid != nil { return true }
+                    }
+                    element = tape.skip(element)
+                }
+            }
+            key = tape.skip(key + 1)
+        }
+        return false
+    }
+
+    private func linked(_ identifier: Int, _ body: (String, String) -> Void) {
+        guard tape.kind(identifier) == .object else { return }
+        let identity = ResourceMembers.identity(of: identifier, in: tape)
+        guard let type = identity.type, tape.kind(type) == .string, let id = identity.id,
+            let text = try? DocumentReader.identifierString(id, in: tape)
+        else { return }
+        body(tape.string(type), text)
+    }
+
+    /// The resource's `links.self` (a link object's `href`), or `nil`.
+    package var selfLink: String? {
+        guard let links = member("links", of: object), tape.kind(links) == .object,
+            let link = member("self", of: links)
+        else { return nil }
+        switch tape.kind(link) {
+        case .string: return tape.string(link)
+        case .object:
+            guard let href = member("href", of: link), tape.kind(href) == .string else { return nil }
+            return tape.string(href)
+        default: return nil
+        }
+    }
+
+    /// The value of the last member `name` of the object at `index`.
+    private func member(_ name: StaticString, of index: Int) -> Int? {
+        BorrowedBytes.lending(name) { tape.member($0, of: index) }
+    }
+
+    // MARK: Comparing
+
+    /// Whether the record is written exactly as `other` (the same members in the same order, the same text):
+    /// then it reads the same. (Two records that read the same may be written differently.)
+    package func isWrittenAs(_ other: ResourceRecord) -> Bool {
+        guard nodeCount == other.nodeCount else { return false }
+        let tape = tape, otherTape = other.tape
+        for offset in 0..<nodeCount {
+            let a = tape.nodes[object &+ offset], b = otherTape.nodes[other.object &+ offset]
+            guard a.kind == b.kind else { return false }
+            switch a.kind {
+            case .object, .array:
+                guard a.count == b.count, Int(a.end) &- object == Int(b.end) &- other.object else { return false }
+            case .string, .number:
+                guard a.length == b.length, a.flags == b.flags else { return false }
+                let equal = tape.bytes.withBytes(in: Int(a.start)..<Int(a.start) &+ Int(a.length)) { first in
+                    otherTape.bytes.withBytes(in: Int(b.start)..<Int(b.start) &+ Int(b.length)) {
+                        first.elementsEqual($0)
+                    }
+                }
+                guard equal else { return false }
+            case .null, .true, .false:
+                break
+            }
+        }
+        return true
+    }
+
+    /// Whether merging this record over `older` (the store's merge: attributes and relationships by name, a
+    /// relationship without `data` keeping the older linkage, `links` and `meta` whole, the older `lid`) gives this
+    /// record as it is: then it replaces `older` without either being read. `false` when it cannot tell cheaply.
+    package func replaces(_ older: ResourceRecord) -> Bool {
+        let new = ResourceMembers(tape: tape, object: object)
+        let old = ResourceMembers(tape: older.tape, object: older.object)
+        // The older `lid` stays; `links` and `meta` of the older are kept when the newer has none.
+        guard new.lid == nil, old.lid == nil else { return false }
+        if old.links != nil, new.links == nil { return false }
+        if old.meta != nil, new.meta == nil { return false }
+        if let oldAttributes = old.attributes {
+            guard let attributes = new.attributes, tape.kind(attributes) == .object,
+                covers(attributes, older, oldAttributes, needsData: false)
+            else { return false }
+        }
+        if let oldRelationships = old.relationships {
+            guard let relationships = new.relationships, tape.kind(relationships) == .object,
+                covers(relationships, older, oldRelationships, needsData: true)
+            else { return false }
+        }
+        return true
+    }
+
+    /// Whether the object at `members` has every member the object `olderMembers` of `older` has — with `data`,
+    /// when `needsData`.
+    private func covers(_ members: Int, _ older: ResourceRecord, _ olderMembers: Int, needsData: Bool) -> Bool {
+        let olderTape = older.tape
+        guard olderTape.kind(olderMembers) == .object else { return true }
+        var key = olderMembers + 1
+        for _ in 0..<olderTape.count(olderMembers) {
+            guard let value = olderTape.withStringBytes(key, { tape.member($0, of: members) }) else { return false }
+            if needsData, ResourceMembers.data(of: value, in: tape) == nil { return false }
+            key = olderTape.skip(key + 1)
+        }
+        return true
+    }
+
+    // MARK: Writing
+
+    /// Appends the resource object's JSON text to `output`: its strings and numbers as they were written.
+    package func write(into output: inout [UInt8]) {
+        _ = write(object, into: &output)
+    }
+
+    /// Writes the value at `index`; returns the index after it.
+    private func write(_ index: Int, into output: inout [UInt8]) -> Int {
+        let node = tape.nodes[index]
+        switch node.kind {
+        case .object, .array:
+            let isObject = node.kind == .object
+            output.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+            var child = index + 1
+            for position in 0..<Int(node.count) {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                if isObject {
+                    child = write(child, into: &output)
+                    output.append(UInt8(ascii: ":"))
+                }
+                child = write(child, into: &output)
+            }
+            output.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+            return child
+        case .string:
+            output.append(UInt8(ascii: "\""))
+            tape.bytes.withBytes(in: Int(node.start)..<Int(node.start) + Int(node.length)) { $0.append(to: &output) }
+            output.append(UInt8(ascii: "\""))
+        case .number:
+            tape.bytes.withBytes(in: Int(node.start)..<Int(node.start) + Int(node.length)) { $0.append(to: &output) }
+        case .true: output += Array("true".utf8)
+        case .false: output += Array("false".utf8)
+        case .null: output += Array("null".utf8)
+        }
+        return index + 1
+    }
+}
