@@ -95,7 +95,8 @@ extension ResourceStore {
                 for entry in records.resources {
                     state.records[Key(type: entry.type, id: entry.id)] = Record(entry.record(in: records), lastUse: state.tick())
                 }
-                state.retained(records, count: records.resources.count)
+                let count = records.resources.count
+                state.share(records, held: Array(repeating: true, count: count), live: count)
             }
             _ = evictRecords(&state)
             for (key, stored) in contents.responses where stored.response.body.count <= limit {

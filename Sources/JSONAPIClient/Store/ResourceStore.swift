@@ -117,9 +117,17 @@ public final class ResourceStore: Sendable {
     /// How many records of a response's shared tape the store still holds: once fewer than half, the rest are
     /// copied into tapes of their own (``State/compact(_:)``), so that a few records never keep a large response's
     /// tape alive.
+    ///
+    /// It also says which of them are still the store's: while `held[i]` is set, the record of resource `i`'s
+    /// `(type, id)` is that resource in this tape, so a read that meets it through another record's linkage takes
+    /// it without looking its key up (``ResourceStore/graph(from:)``).
     struct SharedRecords {
         let records: ResourceRecords
+        /// By position in `records.resources`: whether the store's record of that resource is it.
+        var held: [Bool]
         var live: Int
+        /// What each resource's linkage names, found by the first read that walked it (``LinkTable``).
+        var links = LinkTable()
     }
 
     struct Observer {
@@ -171,7 +179,7 @@ public final class ResourceStore: Sendable {
             let old = records.updateValue(record, forKey: key)
             if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
             if let old { released(old.stored) }
-            retained(record.stored.records)
+            retained(record.stored)
             return old
         }
 
@@ -204,26 +212,42 @@ public final class ResourceStore: Sendable {
             return old
         }
 
-        /// Counts `count` more records held in the tape of `stored` when it is shared.
-        mutating func retained(_ stored: ResourceRecords, count: Int = 1) {
-            guard stored.resources.count > 1, count > 0 else { return }
-            shared[ObjectIdentifier(stored), default: SharedRecords(records: stored, live: 0)].live += count
+        /// Notes that the store holds the records of `records` at the positions `held` marks (`live` of them), when
+        /// they share a tape.
+        mutating func share(_ records: ResourceRecords, held: [Bool], live: Int) {
+            guard records.resources.count > 1, live > 0 else { return }
+            shared[ObjectIdentifier(records)] = SharedRecords(records: records, held: held, live: live)
+            compactIfSparse(ObjectIdentifier(records))
         }
 
-        /// Counts a record of a shared tape that the store no longer holds; compacts the tape's other records once
-        /// fewer than half are held.
-        mutating func released(_ stored: ResourceRecord) {
-            guard stored.records.resources.count > 1 else { return }
+        /// Notes that the store holds `stored`, when it lies in a shared tape the store knows.
+        private mutating func retained(_ stored: ResourceRecord) {
+            guard stored.records.resources.count > 1, let position = stored.position else { return }
             let id = ObjectIdentifier(stored.records)
-            guard var use = shared[id] else { return }
-            use.live -= 1
-            shared[id] = use
+            if shared[id] == nil {
+                let count = stored.records.resources.count
+                shared[id] = SharedRecords(
+                    records: stored.records, held: Array(repeating: false, count: count), live: 0)
+            }
+            guard shared[id]?.held[position] == false else { return }
+            shared[id]?.held[position] = true
+            shared[id]?.live += 1
+        }
+
+        /// Notes that the store no longer holds `stored`; compacts the other records of its shared tape once fewer
+        /// than half are held.
+        mutating func released(_ stored: ResourceRecord) {
+            guard stored.records.resources.count > 1, let position = stored.position else { return }
+            let id = ObjectIdentifier(stored.records)
+            guard shared[id]?.held[position] == true else { return }
+            shared[id]?.held[position] = false
+            shared[id]?.live -= 1
             compactIfSparse(id)
         }
 
         /// Compacts the shared tape `id` when fewer than half its records are held.
         mutating func compactIfSparse(_ id: ObjectIdentifier) {
-            guard let use = shared[id], use.live * 2 < use.records.resources.count else { return }
+            guard let use = shared[id], use.live * 2 < use.held.count else { return }
             compact(id)
         }
 
@@ -231,9 +255,9 @@ public final class ResourceStore: Sendable {
         mutating func compact(_ id: ObjectIdentifier) {
             guard let use = shared.removeValue(forKey: id) else { return }
             guard use.live > 0 else { return }
-            for entry in use.records.resources {
+            for (entry, held) in zip(use.records.resources, use.held) where held {
                 let key = Key(type: entry.type, id: entry.id)
-                guard var record = records[key], record.stored.records === use.records else { continue }
+                guard var record = records[key] else { continue }
                 record.stored = record.stored.compacted()
                 records[key] = record
             }
@@ -325,7 +349,7 @@ public final class ResourceStore: Sendable {
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         register(Model.self)
         guard let (primary, included) = graph(from: [Key(type: Model.resourceType, id: id)]) else { return nil }
-        return try decoder.decode(Document<Model>.self, records: primary, collection: false, included: included).data
+        return try decoder.decode(Model.self, records: primary, included: included).first
     }
 
     /// Every resource of `Model`'s type in the store, ordered by id, with relationships resolved from the store.
@@ -339,8 +363,7 @@ public final class ResourceStore: Sendable {
             state.visibleKeys(of: Model.resourceType).sorted { $0.id < $1.id }
         }
         guard let (primary, included) = graph(from: keys) else { return [] }
-        return try decoder.decode(Document<[Model]>.self, records: primary, collection: true, included: included)
-            .data ?? []
+        return try decoder.decode(Model.self, records: primary, included: included)
     }
 
     /// Removes every record and response — what to do when the account signs out — and, with persistence, the
@@ -368,35 +391,6 @@ public final class ResourceStore: Sendable {
         }
         writer?.removeFile()
         notify(observers, of: changes)
-    }
-
-    /// The records `keys` name as primary data, and every record they reach through relationship linkage as
-    /// `included`, as the store shows them (``State/visibleRecord(_:)``); `nil` when no key has a record.
-    private func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
-        withMergedState { state -> ([ResourceRecord], [ResourceRecord])? in
-            let now = state.tick()
-            var primary: [ResourceRecord] = []
-            primary.reserveCapacity(keys.count)
-            var included: [ResourceRecord] = []
-            var seen = Set(keys)
-            var queue: [ResourceRecord] = []
-            for key in keys {
-                guard let record = state.visibleRecord(key) else { continue }
-                state.records[key]?.lastUse = now
-                primary.append(record)
-                queue.append(record)
-            }
-            guard !primary.isEmpty else { return nil }
-            while let record = queue.popLast() {
-                record.forEachLinked { type, id in
-                    let key = Key(type: type, id: id)
-                    guard seen.insert(key).inserted, let related = state.visibleRecord(key) else { return }
-                    included.append(related)
-                    queue.append(related)
-                }
-            }
-            return (primary, included)
-        }
     }
 
     // MARK: Merging
@@ -537,14 +531,17 @@ public final class ResourceStore: Sendable {
     func merge(_ records: ResourceRecords, into state: inout State) -> [StoreChange] {
         let now = state.tick()
         var changes: [StoreChange] = []
-        var held = 0
-        for entry in records.resources {
+        var held = Array(repeating: false, count: records.resources.count)
+        var live = 0
+        for (position, entry) in records.resources.enumerated() {
             let merged = merge(entry.record(in: records), for: Key(type: entry.type, id: entry.id), at: now, into: &state)
             changes += merged.changes
-            if merged.kept { held += 1 }
+            if merged.kept {
+                held[position] = true
+                live += 1
+            }
         }
-        state.retained(records, count: held)
-        if held > 0 { state.compactIfSparse(ObjectIdentifier(records)) }
+        state.share(records, held: held, live: live)
         changes += evictRecords(&state)
         return changes
     }

@@ -77,10 +77,17 @@ final class ResourceDecodingContext {
     @exclusivity(unchecked) private var caches: DecodeCaches
 
     /// A context for decoding the primary data at `dataIndex`, resolving relationships among it and the resources of
-    /// the `included` arrays: those at `includedArrays`, or when `nil` the root object's `included` member.
-    init(
-        tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int, includedArrays: [Int]? = nil
-    ) throws(JSONAPIDecodingError) {
+    /// the root object's `included` member.
+    convenience init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, dataIndex: Int) throws(
+        JSONAPIDecodingError
+    ) {
+        self.init(
+            tape: tape, reader: reader, options: options,
+            resources: try Self.indexResources(tape: tape, reader: reader, dataIndex: dataIndex))
+    }
+
+    /// A context resolving relationships among the resources `resources` indexes.
+    init(tape: JSONTape, reader: DocumentReader, options: JSONAPIDecoder, resources: ResourceIndex) {
         self.tape = tape
         self.reader = reader
         self.keyStrategy = options.keyStrategy
@@ -89,8 +96,7 @@ final class ResourceDecodingContext {
         self.maxRelationshipDepth = options.maxRelationshipDepth
         self.userInfo = options.userInfo
         self.caches = DecodeCaches(poolsContainers: options.userInfo[plainPathKey] == nil)
-        self.resources = try Self.indexResources(
-            tape: tape, reader: reader, dataIndex: dataIndex, includedArrays: includedArrays)
+        self.resources = resources
     }
 
     /// Ends the decode that lent the tape's bytes; call it before the bytes go away, with the decode's own (and
@@ -111,12 +117,12 @@ final class ResourceDecodingContext {
 
     // MARK: Resource index
 
-    private static func indexResources(
-        tape: JSONTape, reader: DocumentReader, dataIndex: Int, includedArrays given: [Int]?
-    ) throws(JSONAPIDecodingError) -> ResourceIndex {
+    private static func indexResources(tape: JSONTape, reader: DocumentReader, dataIndex: Int) throws(
+        JSONAPIDecodingError
+    ) -> ResourceIndex {
         // `included` is a top-level member; a document decoded from a single resource has none.
-        var includedArrays: [Int] = given ?? []
-        if given == nil, dataIndex != 0, tape.kind(0) == .object {
+        var includedArrays: [Int] = []
+        if dataIndex != 0, tape.kind(0) == .object {
             var child = 1
             for _ in 0..<tape.count(0) {
                 if tape.stringEquals(child, "included"), tape.kind(child + 1) == .array { includedArrays.append(child + 1) }

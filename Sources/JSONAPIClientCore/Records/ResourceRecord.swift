@@ -48,7 +48,8 @@ package struct ResourceRecord: Sendable {
         nodes.reserveCapacity(nodeCount)
         for position in object..<end { nodes.append(tape.nodes[position].moved(nodes: -object, bytes: shift)) }
         let copy = JSONTape(bytes: TapeBytes(concatenating: [(tape.bytes, range)]), nodes: nodes)
-        return ResourceRecord(records: ResourceRecords(owning: copy, entries: []), index: 0)
+        return ResourceRecord(
+            records: ResourceRecords(owning: copy, entries: [], index: ResourceIndex(capacity: 0)), index: 0)
     }
 
     /// About the length of the resource object's JSON text: the bytes of its strings and numbers and what lies
@@ -78,9 +79,25 @@ package struct ResourceRecord: Sendable {
             id: identity.id.flatMap { try? DocumentReader.identifierString($0, in: tape) })
     }
 
-    /// Calls `body` with the `type` and `id` of each resource the record's relationships' linkage names (an
-    /// identifier with a `lid` only is skipped), in the order written.
-    package func forEachLinked(_ body: (_ type: String, _ id: String) -> Void) {
+    /// The record's position among its ``ResourceRecords/resources``, when it is one of them.
+    package var position: Int? { records.position(ofNode: object) }
+
+    /// One identifier of a record's relationship linkage.
+    package struct Linked {
+        /// The record the identifier is in.
+        let record: ResourceRecord
+        /// The identifier's node (in the record's tape: ``ResourceRecords/identifierKey(at:)`` reads it).
+        package let node: Int
+        /// The position among the record's ``ResourceRecords/resources`` of the resource the identifier names,
+        /// when that document holds it: found by bytes, with no `String` built.
+        package let position: Int?
+
+        /// The `type` and `id` the identifier names (`nil` for a `lid` alone).
+        package var key: (type: String, id: String)? { record.records.identifierKey(at: node) }
+    }
+
+    /// Calls `body` with each identifier of the record's relationships' linkage, in the order written.
+    package func forEachLinked(_ body: (Linked) -> Void) {
         guard let relationships = member("relationships", of: object), tape.kind(relationships) == .object else { return }
         var key = relationships + 1
         for _ in 0..<tape.count(relationships) {
@@ -98,6 +115,16 @@ package struct ResourceRecord: Sendable {
             }
             key = tape.skip(key + 1)
         }
+    }
+
+    private func linked(_ identifier: Int, _ body: (Linked) -> Void) {
+        guard tape.kind(identifier) == .object else { return }
+        let identity = ResourceMembers.identity(of: identifier, in: tape)
+        guard let type = identity.type, tape.kind(type) == .string, let id = identity.id,
+            tape.kind(id) == .string || tape.kind(id) == .number
+        else { return }
+        let target = records.index.lookup(type: type, key: id, local: false, in: tape)
+        body(Linked(record: self, node: identifier, position: target.flatMap(records.position(ofNode:))))
     }
 
     /// Whether a relationship's linkage names a resource by its `lid` alone.
@@ -121,15 +148,6 @@ package struct ResourceRecord: Sendable {
             key = tape.skip(key + 1)
         }
         return false
-    }
-
-    private func linked(_ identifier: Int, _ body: (String, String) -> Void) {
-        guard tape.kind(identifier) == .object else { return }
-        let identity = ResourceMembers.identity(of: identifier, in: tape)
-        guard let type = identity.type, tape.kind(type) == .string, let id = identity.id,
-            let text = try? DocumentReader.identifierString(id, in: tape)
-        else { return }
-        body(tape.string(type), text)
     }
 
     /// The resource's `links.self` (a link object's `href`), or `nil`.

@@ -20,6 +20,11 @@ package final class ResourceRecords: @unchecked Sendable {
     package let listedCount: Int?
     /// The number of elements of `included`.
     package let includedCount: Int
+    /// The document's resources by `(type, id)`, as bytes: how a record's linkage finds a resource of the same
+    /// document without building a `String` (``ResourceRecord/forEachLinked(_:)``).
+    let index: ResourceIndex
+    /// The nodes of ``resources``' objects, in order: what ``position(ofNode:)`` bisects.
+    private let nodes: [UInt32]
 
     /// One resource of the document: its `type`, its `id` and its object's place in the tape.
     package struct Entry: Sendable {
@@ -37,14 +42,45 @@ package final class ResourceRecords: @unchecked Sendable {
     }
 
     /// The records of `tape` (whose bytes it must own), the resources at `entries`.
-    init(owning tape: JSONTape, entries: [Entry], listedCount: Int? = nil, includedCount: Int = 0) {
+    /// The records of `tape` (whose bytes it must own), the resources at `entries` (in document order), indexed
+    /// by `index`.
+    init(
+        owning tape: JSONTape, entries: [Entry], index: ResourceIndex, listedCount: Int? = nil, includedCount: Int = 0
+    ) {
         // Every caller made the tape own its bytes (`adoptCopy()` or `TapeBytes(concatenating:)`); a borrowed one
         // would be read after its lender returned.
         tape.bytes.adoptCopy()
         self.tape = tape
-        self.resources = entries
+        // In document order (`included` may come before `data`), so that a node's entry is found by bisection.
+        let ordered = zip(entries, entries.dropFirst()).allSatisfy { $0.index < $1.index }
+        self.resources = ordered ? entries : entries.sorted { $0.index < $1.index }
+        self.nodes = resources.map(\.index)
+        self.index = index
         self.listedCount = listedCount
         self.includedCount = includedCount
+    }
+
+    /// The position in ``resources`` of the resource whose object is the node `node`, if it is one.
+    func position(ofNode node: Int) -> Int? {
+        var low = 0, high = nodes.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            let found = Int(nodes[middle])
+            if found == node { return middle }
+            if found < node { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// The `type` and `id` of the identifier at `node` (``ResourceRecord/Linked/node``); `nil` when it has none
+    /// (a `lid` alone) or `node` is not an identifier of this tape.
+    package func identifierKey(at node: Int) -> (type: String, id: String)? {
+        guard node >= 0, node < tape.nodes.count, tape.kind(node) == .object else { return nil }
+        let identity = ResourceMembers.identity(of: node, in: tape)
+        guard let type = identity.type, tape.kind(type) == .string, let id = identity.id,
+            let text = try? DocumentReader.identifierString(id, in: tape)
+        else { return nil }
+        return (tape.string(type), text)
     }
 
     /// The document's bytes and nodes, for tests and the benchmark: their sizes in memory.
@@ -58,9 +94,9 @@ package final class ResourceRecords: @unchecked Sendable {
     ///
     /// - Throws: What reading the document as a ``RawDocument`` throws for its resources: a resource object that is
     ///   not one, or a `(type, id)` twice.
-    static func entries(reader: DocumentReader, dataIndex: Int?, includedIndex: Int?, checkUnique: Bool) throws(
+    static func entries(reader: DocumentReader, dataIndex: Int?, includedIndex: Int?) throws(
         JSONAPIDecodingError
-    ) -> [Entry] {
+    ) -> (entries: [Entry], index: ResourceIndex) {
         let tape = reader.tape
         var objects: [Int] = []
         if let dataIndex {
@@ -80,10 +116,8 @@ package final class ResourceRecords: @unchecked Sendable {
             }
         }
         if let includedIndex { try reader.forEachElement(includedIndex) { objects.append($0) } }
-        if checkUnique {
-            var index = ResourceIndex(capacity: objects.count)
-            for object in objects { try index.register(object, reader: reader) }
-        }
+        var index = ResourceIndex(capacity: objects.count)
+        for object in objects { try index.register(object, reader: reader) }
         var entries: [Entry] = []
         entries.reserveCapacity(objects.count)
         for object in objects {
@@ -95,7 +129,7 @@ package final class ResourceRecords: @unchecked Sendable {
                     type: try reader.repeatedString(typeIndex), id: try reader.identifierString(idIndex),
                     index: UInt32(truncatingIfNeeded: object)))
         }
-        return entries
+        return (entries, index)
     }
 }
 
@@ -114,11 +148,10 @@ extension JSONAPIDecoder {
             let outline = try Self.outline(tape, resourceMeta: resourceMeta)
             let reader = DocumentReader(tape: tape)
             let top = Self.topLevelMembers(tape)
-            guard
-                let entries = try? ResourceRecords.entries(
-                    reader: reader, dataIndex: top.data, includedIndex: top.included, checkUnique: false)
+            guard let (entries, index) = try? ResourceRecords.entries(
+                reader: reader, dataIndex: top.data, includedIndex: top.included)
             else { return (document, outline, nil) }
-            return (document, outline, ResourceRecords(owning: tape, entries: entries))
+            return (document, outline, ResourceRecords(owning: tape, entries: entries, index: index))
         }
     }
 
@@ -132,11 +165,12 @@ extension JSONAPIDecoder {
             let reader = DocumentReader(tape: tape)
             var document = RawDocument()
             let (dataIndex, includedIndex) = try reader.readTopLevel(into: &document)
-            let entries = try ResourceRecords.entries(
-                reader: reader, dataIndex: dataIndex, includedIndex: includedIndex, checkUnique: true)
+            let (entries, index) = try ResourceRecords.entries(
+                reader: reader, dataIndex: dataIndex, includedIndex: includedIndex)
             let listed = dataIndex.flatMap { tape.kind($0) == .array ? tape.count($0) : nil }
             return ResourceRecords(
-                owning: tape, entries: entries, listedCount: listed, includedCount: includedIndex.map(tape.count) ?? 0)
+                owning: tape, entries: entries, index: index, listedCount: listed,
+                includedCount: includedIndex.map(tape.count) ?? 0)
         }
     }
 
@@ -158,82 +192,80 @@ extension JSONAPIDecoder {
 }
 
 extension JSONAPIDecoder {
-    /// Decodes `Primary` from records, as from a document whose primary data is `primary` (a list when
-    /// `collection`, else its one record) and whose `included` is `included`: relationships resolve among them as
-    /// in any document. The records' nodes are copied into one tape, and their bytes too unless they all lie in one
-    /// ``ResourceRecords``; nothing is written or parsed.
+    /// Decodes a `Model` from each of the records `primary`, relationships resolving among them and `included` as
+    /// in a document whose primary data and `included` they were. Nothing is written or parsed: when all the records
+    /// lie in one ``ResourceRecords``, the models are decoded from its tape; otherwise their nodes are copied into
+    /// one tape (with the bytes their strings and numbers lie in).
     ///
-    /// - Throws: ``JSONAPIDecodingError`` when a record does not make a `Primary` (its pointer as if the records were
-    ///   a document's `/data` and `/included`), or when they are more than one tape holds.
-    package func decode<Primary: Decodable & Sendable>(
-        _ type: Document<Primary>.Type, records primary: [ResourceRecord], collection: Bool,
-        included: [ResourceRecord]
-    ) throws(JSONAPIDecodingError) -> Document<Primary> {
-        guard collection || primary.count == 1 else {
-            throw JSONAPIDecodingError(code: .invalidDocument, pointer: "/data", detail: "expected one record")
+    /// - Throws: ``JSONAPIDecodingError`` when a record does not make a `Model` (its pointer locates the member in
+    ///   the document the record came in, or, for records of several documents, in `[primary, included]`), or when
+    ///   the records are more than one tape holds.
+    package func decode<Model: Decodable>(
+        _ type: Model.Type, records primary: [ResourceRecord], included: [ResourceRecord]
+    ) throws(JSONAPIDecodingError) -> [Model] {
+        guard let first = primary.first?.records else { return [] }
+        let tape: JSONTape
+        var objects: [Int] = []
+        objects.reserveCapacity(primary.count + included.count)
+        if primary.allSatisfy({ $0.records === first }) && included.allSatisfy({ $0.records === first }) {
+            tape = first.tape
+            for record in primary { objects.append(Int(record.index)) }
+            for record in included { objects.append(Int(record.index)) }
+        } else {
+            (tape, objects) = try Self.assemble(primary + included)
         }
-        let first = primary.first?.records
-        let shared = [primary, included].allSatisfy { $0.allSatisfy { $0.records === first } }
-        var nodeCount = 3
-        for record in primary { nodeCount += record.nodeCount }
-        for record in included { nodeCount += record.nodeCount }
+        let reader = DocumentReader(tape: tape)
+        var index = ResourceIndex(capacity: objects.count)
+        for object in objects { try index.register(object, reader: reader) }
+        var context = ResourceDecodingContext(tape: tape, reader: reader, options: self, resources: index)
+        defer { ResourceDecodingContext.endDecode(&context) }
+        var models: [Model] = []
+        models.reserveCapacity(primary.count)
+        do {
+            for object in objects.prefix(primary.count) {
+                models.append(try context.decode(Model.self, at: .resource(object)))
+            }
+        } catch {
+            throw context.describe(error)
+        }
+        return models
+    }
+
+    /// One tape holding the resource objects of `records`, in order, as the elements of its root array, over one
+    /// copy of the bytes their strings and numbers lie in; and where each object is in it.
+    private static func assemble(_ records: [ResourceRecord]) throws(JSONAPIDecodingError) -> (JSONTape, [Int]) {
+        var nodeCount = 1
+        for record in records { nodeCount += record.nodeCount }
         guard nodeCount < JSONTape.maxNodes else {
             throw JSONAPIDecodingError(code: .invalidDocument, pointer: "", detail: "too many records for one read")
         }
         var nodes: [JSONTape.Node] = []
         nodes.reserveCapacity(nodeCount)
+        nodes.append(
+            JSONTape.Node(
+                kind: .array, flags: 0, start: UInt32(truncatingIfNeeded: records.count),
+                end: UInt32(truncatingIfNeeded: nodeCount)))
+        var objects: [Int] = []
+        objects.reserveCapacity(records.count)
         var pieces: [(bytes: TapeBytes, range: Range<Int>)] = []
+        pieces.reserveCapacity(records.count)
         var byteCount = 0
-        func append(_ record: ResourceRecord) {
-            var shift = 0
-            if !shared {
-                let range = record.byteRange
-                shift = byteCount - range.lowerBound
-                pieces.append((record.records.tape.bytes, range))
-                byteCount += range.count
-            }
+        for record in records {
+            let range = record.byteRange
+            let shift = byteCount - range.lowerBound
+            pieces.append((record.records.tape.bytes, range))
+            byteCount += range.count
             let source = record.records.tape.nodes
-            let moved = nodes.count - Int(record.index)
-            for position in Int(record.index)..<Int(record.index) + record.nodeCount {
+            let start = Int(record.index)
+            let moved = nodes.count - start
+            objects.append(nodes.count)
+            for position in start..<start + record.nodeCount {
                 nodes.append(source[position].moved(nodes: moved, bytes: shift))
             }
         }
-        // [data, included]: the root is an array, so that no key needs bytes of its own.
-        nodes.append(JSONTape.Node(kind: .array, flags: 0, start: 2, end: UInt32(truncatingIfNeeded: nodeCount)))
-        if collection {
-            nodes.append(JSONTape.Node(kind: .array, flags: 0, start: UInt32(truncatingIfNeeded: primary.count)))
-            for record in primary { append(record) }
-            nodes[1].end = UInt32(truncatingIfNeeded: nodes.count)
-        } else {
-            append(primary[0])
-        }
-        let includedIndex = nodes.count
-        nodes.append(JSONTape.Node(kind: .array, flags: 0, start: UInt32(truncatingIfNeeded: included.count)))
-        for record in included { append(record) }
-        nodes[includedIndex].end = UInt32(truncatingIfNeeded: nodes.count)
-        nodes[0].end = UInt32(truncatingIfNeeded: nodes.count)
         guard byteCount <= Int(UInt32.max) else {
             throw JSONAPIDecodingError(code: .invalidDocument, pointer: "", detail: "too many records for one read")
         }
-        let bytes = shared ? (first?.tape.bytes ?? TapeBytes(concatenating: [])) : TapeBytes(concatenating: pieces)
-        let tape = JSONTape(bytes: bytes, nodes: nodes)
-        let reader = DocumentReader(tape: tape)
-        var context = try ResourceDecodingContext(
-            tape: tape, reader: reader, options: self, dataIndex: 1, includedArrays: [includedIndex])
-        defer { ResourceDecodingContext.endDecode(&context) }
-        var document = Document<Primary>()
-        do {
-            document.data = try context.decode(Primary.self, at: context.linkagePosition(1))
-        } catch {
-            var failure = context.describe(error)
-            // The tape's root is `[data, included]`.
-            if failure.pointer.hasPrefix("/0") {
-                failure.pointer = "/data" + failure.pointer.dropFirst(2)
-            } else if failure.pointer.hasPrefix("/1") {
-                failure.pointer = "/included" + failure.pointer.dropFirst(2)
-            }
-            throw failure
-        }
-        return document
+        return (JSONTape(bytes: TapeBytes(concatenating: pieces), nodes: nodes), objects)
     }
 }

@@ -1,0 +1,170 @@
+import Foundation
+
+/// A typed read's records: the ones asked for, and every record their relationship linkage reaches.
+extension ResourceStore {
+    /// What the linkage of each resource of a shared tape names, in the order written: another resource of the same
+    /// tape by its position, or else the identifier's node (its key is read from the tape when it is needed). Filled
+    /// a resource at a time by the first read that walks it, so that later reads follow linkage without resolving it
+    /// again; a tape never changes, so neither does what it names.
+    struct LinkTable {
+        /// By position: where its targets start in `targets` (a count, then the targets), or `nil` until a read
+        /// walked it.
+        private var starts: [Int?] = []
+        /// Per target: a position (≥ 0), or `-(node + 1)` for an identifier naming no resource of this tape.
+        private var targets: [Int32] = []
+
+        /// The targets of the resource at `position` of `records`, found now if no read found them before.
+        mutating func targets(of position: Int, in records: ResourceRecords) -> ArraySlice<Int32> {
+            if starts.isEmpty { starts = Array(repeating: nil, count: records.resources.count) }
+            if let start = starts[position] { return targets[(start + 1)..<(start + 1 + Int(targets[start]))] }
+            let start = targets.count
+            targets.append(0)
+            records.resources[position].record(in: records).forEachLinked { linked in
+                targets.append(Int32(truncatingIfNeeded: linked.position ?? -(linked.node + 1)))
+            }
+            targets[start] = Int32(truncatingIfNeeded: targets.count - start - 1)
+            starts[position] = start
+            return targets[(start + 1)...]
+        }
+    }
+
+    /// The records `keys` name as primary data, and every record they reach through relationship linkage as
+    /// `included` (breadth first, so that a decode reads them about in order), as the store shows them
+    /// (``State/visibleRecord(_:)``); `nil` when no key has a record.
+    ///
+    /// A record the store holds in a shared tape follows its linkage through the tape's ``LinkTable``: an
+    /// identifier naming a resource of the same tape that the store still holds costs neither a key nor a lookup.
+    func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
+        withMergedState { state -> ([ResourceRecord], [ResourceRecord])? in
+            let now = state.tick()
+            var walk = GraphWalk(byKeyOnly: !state.layers.isEmpty)
+            defer { walk.end(&state) }
+            for key in keys where walk.meet(key, in: &state) { state.records[key]?.lastUse = now }
+            let primary = walk.met.map(\.record)
+            guard !primary.isEmpty else { return nil }
+            var next = 0
+            var unplaced: [Key] = []
+            while next < walk.met.count {
+                let (record, place) = walk.met[next]
+                next += 1
+                guard let place else {
+                    unplaced.removeAll(keepingCapacity: true)
+                    record.forEachLinked { linked in
+                        if let (type, id) = linked.key { unplaced.append(Key(type: type, id: id)) }
+                    }
+                    for key in unplaced { _ = walk.meet(key, in: &state) }
+                    continue
+                }
+                for target in walk.targets(of: place) {
+                    guard target >= 0 else {
+                        if let (type, id) = record.records.identifierKey(at: -Int(target) - 1) {
+                            _ = walk.meet(Key(type: type, id: id), in: &state)
+                        }
+                        continue
+                    }
+                    walk.meet(GraphWalk.Place(slot: place.slot, position: Int(target)), in: &state)
+                }
+            }
+            return (primary, walk.met[primary.count...].map(\.record))
+        }
+    }
+
+    /// What a read's walk has met: a record the store holds in a shared tape by its place there (a slot per tape),
+    /// any other by its key.
+    struct GraphWalk {
+        /// A resource of a shared tape the walk met: the tape's slot, the resource's position in it.
+        struct Place {
+            var slot: Int
+            var position: Int
+        }
+
+        /// With optimistic writes pending, what the store shows of a record may not be its tape: every record is
+        /// met by key.
+        private let byKeyOnly: Bool
+        private var slots: [ObjectIdentifier: Int] = [:]
+        /// The shared tapes met, their link tables taken out of the state while they grow (so that growing one
+        /// copies nothing) and put back by ``end(_:)``.
+        private var tapes: [SharedRecords] = []
+        private var seen: [[Bool]] = []
+        private var seenKeys = Set<Key>()
+
+        init(byKeyOnly: Bool) {
+            self.byKeyOnly = byKeyOnly
+        }
+
+        /// Puts the tapes' link tables back.
+        func end(_ state: inout State) {
+            for tape in tapes { state.shared[ObjectIdentifier(tape.records)]?.links = tape.links }
+        }
+
+        /// Where `record` is, when the store holds it in a shared tape.
+        mutating func place(of record: ResourceRecord, in state: inout State) -> Place? {
+            guard !byKeyOnly, record.records.resources.count > 1 else { return nil }
+            let id = ObjectIdentifier(record.records)
+            let slot: Int
+            if let known = slots[id] {
+                slot = known
+            } else {
+                guard let use = state.shared[id] else { return nil }
+                state.shared[id]?.links = LinkTable()
+                slot = tapes.count
+                slots[id] = slot
+                seen.append(Array(repeating: false, count: use.held.count))
+                tapes.append(use)
+            }
+            guard let position = record.position, tapes[slot].held[position] else { return nil }
+            return Place(slot: slot, position: position)
+        }
+
+        /// The records met, in the order met.
+        private(set) var met: [(record: ResourceRecord, place: Place?)] = []
+
+        /// Meets the store's record of `key`, as the store shows it, if it has one.
+        ///
+        /// - Returns: Whether this is the first time the walk meets it.
+        mutating func meet(_ key: Key, in state: inout State) -> Bool {
+            guard let record = state.visibleRecord(key) else { return false }
+            let place = place(of: record, in: &state)
+            guard firstMeeting(place, key: key) else { return false }
+            met.append((record, place))
+            return true
+        }
+
+        /// Meets the resource at `place` if the store holds it there, else the store's record of its key.
+        mutating func meet(_ place: Place, in state: inout State) {
+            guard holds(place) else {
+                let entry = tapes[place.slot].records.resources[place.position]
+                _ = meet(Key(type: entry.type, id: entry.id), in: &state)
+                return
+            }
+            guard firstMeeting(place, key: nil) else { return }
+            met.append((record(at: place), place))
+        }
+
+        /// Whether the store's record of the resource at `place` is that resource.
+        func holds(_ place: Place) -> Bool { tapes[place.slot].held[place.position] }
+
+        /// The resource at `place`.
+        func record(at place: Place) -> ResourceRecord {
+            let records = tapes[place.slot].records
+            return records.resources[place.position].record(in: records)
+        }
+
+        /// What the linkage of the resource at `place` names (``LinkTable``).
+        mutating func targets(of place: Place) -> ArraySlice<Int32> {
+            tapes[place.slot].links.targets(of: place.position, in: tapes[place.slot].records)
+        }
+
+        /// Whether the walk meets the record at `place` (when held in a shared tape), else of `key`, for the first
+        /// time; it is met now.
+        mutating func firstMeeting(_ place: Place?, key: Key?) -> Bool {
+            if let place {
+                guard !seen[place.slot][place.position] else { return false }
+                seen[place.slot][place.position] = true
+                return true
+            }
+            guard let key else { return false }
+            return seenKeys.insert(key).inserted
+        }
+    }
+}
