@@ -531,6 +531,9 @@ public final class ResourceStore: Sendable {
     func merge(_ records: ResourceRecords, into state: inout State) -> [StoreChange] {
         let now = state.tick()
         var changes: [StoreChange] = []
+        // One growth to the size needed, not a doubling after another.
+        let needed = state.records.count + records.resources.count
+        if needed > state.records.capacity { state.records.reserveCapacity(needed) }
         var held = Array(repeating: false, count: records.resources.count)
         var live = 0
         for (position, entry) in records.resources.enumerated() {

@@ -76,6 +76,15 @@ public struct JSONAPIDecoder: Sendable {
     func decode<Primary: Decodable & Sendable>(_ type: Document<Primary>.Type, tape: JSONTape) throws(
         JSONAPIDecodingError
     ) -> Document<Primary> {
+        var index: ResourceIndex?
+        return try decode(type, tape: tape, keepingIndex: false, index: &index)
+    }
+
+    /// ``decode(_:tape:)``, giving back the index of the document's resources it made when `keepingIndex` (none
+    /// when it made none: no primary data, or a schema-less read).
+    func decode<Primary: Decodable & Sendable>(
+        _ type: Document<Primary>.Type, tape: JSONTape, keepingIndex: Bool, index: inout ResourceIndex?
+    ) throws(JSONAPIDecodingError) -> Document<Primary> {
         let reader = DocumentReader(tape: tape)
         if Primary.self == PrimaryData.self, let document = try reader.document() as? Document<Primary> {
             return document
@@ -84,6 +93,7 @@ public struct JSONAPIDecoder: Sendable {
         guard let dataIndex = try reader.readTopLevel(into: &document).data else { return document }
         var context = try ResourceDecodingContext(tape: tape, reader: reader, options: self, dataIndex: dataIndex)
         defer { ResourceDecodingContext.endDecode(&context) }
+        if keepingIndex { index = context.resourceIndex }
         do {
             document.data = try context.decode(Primary.self, at: context.linkagePosition(dataIndex))
         } catch {

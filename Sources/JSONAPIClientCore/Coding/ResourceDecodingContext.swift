@@ -71,6 +71,8 @@ final class ResourceDecodingContext {
     let thread = DecodingThread()
     /// The document's resources by `(type, id)` and `(type, lid)`, over primary data and `included`.
     private let resources: ResourceIndex
+    /// The index of the document's resources, for records kept from the same parse (`ResourceRecords`).
+    var resourceIndex: ResourceIndex { resources }
     /// Resources being decoded, outermost first.
     @exclusivity(unchecked) private var ancestors: [Int] = []
     /// What the decode keeps so as not to do work twice (`FastPath/`).

@@ -94,7 +94,9 @@ package final class ResourceRecords: @unchecked Sendable {
     ///
     /// - Throws: What reading the document as a ``RawDocument`` throws for its resources: a resource object that is
     ///   not one, or a `(type, id)` twice.
-    static func entries(reader: DocumentReader, dataIndex: Int?, includedIndex: Int?) throws(
+    /// - Parameter indexed: The index of the document's resources a typed decode of it made (which checked that
+    ///   each `(type, id)` names one resource), if any; else one is made here.
+    static func entries(reader: DocumentReader, dataIndex: Int?, includedIndex: Int?, indexed: ResourceIndex?) throws(
         JSONAPIDecodingError
     ) -> (entries: [Entry], index: ResourceIndex) {
         let tape = reader.tape
@@ -116,8 +118,13 @@ package final class ResourceRecords: @unchecked Sendable {
             }
         }
         if let includedIndex { try reader.forEachElement(includedIndex) { objects.append($0) } }
-        var index = ResourceIndex(capacity: objects.count)
-        for object in objects { try index.register(object, reader: reader) }
+        var index: ResourceIndex
+        if let indexed {
+            index = indexed
+        } else {
+            index = ResourceIndex(capacity: objects.count)
+            for object in objects { try index.register(object, reader: reader) }
+        }
         var entries: [Entry] = []
         entries.reserveCapacity(objects.count)
         for object in objects {
@@ -144,12 +151,13 @@ extension JSONAPIDecoder {
         _ type: Document<Primary>.Type, from data: Data, resourceMeta: Bool
     ) throws(JSONAPIDecodingError) -> (Document<Primary>, PrimaryDataOutline, ResourceRecords?) {
         try Self.withTape(of: data, maxDepth: maxNestingDepth) { tape throws(JSONAPIDecodingError) in
-            let document = try decode(type, tape: tape)
+            var indexed: ResourceIndex?
+            let document = try decode(type, tape: tape, keepingIndex: true, index: &indexed)
             let outline = try Self.outline(tape, resourceMeta: resourceMeta)
             let reader = DocumentReader(tape: tape)
             let top = Self.topLevelMembers(tape)
             guard let (entries, index) = try? ResourceRecords.entries(
-                reader: reader, dataIndex: top.data, includedIndex: top.included)
+                reader: reader, dataIndex: top.data, includedIndex: top.included, indexed: indexed)
             else { return (document, outline, nil) }
             return (document, outline, ResourceRecords(owning: tape, entries: entries, index: index))
         }
@@ -166,7 +174,7 @@ extension JSONAPIDecoder {
             var document = RawDocument()
             let (dataIndex, includedIndex) = try reader.readTopLevel(into: &document)
             let (entries, index) = try ResourceRecords.entries(
-                reader: reader, dataIndex: dataIndex, includedIndex: includedIndex)
+                reader: reader, dataIndex: dataIndex, includedIndex: includedIndex, indexed: nil)
             let listed = dataIndex.flatMap { tape.kind($0) == .array ? tape.count($0) : nil }
             return ResourceRecords(
                 owning: tape, entries: entries, index: index, listedCount: listed,
