@@ -42,7 +42,7 @@ package struct ResourceRecord: Sendable {
     /// The record in a tape of its own, holding only its resource object's nodes and the bytes they name: what
     /// the store keeps of a resource once the rest of the document it came in has gone.
     package func compacted() -> ResourceRecord {
-        let range = byteRange
+        let range = textRange ?? byteRange
         let shift = -range.lowerBound
         var nodes: [JSONTape.Node] = []
         nodes.reserveCapacity(nodeCount)
@@ -50,6 +50,58 @@ package struct ResourceRecord: Sendable {
         let copy = JSONTape(bytes: TapeBytes(concatenating: [(tape.bytes, range)]), nodes: nodes)
         return ResourceRecord(
             records: ResourceRecords(owning: copy, entries: [], index: ResourceIndex(capacity: 0)), index: 0)
+    }
+
+    /// The bytes of the resource object's JSON text, `{` to `}`, as it was parsed; `nil` when they cannot be found
+    /// (not expected: every record's tape holds its object's whole text).
+    ///
+    /// A tape keeps no container's byte offsets, so they are found from its strings': the `{` is the first
+    /// non-blank byte before the first key, and the `}` closes the containers open after its last string, number or
+    /// literal — past which the text holds only brackets, commas, colons and blanks (every string is a node).
+    var textRange: Range<Int>? {
+        let first = object + 1
+        guard end > first, tape.kind(first) == .string else { return nil }
+        let bytes = tape.bytes
+        var lower = Int(tape.nodes[first].start) - 1  // the key's opening quote
+        repeat { lower -= 1 } while lower >= 0 && Self.isBlank(bytes[lower])
+        guard lower >= 0, bytes[lower] == UInt8(ascii: "{") else { return nil }
+        // The last leaf, and how many containers of the object enclose it.
+        var leaf = end - 1
+        while leaf > object, tape.kind(leaf) == .object || tape.kind(leaf) == .array { leaf -= 1 }
+        var open = 0
+        var container = object
+        while container != leaf {
+            open += 1
+            guard tape.kind(container) == .object || tape.kind(container) == .array else { return nil }
+            var child = container + 1
+            while tape.skip(child) <= leaf { child = tape.skip(child) }
+            container = child
+        }
+        let node = tape.nodes[leaf]
+        var upper = Int(node.start)
+        switch node.kind {
+        case .string: upper += Int(node.length) + 1
+        case .number: upper += Int(node.length)
+        case .true, .null: upper += 4
+        case .false: upper += 5
+        case .object, .array: return nil
+        }
+        while upper < bytes.count {
+            switch bytes[upper] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                open -= 1
+                if open == 0 { return lower..<(upper + 1) }
+            case UInt8(ascii: ","), UInt8(ascii: ":"): break
+            default: guard Self.isBlank(bytes[upper]) else { return nil }
+            }
+            upper += 1
+        }
+        return nil
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
     }
 
     /// About the length of the resource object's JSON text: the bytes of its strings and numbers and what lies
@@ -236,9 +288,14 @@ package struct ResourceRecord: Sendable {
 
     // MARK: Writing
 
-    /// Appends the resource object's JSON text to `output`: its strings and numbers as they were written.
+    /// Appends the resource object's JSON text to `output`: the bytes it was parsed from (``textRange``), or else
+    /// its tape written out, strings and numbers as they were written.
     package func write(into output: inout [UInt8]) {
-        _ = write(object, into: &output)
+        if let range = textRange {
+            tape.bytes.withBytes(in: range) { $0.append(to: &output) }
+        } else {
+            _ = write(object, into: &output)
+        }
     }
 
     /// Writes the value at `index`; returns the index after it.
