@@ -256,6 +256,27 @@ struct StorePersistenceTests {
         #expect(reopened.count == 2)
     }
 
+    @Test("Records of every shape survive a restart: bare (type and id alone), shared with a response, of their own")
+    func recordShapesSurvive() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ResourceStore.Configuration(persistence: .init(directory: directory, delay: .seconds(3600)))
+        let store = ResourceStore(configuration: configuration)
+        // Version 1 wrote records as primary data, where these read as identifiers: the file lost them.
+        store.merge([ResourceObject(type: "labels", id: "1"), ResourceObject(type: "labels", id: "2")])
+        let body = #"{"data":[{"type":"labels","id":"3","attributes":{"name":"three"}} , {"type":"labels","id":"4","meta":{}}]}"#
+        store.merge(try JSONAPIDecoder().records(from: Data(body.utf8)))
+        try await store.flush()
+        let reopened = ResourceStore(configuration: configuration)
+        #expect(reopened.count == 4)
+        #expect(reopened.record(type: "labels", id: "1") == ResourceObject(type: "labels", id: "1"))
+        #expect(reopened.record(type: "labels", id: "3")?.attributes?["name"] == .string("three"))
+        #expect(reopened.record(type: "labels", id: "4")?.meta == [:])
+        // The file's records are one shared tape again, its records held.
+        let shared = reopened.state.withLock { $0.shared.values.map(\.live) }
+        #expect(shared == [4])
+    }
+
     @Test("A list's resource type survives a restart: a create after it makes the restored list stale")
     func collectionsSurvive() async throws {
         let directory = Self.directory()

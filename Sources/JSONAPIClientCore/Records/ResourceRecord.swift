@@ -148,7 +148,8 @@ package struct ResourceRecord: Sendable {
         package var key: (type: String, id: String)? { record.records.identifierKey(at: node) }
     }
 
-    /// Calls `body` with each identifier of the record's relationships' linkage, in the order written.
+    /// Calls `body` with each identifier of the record's relationships' linkage that has an `id` (a `lid` alone
+    /// names no record), in the order written.
     package func forEachLinked(_ body: (Linked) -> Void) {
         guard let relationships = member("relationships", of: object), tape.kind(relationships) == .object else { return }
         var key = relationships + 1

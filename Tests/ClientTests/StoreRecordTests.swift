@@ -1,0 +1,188 @@
+import Foundation
+import JSONAPIClientTesting
+import Testing
+import TestSupport
+
+@testable import JSONAPIClient
+
+/// The store's records kept as parsed: one parse per response, merges that read nothing when they need not, shared
+/// tapes compacted once mostly replaced, and typed reads that follow linkage through them.
+@Suite("Resource store records")
+struct StoreRecordTests {
+    struct Person: Resource, Equatable {
+        static let resourceType = "people"
+        var id: String
+        var name: String
+    }
+
+    struct Article: Resource, Equatable {
+        static let resourceType = "articles"
+        var id: String
+        var title: String
+        var author: Person?
+    }
+
+    static func article(_ id: Int, title: String, author: Int) -> String {
+        #"{"type":"articles","id":"\#(id)","attributes":{"title":"\#(title)"},"relationships":{"author":{"data":{"type":"people","id":"\#(author)"}}}}"#
+    }
+
+    static func person(_ id: Int, _ name: String) -> String {
+        #"{"type":"people","id":"\#(id)","attributes":{"name":"\#(name)"}}"#
+    }
+
+    static func body(_ data: [String], included: [String] = []) -> Data {
+        Data(#"{"data":[\#(data.joined(separator: ","))],"included":[\#(included.joined(separator: ","))]}"#.utf8)
+    }
+
+    @Test("A typed fetch parses its body once: its records come from the decode, nothing waits to be parsed again")
+    func oneParse() async throws {
+        let body = Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])
+        let api = Session(baseURL: exampleBase, client: ScriptedClient { _ in HTTPResponse(status: .ok, body: body) })
+        let store = try #require(api.store)
+        _ = try await api.source(Article.self, .path("articles/<id>")).fetch().result()
+        #expect(store.state.withLock { ($0.pending.count, $0.records.count) } == (0, 2))
+        // The records lie in the response's tape, shared, not in one each.
+        let shared = store.state.withLock { state in state.records.values.map { ObjectIdentifier($0.stored.records) } }
+        #expect(Set(shared).count == 1)
+        #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
+    }
+
+    @Test("Records handed over from a decode go in their body's place among the bodies waiting: older first")
+    func claimInOrder() throws {
+        let store = ResourceStore()
+        let older = Self.body([Self.person(1, "Old")])
+        let claimed = Self.body([Self.person(1, "Middle")])
+        let newer = Self.body([Self.person(1, "New"), Self.person(2, "Two")])
+        store.merge(from: older)
+        store.merge(from: claimed)
+        store.merge(from: newer)
+        #expect(store.isPending(claimed))
+        store.merge(try JSONAPIDecoder().records(from: claimed), from: claimed)
+        #expect(store.state.withLock { $0.pending.count } == 1)  // the newer waits
+        #expect(store.state.withLock { $0.records[ResourceStore.Key(type: "people", id: "1")] != nil })
+        #expect(store.state.withLock { $0.records[ResourceStore.Key(type: "people", id: "2")] == nil })
+        #expect(try store.resource(Person.self, id: "1")?.name == "New")
+        // A body merged meanwhile (by a read) is not merged again over what came after it.
+        store.merge(try JSONAPIDecoder().records(from: older), from: older)
+        #expect(try store.resource(Person.self, id: "1")?.name == "New")
+        #expect(!store.isPending(older))
+    }
+
+    @Test("The same bytes from a copy of a body are still that body")
+    func sameBody() throws {
+        let store = ResourceStore()
+        let body = Self.body([Self.person(1, "One")])
+        store.merge(from: body)
+        #expect(store.isPending(Data(Array(body))))  // other storage, same bytes
+        #expect(!store.isPending(Self.body([Self.person(1, "Uno")])))
+        #expect(!store.isPending(Data()))
+    }
+
+    @Test("A merge of what the store has, written the same, changes nothing; a fuller one replaces; a partial one merges")
+    func mergeShapes() async throws {
+        let store = ResourceStore()
+        store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One")])))
+        let key = ResourceStore.Key(type: "people", id: "1")
+        let changed = store.state.withLock { $0.records[key]?.changed }
+        var changes = store.changes(of: Person.self).makeAsyncIterator()
+        store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One"), Self.person(2, "Two")])))
+        #expect(await changes.next()?.id == "2")  // 1 is the same: no change for it
+        #expect(store.state.withLock { $0.records[key]?.changed } == changed)
+        // Every member the record has, and more: the newer record as it is.
+        let fuller = #"{"type":"people","id":"1","attributes":{"name":"Uno","age":3}}"#
+        let fullerRecords = try JSONAPIDecoder().records(from: Self.body([fuller]))
+        store.merge(fullerRecords)
+        #expect(store.state.withLock { $0.records[key]?.stored.records } === fullerRecords)
+        #expect(await changes.next()?.id == "1")
+        // Fewer members: merged member by member, into a tape of its own.
+        let partial = #"{"type":"people","id":"1","attributes":{"age":4}}"#
+        store.merge(try JSONAPIDecoder().records(from: Self.body([partial])))
+        #expect(store.record(type: "people", id: "1")?.attributes == ["name": "Uno", "age": 4])
+        #expect(store.state.withLock { $0.records[key]?.stored.records.resources.count } == 1)
+        #expect(await changes.next()?.id == "1")
+        // Fewer members that change nothing: no change.
+        store.merge(try JSONAPIDecoder().records(from: Self.body([#"{"type":"people","id":"1","attributes":{"age":4}}"#])))
+        store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(3, "Three")])))
+        #expect(await changes.next()?.id == "3")
+    }
+
+    @Test("A shared tape whose records are mostly replaced is let go: the rest are copied out (at exactly half, not yet)")
+    func compaction() throws {
+        let store = ResourceStore()
+        let first = try JSONAPIDecoder().records(from: Self.body((1...4).map { Self.person($0, "P\($0)") }))
+        store.merge(first)
+        let id = ObjectIdentifier(first)
+        #expect(store.state.withLock { $0.shared[id]?.live } == 4)
+        store.merge([ResourceObject(type: "people", id: "1", attributes: ["name": "new"])])
+        store.merge([ResourceObject(type: "people", id: "2", attributes: ["name": "new"])])
+        #expect(store.state.withLock { $0.shared[id]?.live } == 2)  // half: kept
+        store.remove(type: "people", id: "3")
+        #expect(store.state.withLock { $0.shared[id] } == nil)  // fewer than half: compacted
+        let kept = store.state.withLock { $0.records[ResourceStore.Key(type: "people", id: "4")]?.stored }
+        #expect(kept?.records !== first)
+        #expect(kept?.records.resources.count == 0)
+        #expect(try store.resource(Person.self, id: "4")?.name == "P4")
+        // A document whose records are mostly the same as the store's is not kept for the few it brings.
+        let again = try JSONAPIDecoder().records(from: Self.body([Self.person(4, "P4"), Self.person(5, "P5"), Self.person(6, "P6")]))
+        store.merge(again)
+        #expect(store.state.withLock { $0.shared[ObjectIdentifier(again)]?.live } == 2)
+        let mostlySame = try JSONAPIDecoder().records(
+            from: Self.body([Self.person(4, "P4"), Self.person(5, "P5"), Self.person(6, "P6"), Self.person(7, "P7")]))
+        store.merge(mostlySame)
+        #expect(store.state.withLock { $0.shared[ObjectIdentifier(mostlySame)] } == nil)
+        #expect(try store.resource(Person.self, id: "7")?.name == "P7")
+    }
+
+    @Test("A read follows linkage to the store's record: a newer one from elsewhere, none once removed, one of another response")
+    func readsTheStoresRecord() throws {
+        let store = ResourceStore()
+        store.merge(
+            try JSONAPIDecoder().records(
+                from: Self.body(
+                    [Self.article(1, title: "One", author: 9), Self.article(2, title: "Two", author: 8)],
+                    included: [Self.person(9, "Nine"), Self.person(7, "Seven")])))
+        #expect(try store.resources(Article.self).map(\.author?.name) == ["Nine", nil])
+        store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(8, "Eight")])))
+        #expect(try store.resources(Article.self).map(\.author?.name) == ["Nine", "Eight"])
+        store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(9, "Nine, again")])))
+        #expect(try store.resources(Article.self).map(\.author?.name) == ["Nine, again", "Eight"])
+        #expect(try store.resources(Article.self).map(\.author?.name) == ["Nine, again", "Eight"])  // from the link table
+        store.remove(type: "people", id: "9")
+        #expect(try store.resources(Article.self).map(\.author?.name) == [nil, "Eight"])
+        #expect(try store.resource(Article.self, id: "2")?.author?.name == "Eight")
+        #expect(try store.resource(Article.self, id: "3") == nil)
+    }
+
+    @Test("With a write pending, a read shows it: every record is met by key")
+    func readsPendingWrites() throws {
+        let store = ResourceStore()
+        store.merge(
+            try JSONAPIDecoder().records(
+                from: Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])))
+        #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
+        let layer = store.addPending(
+            .update, object: ResourceObject(type: "people", id: "9", attributes: ["name": "Nine, soon"]), id: "9")
+        #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine, soon")
+        _ = store.dropPending(layer)
+        #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
+    }
+
+    @Test("Reads through a link table agree with reads that resolve each identifier, over many shapes")
+    func linkTableAgrees() throws {
+        // Three responses overlapping: a person updated in a later one, one removed, one evicted.
+        let store = ResourceStore(configuration: .init(maxResources: 40))
+        for round in 0..<3 {
+            let articles = (1...10).map { Self.article($0 + round * 5, title: "A\($0 + round * 5)", author: ($0 + round) % 6) }
+            let people = (0..<6).map { Self.person($0, "P\($0)-\(round)") }
+            store.merge(try JSONAPIDecoder().records(from: Self.body(articles, included: people)))
+            store.remove(type: "people", id: String(round))
+            let read = try store.resources(Article.self)
+            for article in read {
+                let authorID = store.record(type: "articles", id: article.id)?.relationships?["author"]?.data
+                guard case .toOne(let identifier?) = authorID else { continue }
+                let person = store.record(type: "people", id: identifier.id ?? "")
+                #expect(article.author?.name == person?.attributes?["name"]?.stringValue)
+            }
+        }
+    }
+}
