@@ -58,6 +58,34 @@ struct ResourceRecordTests {
         }
     }
 
+    /// Every kind of value, in every place a resource object gives meaning to, checked against reading it.
+    @Test("Checking and reading agree for every kind of value in every member with a meaning")
+    func everyMemberEveryKind() throws {
+        let values = [
+            #""s""#, "5", "true", "null", "{}", "[]", #"{"type":"b","id":"2"}"#, #"[{"type":"b","id":"2"}]"#,
+            #"{"href":"/x"}"#, #"["en"]"#, #"[5]"#,
+        ]
+        var objects: [String] = []
+        for value in values {
+            for member in ["type", "id", "lid", "attributes", "relationships", "links", "meta"] {
+                objects.append(#"{"type":"a","id":"1","\#(member)":\#(value)}"#)
+            }
+            for member in ["data", "links", "meta", "other"] {
+                objects.append(#"{"type":"a","id":"1","relationships":{"r":{"\#(member)":\#(value)}}}"#)
+            }
+            for member in ["type", "id", "lid", "meta"] {
+                objects.append(#"{"type":"a","id":"1","relationships":{"r":{"data":{"type":"b","id":"2","\#(member)":\#(value)}}}}"#)
+                objects.append(#"{"type":"a","id":"1","relationships":{"r":{"data":[{"type":"b","\#(member)":\#(value)}]}}}"#)
+            }
+            objects.append(#"{"type":"a","id":"1","links":{"self":\#(value)}}"#)
+            for member in ["href", "rel", "title", "type", "describedby", "hreflang", "meta", "other"] {
+                objects.append(#"{"type":"a","id":"1","links":{"self":{"href":"/x","\#(member)":\#(value)}}}"#)
+                objects.append(#"{"type":"a","id":"1","relationships":{"r":{"links":{"related":{"href":"/x","\#(member)":\#(value)}}}}}"#)
+            }
+        }
+        for json in objects { try checkMatchesReading(json: json) }
+    }
+
     @Test("A document's records: resource objects with an id, primary data then included; not identifiers or lids")
     func entries() throws {
         let body = #"{"included":[{"type":"b","id":"2"},{"type":"b","lid":"x","attributes":{}}],"data":[{"type":"a","id":"1","attributes":{}},{"type":"a","id":"3"}]}"#
