@@ -15,11 +15,11 @@ import FoundationNetworking
 /// - `store-read`: every article, typed, from a store holding that document (`resources(Article.self)`: the
 ///   records' nodes copied into one tape and decoded; nothing written or parsed).
 /// - `store-save`: `flush()` of a persisted store holding that document's records and its stored response, after
-///   a one-record change: the file encoded, written, `fsync`ed and renamed.
-/// - `store-load`: opening a new store on that directory: the file read, checked and decoded into records and
-///   responses.
-/// - `store-save-cold`: `store-load`, then a one-record change and `flush()`: the first save after opening encodes
-///   every record (later ones only those changed), so this less `store-load` is the cold save.
+///   a one-record change: each record's parsed text copied into the file, written, `fsync`ed and renamed.
+/// - `store-load`: opening a new store on that directory: the file read, checked and parsed once into records
+///   (sharing its tape) and responses.
+/// - `store-save-cold`: `store-load`, then a one-record change and `flush()`: this less `store-load` is the first
+///   save after opening.
 enum StoreCase {
     static let names = ["store-merge", "store-read", "store-save", "store-load", "store-save-cold"]
 
