@@ -478,6 +478,10 @@ public final class ResourceStore: Sendable {
     }
 
     /// Whether `a` and `b` are the same body: the same storage, or else the same bytes.
+    ///
+    /// The addresses of the bytes are compared and never read through: copies of one `Data` share its storage, so
+    /// the body the store step kept and the one the decode got are found equal without a `memcmp` of the body (up
+    /// to 12.6 MB twice per typed fetch in the benchmark).
     private static func same(_ a: Data, _ b: Data) -> Bool {
         guard a.count == b.count else { return false }
         let shared = a.withUnsafeBytes { a in b.withUnsafeBytes { a.baseAddress == $0.baseAddress } }
