@@ -13,27 +13,36 @@ extension DocumentReader {
         for _ in 0..<tape.count(index) {
             let value = key + 1
             if tape.key(key, is: "type") {
-                guard tape.kind(value) == .string else { throw mismatch(value, expected: "a string") }
+                try checkString(value)
                 hasType = true
             } else if tape.key(key, is: "id") {
                 try checkIdentifierString(value)
             } else if tape.key(key, is: "attributes") {
-                if tape.kind(value) != .null { try expectObject(value) }
+                try checkOptionalObject(value)
             } else if tape.key(key, is: "relationships") {
                 if tape.kind(value) != .null {
                     try expectObject(value)
                     try checkRelationships(value)
                 }
             } else if tape.key(key, is: "lid") {
-                guard tape.kind(value) == .string else { throw mismatch(value, expected: "a string") }
+                try checkString(value)
             } else if tape.key(key, is: "links") {
                 if tape.kind(value) != .null { try checkLinks(value) }
             } else if tape.key(key, is: "meta") {
-                if tape.kind(value) != .null { try expectObject(value) }
+                try checkOptionalObject(value)
             }
             key = tape.skip(value)
         }
         guard hasType else { throw missing("type", in: index) }
+    }
+
+    /// An object or `null` (absent), as ``optionalMeta(_:)`` and optional attributes read it.
+    private func checkOptionalObject(_ index: Int) throws(Failure) {
+        if tape.kind(index) != .null { try expectObject(index) }
+    }
+
+    private func checkString(_ index: Int) throws(Failure) {
+        guard tape.kind(index) == .string else { throw mismatch(index, expected: "a string") }
     }
 
     private func checkIdentifierString(_ index: Int) throws(Failure) {
@@ -78,7 +87,7 @@ extension DocumentReader {
             } else if tape.key(key, is: "links") {
                 if tape.kind(value) != .null { try checkLinks(value) }
             } else if tape.key(key, is: "meta") {
-                if tape.kind(value) != .null { try expectObject(value) }
+                try checkOptionalObject(value)
             }
             key = tape.skip(value)
         }
@@ -102,16 +111,16 @@ extension DocumentReader {
         for _ in 0..<tape.count(index) {
             let value = key + 1
             if tape.key(key, is: "type") {
-                guard tape.kind(value) == .string else { throw mismatch(value, expected: "a string") }
+                try checkString(value)
                 hasType = true
             } else if tape.key(key, is: "id") {
                 try checkIdentifierString(value)
                 hasKey = true
             } else if tape.key(key, is: "lid") {
-                guard tape.kind(value) == .string else { throw mismatch(value, expected: "a string") }
+                try checkString(value)
                 hasKey = true
             } else if tape.key(key, is: "meta") {
-                if tape.kind(value) != .null { try expectObject(value) }
+                try checkOptionalObject(value)
             }
             key = tape.skip(value)
         }
@@ -142,7 +151,7 @@ extension DocumentReader {
                 let isNull = tape.kind(value) == .null
                 switch tape.string(key) {
                 case "href":
-                    guard tape.kind(value) == .string else { throw mismatch(value, expected: "a string") }
+                    try checkString(value)
                     hasHref = true
                 case "rel", "title", "type":
                     guard isNull || tape.kind(value) == .string else { throw mismatch(value, expected: "a string") }
