@@ -47,6 +47,34 @@ struct StoreRecordTests {
         #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
     }
 
+    @Test("Observed, a typed fetch still parses its body once, and the observer is told; 20 coalesced fetches too")
+    func oneParseObserved() async throws {
+        let body = Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])
+        let api = Session(
+            baseURL: exampleBase,
+            client: ScriptedClient { _ in
+                try await Task.sleep(for: .milliseconds(20))
+                return HTTPResponse(status: .ok, body: body)
+            })
+        let store = try #require(api.store)
+        var changes = store.changes(of: Person.self).makeAsyncIterator()
+        let articles = api.source(Article.self, .path("articles/<id>"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { _ = try await articles.fetch().result() } }
+            try await group.waitForAll()
+        }
+        #expect(await changes.next()?.id == "9")
+        #expect(store.state.withLock { ($0.bodiesParsed, $0.pending.count) } == (0, 0))
+        // A body the decode cannot keep records of (a resource that would not read) is merged by the store, observed.
+        let odd = Data(#"{"data":[{"type":"articles","id":"2","attributes":{"title":"Two"},"relationships":{"x":5}}]}"#.utf8)
+        let other = Session(baseURL: exampleBase, client: ScriptedClient { _ in HTTPResponse(status: .ok, body: odd) })
+        let otherStore = try #require(other.store)
+        let observer = otherStore.changes(of: Article.self)
+        _ = try await other.source(Article.self, .path("articles/<id>")).fetch().result()
+        #expect(otherStore.state.withLock { ($0.bodiesParsed, $0.pending.count, $0.records.count) } == (1, 0, 0))
+        withExtendedLifetime(observer) {}
+    }
+
     @Test("Records handed over from a decode go in their body's place among the bodies waiting: older first")
     func claimInOrder() throws {
         let store = ResourceStore()

@@ -99,7 +99,12 @@ extension Session {
     ) async throws -> FetchResponse<Primary> {
         let listing = ListedTypes.of(Primary.self)
         let (sent, response, source, credentials) = try await exchange(
-            request, url: try url ?? request.url(), listing: listing)
+            request, url: try url ?? request.url(), listing: listing, decodes: true)
+        // A new body the store keeps waits for this decode's records (one parse); without them, the store merges
+        // it itself if someone observes it.
+        let keeping = source == .network ? store.flatMap { $0.isPending(response.body) ? $0 : nil } : nil
+        var handedOver = false
+        defer { if !handedOver { keeping?.settle() } }
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(
                 code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",
@@ -107,8 +112,6 @@ extension Session {
                 responseHeaders: response.headerFields, responseBody: response.body)
         }
         let readsResourceMeta = request.pagination?.readsResourceMeta ?? false
-        // A new body the store keeps: its records come from the typed decode's parse (one parse).
-        let keeping = source == .network ? store.flatMap { $0.isPending(response.body) ? $0 : nil } : nil
         let (document, outline, records) = try decode(Primary.self, request: sent, response: response) {
             decoder, body throws(JSONAPIDecodingError) -> (Document<Primary>, PrimaryDataOutline, ResourceRecords?) in
             guard keeping != nil else {
@@ -118,7 +121,10 @@ extension Session {
             }
             return try decoder.decodeKeepingRecords(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
         }
-        if let keeping, let records { keeping.merge(records, from: response.body) }
+        if let keeping, let records {
+            keeping.merge(records, from: response.body)
+            handedOver = true
+        }
         let page = PageContext(
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)

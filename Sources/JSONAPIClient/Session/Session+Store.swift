@@ -16,10 +16,12 @@ extension Session {
     ///   - url: Its URL, built by the caller once.
     ///   - listing: The resource type its primary data is a collection of, when known from the model: a create or
     ///     delete of that type makes the stored response stale.
+    ///   - decodes: Whether the caller decodes the body it gets: then a body the store keeps waits for the decode's
+    ///     records (`ResourceStore.merge(from:awaitsDecode:)`), and the caller hands them over or settles the store.
     /// - Returns: The request (before the middleware), a successful response, where it came from, and whose it is:
     ///   the digest of the credentials of the request as the transport (or the store) was given it, after the
     ///   middleware — for a live list, to tell a page fetched for someone else.
-    func exchange(_ description: JSONAPIRequest, url: URL, listing: String? = nil) async throws
+    func exchange(_ description: JSONAPIRequest, url: URL, listing: String? = nil, decodes: Bool = false) async throws
         -> (HTTPRequest, HTTPResponse, ResponseSource, CredentialDigest?)
     {
         let request = httpRequest(for: description, url: url)
@@ -40,7 +42,7 @@ extension Session {
         let response: HTTPResponse
         do {
             response = try await transmit(request) { [self] sent in
-                try await answer(sent, policy: policy, listing: listing, store: store, visit: visit)
+                try await answer(sent, policy: policy, listing: listing, decodes: decodes, store: store, visit: visit)
             }
         } catch let error as JSONAPIClientError
             where policy.kind == .networkFirst && (error.code == .transportFailed || error.code == .timedOut)
@@ -67,7 +69,8 @@ extension Session {
     /// and the request sets no validator of its own — shared with identical requests in flight; keeps a successful
     /// response (unless `no-store`) and merges its resources.
     private func answer(
-        _ request: HTTPRequest, policy: CachePolicy, listing: String?, store: ResourceStore, visit: StoreVisit
+        _ request: HTTPRequest, policy: CachePolicy, listing: String?, decodes: Bool, store: ResourceStore,
+        visit: StoreVisit
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
         let key = store.responseKey(for: request)
@@ -114,7 +117,7 @@ extension Session {
         guard response.status.kind == .successful else { return response }
         if store.storeResponse(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) {
             if let listing { store.noteCollection(of: listing, key: key) }
-            store.merge(from: response.body)
+            store.merge(from: response.body, awaitsDecode: decodes)
         }
         return response
     }

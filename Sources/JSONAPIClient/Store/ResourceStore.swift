@@ -156,6 +156,9 @@ public final class ResourceStore: Sendable {
         /// bodies and the response byte limit wait: past either, those waiting are merged (none is dropped).
         var pending: [Data] = []
         var pendingBytes = 0
+        /// How many bodies the store parsed itself (not handed over by a decode): what one parse keeps at zero for
+        /// typed fetches.
+        var bodiesParsed = 0
         /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
         /// make room.
         var clears: UInt64 = 0
@@ -430,26 +433,41 @@ public final class ResourceStore: Sendable {
     }
 
     /// Merges a response body's resources: at once when someone observes the store, else when it is next read or
-    /// saved — or when the typed decode of the same body hands over its records (``merge(_:from:)``), so that the
-    /// body is parsed once. At most ``maxPending`` bodies and the response byte limit's worth wait: a body that
-    /// would pass either has those waiting merged first (nothing is dropped). A body that is not a document adds
-    /// nothing.
-    func merge(from body: Data) {
+    /// saved — or, when `awaitsDecode`, when the typed decode of the same body hands over its records
+    /// (``merge(_:from:)``), so that the body is parsed once; the decoding caller then owes the store that call or
+    /// ``settle()``. At most ``maxPending`` bodies and the response byte limit's worth wait: a body that would pass
+    /// either has those waiting merged first (nothing is dropped). A body already waiting (the same storage or
+    /// bytes: the response of requests that shared one exchange) is not added again. A body that is not a document
+    /// adds nothing.
+    func merge(from body: Data, awaitsDecode: Bool = false) {
         let limit = max(configuration.maxResponseBytes, 0)
-        let observed = state.withLock { state -> Bool in
-            guard state.observers.isEmpty else { return true }
+        var changes: [StoreChange] = []
+        let (observed, observers) = state.withLock { state -> (Bool, [Observer]) in
+            let observers = Array(state.observers.values)
+            guard observers.isEmpty || awaitsDecode else { return (true, observers) }
+            guard !state.pending.contains(where: { Self.same($0, body) }) else { return (false, []) }
             if !state.pending.isEmpty,
                 state.pending.count >= Self.maxPending || body.count > limit - min(state.pendingBytes, limit)
             {
-                mergePending(&state)
+                changes = mergePending(&state)
             }
             state.pending.append(body)
             state.pendingBytes += body.count
-            return false
+            return (false, observers)
         }
+        notify(observers, of: changes)
         changed()
-        guard observed, let records = try? decoder.records(from: body) else { return }
+        guard observed else { return }
+        state.withLock { $0.bodiesParsed += 1 }
+        guard let records = try? decoder.records(from: body) else { return }
         merge(records)
+    }
+
+    /// Merges the bodies waiting now when someone observes the store (so that they are told), else leaves them
+    /// for the next read: what a caller of ``merge(from:awaitsDecode:)`` does when its decode kept no records.
+    func settle() {
+        guard state.withLock({ !$0.observers.isEmpty && !$0.pending.isEmpty }) else { return }
+        withMergedState { _ in }
     }
 
     /// Whether `body` waits to be merged: then its typed decode keeps its records for ``merge(_:from:)``.
@@ -467,6 +485,7 @@ public final class ResourceStore: Sendable {
             state.pending.removeFirst(position + 1)
             state.pendingBytes = state.pending.reduce(0) { $0 + $1.count }
             var changes: [StoreChange] = []
+            state.bodiesParsed += earlier.count
             for earlier in earlier {
                 guard let parsed = try? decoder.records(from: earlier) else { continue }
                 changes += merge(parsed, into: &state)
@@ -491,22 +510,32 @@ public final class ResourceStore: Sendable {
     /// Runs `body` on the state once the pending bodies are merged (no observer is told: there is none while bodies
     /// wait).
     func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        try state.withLock { state in
-            mergePending(&state)
+        var changes: [StoreChange] = []
+        var observers: [Observer] = []
+        let result = try state.withLock { state in
+            changes = mergePending(&state)
+            if !changes.isEmpty { observers = Array(state.observers.values) }
             return try body(&state)
         }
+        notify(observers, of: changes)
+        return result
     }
 
     /// Merges the bodies waiting, oldest first.
-    private func mergePending(_ state: inout State) {
-        guard !state.pending.isEmpty else { return }
+    ///
+    /// - Returns: The changes, when someone observes the store (a body awaiting its decode waits while observed).
+    private func mergePending(_ state: inout State) -> [StoreChange] {
+        guard !state.pending.isEmpty else { return [] }
         let bodies = state.pending
         state.pending = []
         state.pendingBytes = 0
+        var changes: [StoreChange] = []
+        state.bodiesParsed += bodies.count
         for pending in bodies {
             guard let records = try? decoder.records(from: pending) else { continue }
-            _ = merge(records, into: &state)
+            changes += merge(records, into: &state)
         }
+        return changes
     }
 
     /// Tells the writer, when the store has one, that there is something new to save.
