@@ -7,23 +7,24 @@ extension ResourceStore {
     /// a resource at a time by the first read that walks it, so that later reads follow linkage without resolving it
     /// again; a tape never changes, so neither does what it names.
     struct LinkTable {
-        /// By position: where its targets start in `targets` (a count, then the targets), or `nil` until a read
-        /// walked it.
-        private var starts: [Int?] = []
+        /// By position: where its targets start in `targets` (a count, then the targets), or -1 until a read
+        /// walked it. (`Int32`: four bytes a resource, where `Int?` took sixteen.)
+        private var starts: [Int32] = []
         /// Per target: a position (≥ 0), or `-(node + 1)` for an identifier naming no resource of this tape.
         private var targets: [Int32] = []
 
         /// The targets of the resource at `position` of `records`, found now if no read found them before.
         mutating func targets(of position: Int, in records: ResourceRecords) -> ArraySlice<Int32> {
-            if starts.isEmpty { starts = Array(repeating: nil, count: records.resources.count) }
-            if let start = starts[position] { return targets[(start + 1)..<(start + 1 + Int(targets[start]))] }
+            if starts.isEmpty { starts = Array(repeating: -1, count: records.resources.count) }
+            let known = Int(starts[position])
+            if known >= 0 { return targets[(known + 1)..<(known + 1 + Int(targets[known]))] }
             let start = targets.count
             targets.append(0)
             records.resources[position].record(in: records).forEachLinked { linked in
                 targets.append(Int32(truncatingIfNeeded: linked.position ?? -(linked.node + 1)))
             }
             targets[start] = Int32(truncatingIfNeeded: targets.count - start - 1)
-            starts[position] = start
+            starts[position] = Int32(truncatingIfNeeded: start)
             return targets[(start + 1)...]
         }
     }
