@@ -52,9 +52,20 @@ package final class ResourceRecords: @unchecked Sendable {
         tape.bytes.adoptCopy()
         self.tape = tape
         // In document order (`included` may come before `data`), so that a node's entry is found by bisection.
-        let ordered = zip(entries, entries.dropFirst()).allSatisfy { $0.index < $1.index }
-        self.resources = ordered ? entries : entries.sorted { $0.index < $1.index }
-        self.nodes = resources.map(\.index)
+        var nodes: [UInt32] = []
+        nodes.reserveCapacity(entries.count)
+        var ordered = true
+        for entry in entries {
+            if let last = nodes.last, entry.index <= last { ordered = false }
+            nodes.append(entry.index)
+        }
+        if ordered {
+            self.resources = entries
+        } else {
+            self.resources = entries.sorted { $0.index < $1.index }
+            nodes.sort()
+        }
+        self.nodes = nodes
         self.index = index
         self.listedCount = listedCount
         self.includedCount = includedCount
