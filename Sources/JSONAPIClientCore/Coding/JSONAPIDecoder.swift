@@ -81,7 +81,9 @@ public struct JSONAPIDecoder: Sendable {
     }
 
     /// ``decode(_:tape:)``, giving back the index of the document's resources it made when `keepingIndex` (none
-    /// when it made none: no primary data, or a schema-less read).
+    /// when it made none: no primary data, or a schema-less read). Inlined, so that the plain decode's copy of it
+    /// has no index to keep.
+    @inline(__always)
     func decode<Primary: Decodable & Sendable>(
         _ type: Document<Primary>.Type, tape: JSONTape, keepingIndex: Bool, index: inout ResourceIndex?
     ) throws(JSONAPIDecodingError) -> Document<Primary> {
