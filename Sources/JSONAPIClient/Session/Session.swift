@@ -58,7 +58,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)
         self.store = configuration.store.map {
-            ResourceStore(configuration: $0, decoder: configuration.decoder, encoder: configuration.encoder)
+            ResourceStore(configuration: $0, decoder: configuration.decoder)
         }
         // The queue's file goes only where the store's does: a directory the store could open.
         let persistence = store?.writer != nil ? configuration.store?.persistence : nil
