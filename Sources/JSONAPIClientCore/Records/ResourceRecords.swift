@@ -282,7 +282,8 @@ extension JSONAPIDecoder {
                 nodes.append(source[position].moved(nodes: moved, bytes: shift))
             }
         }
-        guard byteCount <= Int(UInt32.max) else {
+        // Compared as 64-bit: `Int(UInt32.max)` traps where `Int` is 32 bits (watchOS on arm64_32).
+        guard UInt64(byteCount) <= UInt64(UInt32.max) else {
             throw JSONAPIDecodingError(code: .invalidDocument, pointer: "", detail: "too many records for one read")
         }
         return (JSONTape(bytes: TapeBytes(concatenating: pieces), nodes: nodes), objects)
