@@ -342,7 +342,8 @@ public final class ResourceStore: Sendable {
     ///   - id: The resource's id.
     /// - Returns: The model, or `nil` when the store holds no record of it.
     /// - Throws: `JSONAPIDecodingError` when the record does not make a `Model` (a sparse fieldset left out a
-    ///   member it requires); its pointer locates the member in the response the record came in.
+    ///   member it requires); its pointer locates the member in the response the records came in (or,
+    ///   for records of several responses, as if they were one document's `data` and `included`).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         register(Model.self)
         guard let (primary, included) = graph(from: [Key(type: Model.resourceType, id: id)]) else { return nil }
@@ -354,7 +355,8 @@ public final class ResourceStore: Sendable {
     /// - Parameter type: The model to decode.
     /// - Returns: The models, ordered by id; `[]` when the store holds none.
     /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`; its pointer locates the member in the
-    ///   response the record came in.
+    ///   response the records came in (or, for records of several responses, as if they were one document's `data`
+    ///   and `included`).
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
         let keys = withMergedState { state in

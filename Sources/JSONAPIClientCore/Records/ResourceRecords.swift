@@ -217,8 +217,8 @@ extension JSONAPIDecoder {
     /// one tape (with the bytes their strings and numbers lie in).
     ///
     /// - Throws: ``JSONAPIDecodingError`` when a record does not make a `Model` (its pointer locates the member in
-    ///   the document the record came in, or, for records of several documents, in `[primary, included]`), or when
-    ///   the records are more than one tape holds.
+    ///   the document the records came in, or, for records of several documents, as if `primary` were a document's
+    ///   `data` and `included` its `included`), or when the records are more than one tape holds.
     package func decode<Model: Decodable>(
         _ type: Model.Type, records primary: [ResourceRecord], included: [ResourceRecord]
     ) throws(JSONAPIDecodingError) -> [Model] {
@@ -226,7 +226,8 @@ extension JSONAPIDecoder {
         let tape: JSONTape
         var objects: [Int] = []
         objects.reserveCapacity(primary.count + included.count)
-        if primary.allSatisfy({ $0.records === first }) && included.allSatisfy({ $0.records === first }) {
+        let shared = primary.allSatisfy({ $0.records === first }) && included.allSatisfy({ $0.records === first })
+        if shared {
             tape = first.tape
             for record in primary { objects.append(Int(record.index)) }
             for record in included { objects.append(Int(record.index)) }
@@ -245,7 +246,16 @@ extension JSONAPIDecoder {
                 models.append(try context.decode(Model.self, at: .resource(object)))
             }
         } catch {
-            throw context.describe(error)
+            var failure = context.describe(error)
+            // An assembled tape's root is the list of the records: point as into a document of them.
+            if !shared, let slash = failure.pointer.dropFirst().firstIndex(of: "/") ?? Optional(failure.pointer.endIndex),
+                let position = Int(failure.pointer.dropFirst()[..<slash])
+            {
+                let rest = failure.pointer[slash...]
+                failure.pointer = position < primary.count
+                    ? "/data/\(position)\(rest)" : "/included/\(position - primary.count)\(rest)"
+            }
+            throw failure
         }
         return models
     }
