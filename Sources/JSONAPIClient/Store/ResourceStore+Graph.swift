@@ -40,7 +40,10 @@ extension ResourceStore {
             let now = state.tick()
             var walk = GraphWalk(byKeyOnly: !state.layers.isEmpty)
             defer { walk.end(&state) }
-            for key in keys where walk.meet(key, in: &state) { state.records[key]?.lastUse = now }
+            for key in keys {
+                guard walk.meet(key, in: &state) else { continue }
+                state.records[key]?.lastUse = now
+            }
             let primary = walk.met.map(\.record)
             guard !primary.isEmpty else { return nil }
             var next = 0
