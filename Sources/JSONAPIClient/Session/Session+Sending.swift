@@ -100,11 +100,10 @@ extension Session {
         let listing = ListedTypes.of(Primary.self)
         let (sent, response, source, credentials) = try await exchange(
             request, url: try url ?? request.url(), listing: listing, decodes: true)
-        // A new body the store keeps waits for this decode's records (one parse); without them, the store merges
-        // it itself if someone observes it.
+        // A new body the store keeps waits for this decode's records (one parse); when the decode keeps none, the
+        // store merges the body itself if someone observes it (`settle`, which finds nothing to do otherwise).
         let keeping = source == .network ? store.flatMap { $0.isPending(response.body) ? $0 : nil } : nil
-        var handedOver = false
-        defer { if !handedOver { keeping?.settle() } }
+        defer { keeping?.settle() }
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(
                 code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",
@@ -121,10 +120,7 @@ extension Session {
             }
             return try decoder.decodeKeepingRecords(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
         }
-        if let keeping, let records {
-            keeping.merge(records, from: response.body)
-            handedOver = true
-        }
+        if let keeping, let records { keeping.merge(records, from: response.body) }
         let page = PageContext(
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)
