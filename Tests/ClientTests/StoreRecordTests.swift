@@ -110,11 +110,14 @@ struct StoreRecordTests {
         #expect(!store.isPending(older))
     }
 
-    @Test("The same bytes from a copy of a body are still that body")
+    @Test("The same bytes from a copy of a body are still that body; a body already waiting is not added again")
     func sameBody() throws {
         let store = ResourceStore()
         let body = Self.body([Self.person(1, "One")])
         store.merge(from: body)
+        store.merge(from: body, awaitsDecode: true)
+        store.merge(from: Data(Array(body)))
+        #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed) } == (1, 0))
         #expect(store.isPending(Data(Array(body))))  // other storage, same bytes
         #expect(!store.isPending(Self.body([Self.person(1, "Uno")])))
         #expect(!store.isPending(Data()))

@@ -197,6 +197,11 @@ struct ResourceRecordTests {
             try JSONAPIDecoder().decode(Article.self, records: [title], included: [all[2]])
         }
         #expect(inFirst?.pointer == "/data/0/attributes/title")
+        let nameless = try Self.record(#"{"type":"people","id":"9","attributes":{}}"#)
+        let inIncluded = #expect(throws: JSONAPIDecodingError.self) {
+            try JSONAPIDecoder().decode(Article.self, records: [all[0].compacted()], included: [nameless])
+        }
+        #expect(inIncluded?.pointer.hasPrefix("/included/0") == true)
     }
 
     @Test(
