@@ -39,6 +39,7 @@ struct StoreRecordTests {
         let body = Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])
         let api = Session(baseURL: exampleBase, client: ScriptedClient { _ in HTTPResponse(status: .ok, body: body) })
         let store = try #require(api.store)
+        _ = store.count  // the app uses the store
         _ = try await api.source(Article.self, .path("articles/<id>")).fetch().result()
         // Handed over as records: they wait (nobody has read the store), and merging them parses nothing.
         #expect(store.state.withLock { ($0.pending.count, $0.pending.first?.records != nil, $0.records.count) } == (1, true, 0))
@@ -78,20 +79,32 @@ struct StoreRecordTests {
         withExtendedLifetime(observer) {}
     }
 
+    @Test("A store never used takes no records: its bodies wait as they came, parsed only when it is first read")
+    func unusedStoreKeepsBodies() async throws {
+        let body = Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])
+        let api = Session(baseURL: exampleBase, client: ScriptedClient { _ in HTTPResponse(status: .ok, body: body) })
+        let store = try #require(api.store)
+        _ = try await api.source(Article.self, .path("articles/<id>")).fetch().result()
+        #expect(store.state.withLock { ($0.pending.count, $0.pending.first?.records == nil, $0.recordsUsed) } == (1, true, false))
+        #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
+        #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed, $0.recordsUsed) } == (0, 1, true))
+    }
+
     @Test("Records handed over from a decode go in their body's place among the bodies waiting: older first")
     func claimInOrder() async throws {
         let store = ResourceStore()
+        _ = store.count  // used: it takes records
         let older = Self.body([Self.person(1, "Old")])
         let claimed = Self.body([Self.person(1, "Middle")])
         let newer = Self.body([Self.person(1, "New"), Self.person(2, "Two")])
         store.merge(from: older)
         store.merge(from: claimed)
         store.merge(from: newer)
-        #expect(store.isPending(claimed))
+        #expect(store.takesRecords(of: claimed))
         store.merge(try JSONAPIDecoder().records(from: claimed), from: claimed)
         // Nobody observes: the records wait in the body's place, and the body is no longer waiting as a body.
         #expect(store.state.withLock { $0.pending.map { $0.records != nil } } == [false, true, false])
-        #expect(!store.isPending(claimed))
+        #expect(!store.takesRecords(of: claimed))
         #expect(try store.resource(Person.self, id: "1")?.name == "New")
         #expect(store.state.withLock { $0.bodiesParsed } == 2)  // the two not handed over
         // Observed, handed-over records are merged at once, after the bodies before them, and the observer is told.
@@ -107,20 +120,21 @@ struct StoreRecordTests {
         // A body merged meanwhile (by a read) is not merged again over what came after it.
         store.merge(try JSONAPIDecoder().records(from: older), from: older)
         #expect(try store.resource(Person.self, id: "1")?.name == "New")
-        #expect(!store.isPending(older))
+        #expect(!store.takesRecords(of: older))
     }
 
     @Test("The same bytes from a copy of a body are still that body; a body already waiting is not added again")
     func sameBody() throws {
         let store = ResourceStore()
+        _ = store.count  // used: it takes records
         let body = Self.body([Self.person(1, "One")])
         store.merge(from: body)
         store.merge(from: body, awaitsDecode: true)
         store.merge(from: Data(Array(body)))
         #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed) } == (1, 0))
-        #expect(store.isPending(Data(Array(body))))  // other storage, same bytes
-        #expect(!store.isPending(Self.body([Self.person(1, "Uno")])))
-        #expect(!store.isPending(Data()))
+        #expect(store.takesRecords(of: Data(Array(body))))  // other storage, same bytes
+        #expect(!store.takesRecords(of: Self.body([Self.person(1, "Uno")])))
+        #expect(!store.takesRecords(of: Data()))
     }
 
     @Test("A merge of what the store has, written the same, changes nothing; a fuller one replaces; a partial one merges")
@@ -219,6 +233,7 @@ struct StoreRecordTests {
     func serverPage() async throws {
         let api = Session(baseURL: try TestServer.url())
         let store = try #require(api.store)
+        _ = store.count  // the app uses the store
         let page = try await api.source(TestSupport.Article.self, .path("articles/<id>")).fetch()
             .include(["author", "comments"]).paginate(.pageBased(1, 20))
         let fetched = try #require(page.data)

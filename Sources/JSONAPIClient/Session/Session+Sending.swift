@@ -102,7 +102,7 @@ extension Session {
             request, url: try url ?? request.url(), listing: listing, decodes: true)
         // A new body the store keeps waits for this decode's records (one parse); when the decode keeps none, the
         // store merges the body itself if someone observes it (`settle`, which finds nothing to do otherwise).
-        let keeping = source == .network ? store.flatMap { $0.isPending(response.body) ? $0 : nil } : nil
+        let keeping = source == .network ? store.flatMap { $0.takesRecords(of: response.body) ? $0 : nil } : nil
         defer { keeping?.settle() }
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(

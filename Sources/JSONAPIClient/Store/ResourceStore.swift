@@ -172,6 +172,10 @@ public final class ResourceStore: Sendable {
         /// How many bodies the store parsed itself (not handed over by a decode): what one parse keeps at zero for
         /// typed fetches.
         var bodiesParsed = 0
+        /// Whether the records were ever used — read, observed, written, saved (anything that merges the bodies
+        /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
+        /// session whose store is never used pays for keeping the bytes only.
+        var recordsUsed = false
         /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
         /// make room.
         var clears: UInt64 = 0
@@ -480,9 +484,11 @@ public final class ResourceStore: Sendable {
         withMergedState { _ in }
     }
 
-    /// Whether `body` waits to be merged: then its typed decode keeps its records for ``merge(_:from:)``.
-    func isPending(_ body: Data) -> Bool {
-        state.withLock { state in state.pending.contains { $0.isBody(body) } }
+    /// Whether the store takes `body`'s records from its decode (``merge(_:from:)``): the body waits to be merged,
+    /// and the store's records have been used. A store never used keeps its bodies as they came, parsed only if it
+    /// is ever read: the `pipeline` benchmark's session (a store nobody reads) decodes each page as if it had none.
+    func takesRecords(of body: Data) -> Bool {
+        state.withLock { state in state.recordsUsed && state.pending.contains { $0.isBody(body) } }
     }
 
     /// Takes `records`, parsed from `body` by its typed decode, in `body`'s place among the bodies waiting to be
@@ -533,6 +539,7 @@ public final class ResourceStore: Sendable {
         var changes: [StoreChange] = []
         var observers: [Observer] = []
         let result = try state.withLock { state in
+            state.recordsUsed = true
             changes = mergePending(&state)
             if !changes.isEmpty { observers = Array(state.observers.values) }
             return try body(&state)
