@@ -94,9 +94,6 @@ package final class ResourceRecords: @unchecked Sendable {
         return (tape.string(type), text)
     }
 
-    /// The document's bytes and nodes, for tests and the benchmark: their sizes in memory.
-    package var byteCount: Int { tape.bytes.count + tape.nodes.count * MemoryLayout<JSONTape.Node>.stride }
-
     // MARK: Finding the resources
 
     /// The resources of the document on `reader`'s tape whose primary data is at `dataIndex` and `included` array at
