@@ -151,19 +151,24 @@ package struct ResourceRecord: Sendable {
     /// Calls `body` with each identifier of the record's relationships' linkage that has an `id` (a `lid` alone
     /// names no record), in the order written.
     package func forEachLinked(_ body: (Linked) -> Void) {
+        forEachIdentifier { identifier in
+            linked(identifier, body)
+            return true
+        }
+    }
+
+    /// Calls `body` with the node of each element of the record's relationships' linkage (an identifier, or
+    /// whatever stands in its place), in the order written, until it returns `false`.
+    private func forEachIdentifier(_ body: (Int) -> Bool) {
         guard let relationships = member("relationships", of: object), tape.kind(relationships) == .object else { return }
         var key = relationships + 1
         for _ in 0..<tape.count(relationships) {
             if let data = ResourceMembers.data(of: key + 1, in: tape) {
-                switch tape.kind(data) {
-                case .object: linked(data, body)
-                case .array:
-                    var element = data + 1
-                    for _ in 0..<tape.count(data) {
-                        linked(element, body)
-                        element = tape.skip(element)
-                    }
-                default: break
+                let isArray = tape.kind(data) == .array
+                var element = isArray ? data + 1 : data
+                for _ in 0..<(isArray ? tape.count(data) : 1) {
+                    guard body(element) else { return }
+                    element = tape.skip(element)
                 }
             }
             key = tape.skip(key + 1)
@@ -182,25 +187,14 @@ package struct ResourceRecord: Sendable {
 
     /// Whether a relationship's linkage names a resource by its `lid` alone.
     package var linksByLocalID: Bool {
-        guard let relationships = member("relationships", of: object), tape.kind(relationships) == .object else {
-            return false
+        var found = false
+        forEachIdentifier { identifier in
+            guard tape.kind(identifier) == .object else { return true }
+            let identity = ResourceMembers.identity(of: identifier, in: tape)
+            found = identity.id == nil && identity.lid != nil
+            return !found
         }
-        var key = relationships + 1
-        for _ in 0..<tape.count(relationships) {
-            if let data = ResourceMembers.data(of: key + 1, in: tape) {
-                var element = tape.kind(data) == .array ? data + 1 : data
-                let count = tape.kind(data) == .array ? tape.count(data) : 1
-                for _ in 0..<count {
-                    if tape.kind(element) == .object {
-                        let identity = ResourceMembers.identity(of: element, in: tape)
-                        if identity.id == nil, identity.lid != nil { return true }
-                    }
-                    element = tape.skip(element)
-                }
-            }
-            key = tape.skip(key + 1)
-        }
-        return false
+        return found
     }
 
     /// The resource's `links.self` (a link object's `href`), or `nil`.
