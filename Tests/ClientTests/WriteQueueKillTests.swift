@@ -78,6 +78,7 @@ struct WriteQueueKillTests {
         #expect(log.messages.isEmpty, "\(log.messages)")
         let queuedIDs = Set(entries.map(\.resourceID))
         for n in reported { #expect(queuedIDs.contains(String(firstID + n)), "write \(n) was lost") }
+        let postsBefore = TestServer.statuses(of: "POST /tags").count
         await api.writeQueue.replay()
         #expect(api.writeQueue.entries.isEmpty)
         var made: [ArticleTag] = []
@@ -88,7 +89,11 @@ struct WriteQueueKillTests {
         for n in reported { #expect(counts["kill-\(run)-\(n)"] == 1, "write \(n) was made \(counts["kill-\(run)-\(n)"] ?? 0) times") }
         #expect(counts.values.allSatisfy { $0 == 1 })
         #expect(made.count == entries.count)
-        let posts = TestServer.statuses(of: "POST /tags")
+        // The server writes its log line just after it answers: read it once it holds every replayed POST (other
+        // tests may POST tags meanwhile, so there may be more). Read at once, the last line could be missing — what
+        // once looked like a write that left the queue without reaching the server.
+        let posts = await TestServer.statuses(of: "POST /tags", count: postsBefore + entries.count).dropFirst(postsBefore)
+        #expect(posts.count >= entries.count, "\(posts.count) POSTs in the server's log for \(entries.count) entries")
         print(
             "queue-kill-test: kills=\(kills) writes_reported=\(reported.count) entries_replayed=\(entries.count) made=\(made.count) files=\(names.sorted()) posts_in_run=\(posts.count)"
         )

@@ -217,19 +217,63 @@ struct WriteQueueTests {
         #expect(server.served == [#"PATCH /memos/1 "Refused""#, "GET /memos/2"])
     }
 
-    @Test("5xx answers are retried with backoff, and the entry is given up after maxServerErrors")
+    @Test("5xx answers are retried with backoff; after maxServerErrors the entry stays, failing, until retry()")
     func serverErrors() async throws {
         let server = FlakyMemos()
         let delays = Delays()
         let (api, memos) = try Self.session(server, delays: delays, maxServerErrors: 3)
+        let (events, following) = Self.events(api.writeQueue)
+        defer { following.cancel() }
         _ = try await memos.update(Self.draft) { $0.title = "A" }
+        _ = await events.next("queued")
         server.go(online: true)
-        server.fail(with: 503, 503, 503, 503)
+        server.fail(with: 503, 503, 503)
         await api.writeQueue.replay()
         #expect(server.served.count == 3)
         #expect(delays.all == [.seconds(1), .seconds(2)])
+        var last: WriteQueue.Event?
+        for _ in 0..<3 { last = await events.next("an event") }
+        guard case .failing(let error)? = last?.outcome else { Issue.record("not failing: \(String(describing: last))"); return }
+        #expect(error.status?.code == 503)
+        // Kept, with its optimistic change; nothing sends it again but the app.
+        #expect(api.writeQueue.entries.map(\.isFailing) == [true])
+        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "A")
+        api.writeQueue.resume()
+        _ = try await memos.fetch(id: "2").result()
+        await api.writeQueue.replay()
+        #expect(server.served.count == 4)  // the GET only
+        server.fail(with: 503)
+        api.writeQueue.retry()
+        await api.writeQueue.replay()  // one more 503 waits, then it goes
         #expect(api.writeQueue.entries.isEmpty)
-        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Draft")
+        #expect(server.served.suffix(2) == [#"PATCH /memos/1 "A""#, #"PATCH /memos/1 "A""#])
+        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "A")
+        #expect(api.store?.pendingChanges().isEmpty == true)
+    }
+
+    @Test("Attempts are bounded over every replay: a resume or a successful request continues the backoff")
+    func attemptsBoundedOverall() async throws {
+        let server = FlakyMemos()
+        let delays = Delays()
+        let queue = WriteQueue.Configuration(retriesPerReplay: 2, maxAttempts: 6, sleep: { delays.record($0) })
+        let api = Session(
+            baseURL: HeldWrites.baseURL, client: server.client, configuration: .init(writes: .offline, writeQueue: queue))
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        _ = try await memos.update(Self.draft) { $0.title = "A" }  // attempt 1
+        await api.writeQueue.replay()  // attempts 2, 3, 4: stops after two failures in a row are waited out
+        #expect(api.writeQueue.entries.first?.attempts == 4)
+        #expect(delays.all == [.seconds(1), .seconds(2)])
+        await api.writeQueue.replay()  // attempts 5, 6: the backoff goes on (8 s), and the sixth marks it failing
+        #expect(delays.all == [.seconds(1), .seconds(2), .seconds(8)])
+        #expect(api.writeQueue.entries.first?.attempts == 6)
+        #expect(api.writeQueue.entries.first?.isFailing == true)
+        await api.writeQueue.replay()  // nothing: it waits for the app
+        #expect(api.writeQueue.entries.first?.attempts == 6)
+        server.go(online: true)
+        api.writeQueue.retry()
+        await api.writeQueue.replay()
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(server.served == [#"PATCH /memos/1 "A""#])
     }
 
     @Test("A 409 to a queued create that was never sent is a refusal, not a delivery")

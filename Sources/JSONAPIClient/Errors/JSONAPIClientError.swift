@@ -57,9 +57,10 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         /// A request under ``CachePolicy/cacheOnly`` has no stored response (or the session has no store); nothing
         /// was sent.
         public static let notCached = Code(.notCached)
-        /// A persisted ``ResourceStore`` could not write its file (the disk is full, the directory is gone or not
-        /// writable); ``detail`` says which step failed and ``underlyingError`` is the system's error. What was on
-        /// disk before is intact.
+        /// A persisted ``ResourceStore`` could not write its file, or its ``WriteQueue`` a queued write's entry (the
+        /// disk is full, the directory is gone or not writable); ``detail`` says which step failed and
+        /// ``underlyingError`` is the system's error. What was on disk before is intact; a write whose entry was not
+        /// saved was neither sent nor queued.
         public static let storeNotSaved = Code(.storeNotSaved)
         /// A queued write was made by another account than the one whose credentials the request carries now (one
         /// signed out, another in): it was not sent, and stays in the ``WriteQueue`` until its account is back or

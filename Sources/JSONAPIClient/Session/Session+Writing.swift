@@ -18,10 +18,11 @@ extension Session {
 
     /// Sends a write of a ``DataSource`` with its options (the session's when `nil`): optimistic, it shows in the
     /// store first and is rolled back if it fails; queued, a transport failure puts it in the ``WriteQueue`` (as
-    /// does a queue that already holds writes) and it returns a queued response instead of throwing.
+    /// does a queue that already holds writes) and it returns a queued response instead of throwing, once the entry
+    /// is durable.
     ///
     /// - Throws: ``JSONAPIClientError``, with ``JSONAPIClientError/rolledBack`` set when an optimistic change was
-    ///   undone; `CancellationError`.
+    ///   undone (``JSONAPIClientError/Code/storeNotSaved`` when the queue could not save the entry); `CancellationError`.
     func write<Primary: Decodable & Sendable>(
         _ write: WriteQueue.Entry, options: WriteOptions?, as type: Primary.Type
     ) async throws -> WriteResponse<Primary> {
@@ -36,7 +37,7 @@ extension Session {
             // Behind the writes waiting, so that none overtakes another; the queue tries them all now. It belongs to
             // the account of the last request (none when the store was cleared since).
             write.owner = currentAccount
-            writeQueue.enqueue(write, layer: layer)
+            try await enqueue(write, layer: layer)
             writeQueue.resume()
             return Self.queued(write)
         }
@@ -49,7 +50,7 @@ extension Session {
                 write.attempts = 1
                 write.sent = true  // it may have reached the server, and only the answer was lost
                 write.owner = currentAccount  // noted as the request reached the transport
-                writeQueue.enqueue(write, layer: layer)
+                try await enqueue(write, layer: layer)
                 return Self.queued(write)
             }
             if let layer { error.rolledBack = store?.dropPending(layer) }
@@ -59,6 +60,16 @@ extension Session {
             throw error
         }
         return try writeResponse(response, to: sent, as: type)
+    }
+
+    /// Puts `write` in the queue, durably; when it cannot be saved, drops its optimistic `layer` and throws.
+    private func enqueue(_ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?) async throws(JSONAPIClientError) {
+        do {
+            try await writeQueue.enqueue(write, layer: layer)
+        } catch var error {
+            if let layer { error.rolledBack = store?.dropPending(layer) }
+            throw error
+        }
     }
 
     /// Sends `write` and brings the store up to date: its optimistic `layer` (if any) confirmed with the server's

@@ -18,12 +18,22 @@ import Foundation
 /// ```
 ///
 /// - **In order.** Only the oldest entry is sent; the next waits for its outcome.
-/// - **Backoff.** A transport failure during a replay waits ``Configuration/firstDelay``, then twice as long each
-///   time up to ``Configuration/maxDelay``; after ``Configuration/retriesPerReplay`` failures in a row the replay
-///   stops until ``resume()`` or the next successful request.
-/// - **Rejected, never retried forever.** A 4xx answer removes the entry with its error (``Outcome/rejected(_:)``)
-///   and rolls back its optimistic change; so do ``Configuration/maxServerErrors`` 5xx answers.
-/// - **Sent once.** An entry is removed (and the file rewritten) as soon as its answer arrives. When an attempt may
+/// - **Backoff.** An attempt that gets no answer (or a 5xx) waits ``Configuration/firstDelay``, then twice as long
+///   each time up to ``Configuration/maxDelay``; the backoff goes on from an entry's earlier attempts, so a
+///   ``resume()`` or a successful request sends it once at once, not a new round of quick tries. After
+///   ``Configuration/retriesPerReplay`` such attempts in a row the replay stops until ``resume()`` or the next
+///   successful request.
+/// - **The server says when.** A `429 Too Many Requests` or `503 Service Unavailable` with `Retry-After` waits as long
+///   as it says (at most ``Configuration/maxRetryAfter``) and is sent again; it is not a failure of the write.
+/// - **Rejected only by the server.** A 4xx answer removes the entry with its error (``Outcome/rejected(_:)``) and
+///   rolls back its optimistic change. Nothing else does: an entry that got no answer ``Configuration/maxAttempts``
+///   times, or ``Configuration/maxServerErrors`` 5xx answers, stays queued, marked ``Entry/isFailing``
+///   (``Outcome/failing(_:)``), its optimistic change still shown, and holds the entries behind it until the app
+///   sends it again (``retry()``) or drops it (``discard(type:id:)``, ``removeAll()``).
+/// - **Durable first.** With persistence, a queued write returns only once its entry is on disk; when it cannot be
+///   saved the write throws ``JSONAPIClientError/Code/storeNotSaved`` and is neither sent nor queued. The file is
+///   written on a queue of its own, never under a lock nor on the caller's thread.
+/// - **Sent once.** An entry is removed as soon as its answer arrives. When an attempt may
 ///   have reached the server but its answer was lost (a transport failure after sending), the replay sends it again:
 ///   a `PATCH` then sets the same members twice, and a `DELETE` answered 404 counts as delivered (as it does on any
 ///   replay: the resource is gone, as it was to be). A create sent
@@ -44,28 +54,44 @@ public final class WriteQueue: Sendable {
         /// How many transport failures in a row a replay waits out before it stops until ``WriteQueue/resume()``;
         /// 5 by default.
         public var retriesPerReplay: Int
-        /// How many 5xx answers an entry may get before it is removed as rejected; 5 by default.
+        /// How many 5xx answers an entry may get before it is marked failing (it stays queued until
+        /// ``WriteQueue/retry()`` or a discard); 5 by default.
         public var maxServerErrors: Int
+        /// How many attempts without an answer (or with a 5xx) an entry may make in all, over every replay and
+        /// launch, before it is marked failing; 10 by default.
+        public var maxAttempts: Int
+        /// The longest wait a `429` or `503`'s `Retry-After` is granted; a longer one waits this long. A day by
+        /// default.
+        public var maxRetryAfter: Duration
         /// Waits for a delay (cancellable); `Task.sleep` by default. Tests pass their own so that nothing waits.
         public var sleep: @Sendable (Duration) async throws -> Void
+        /// The current time, to read a `Retry-After` date; `Date()` by default.
+        public var now: @Sendable () -> Date
 
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - firstDelay: The wait after the first failed try.
-        ///   - maxDelay: The longest wait.
-        ///   - retriesPerReplay: Transport failures in a row before a replay stops.
-        ///   - maxServerErrors: 5xx answers before an entry is given up.
+        ///   - maxDelay: The longest wait of the backoff.
+        ///   - retriesPerReplay: Failed tries in a row before a replay stops.
+        ///   - maxServerErrors: 5xx answers before an entry is marked failing.
+        ///   - maxAttempts: Tries without an answer (or with a 5xx) before an entry is marked failing.
+        ///   - maxRetryAfter: The longest `Retry-After` waited for.
         ///   - sleep: Waits for a delay; `Task.sleep(for:)` when `nil`.
+        ///   - now: The current time; `Date()` when `nil`.
         public init(
             firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(60), retriesPerReplay: Int = 5,
-            maxServerErrors: Int = 5, sleep: (@Sendable (Duration) async throws -> Void)? = nil
+            maxServerErrors: Int = 5, maxAttempts: Int = 10, maxRetryAfter: Duration = .seconds(86_400),
+            sleep: (@Sendable (Duration) async throws -> Void)? = nil, now: (@Sendable () -> Date)? = nil
         ) {
             self.firstDelay = firstDelay
             self.maxDelay = maxDelay
             self.retriesPerReplay = retriesPerReplay
             self.maxServerErrors = maxServerErrors
+            self.maxAttempts = maxAttempts
+            self.maxRetryAfter = maxRetryAfter
             self.sleep = sleep ?? { try await Task.sleep(for: $0) }
+            self.now = now ?? { Date() }
         }
 
         /// The wait after failure number `failure` (from 1): `firstDelay` doubled `failure - 1` times, at most
@@ -94,8 +120,11 @@ public final class WriteQueue: Sendable {
         public let type: String
         /// The id of the resource written; for a create without an id, the local id the store shows it under.
         public let resourceID: String
-        /// How many times it was sent without an answer (transport failures) or with a 5xx.
+        /// How many times it was sent without an answer (transport failures) or with a 5xx, over every replay.
         public internal(set) var attempts: Int
+        /// Whether it is held until the app says: it got no answer ``Configuration/maxAttempts`` times, or
+        /// ``Configuration/maxServerErrors`` 5xx answers. ``WriteQueue/retry()`` sends it again; a discard drops it.
+        public internal(set) var isFailing = false
         /// When it was made.
         public let created: Date
         /// The request body.
@@ -161,11 +190,16 @@ public final class WriteQueue: Sendable {
         /// The server accepted it with this status, or said it was done already (a `409` to a create with a
         /// client-generated id after an attempt that may have made it, a `404` to a delete); it left the queue.
         case delivered(HTTPResponse.Status)
-        /// The server refused it (4xx, or 5xx too many times); it left the queue, and its optimistic change was
-        /// rolled back (``JSONAPIClientError/rolledBack``).
+        /// The server refused it (4xx); it left the queue, and its optimistic change was rolled back
+        /// (``JSONAPIClientError/rolledBack``).
         case rejected(JSONAPIClientError)
-        /// It could not reach the server; the replay tries again after this delay.
+        /// It could not reach the server, or the server asked to wait (`429`, `503` with `Retry-After`); the replay
+        /// tries again after this delay.
         case willRetry(after: Duration)
+        /// It got no answer ``Configuration/maxAttempts`` times, or ``Configuration/maxServerErrors`` 5xx answers
+        /// (the last error given): it stays queued, marked ``Entry/isFailing``, with its optimistic change, until
+        /// the app calls ``WriteQueue/retry()`` or discards it.
+        case failing(JSONAPIClientError)
         /// It could not reach the server, and the replay stopped until ``WriteQueue/resume()``.
         case waiting
         /// It was removed without being sent (``WriteQueue/discard(type:id:)``, ``WriteQueue/removeAll()``).
@@ -187,6 +221,7 @@ public final class WriteQueue: Sendable {
                 case .delivered(let status): "delivered \(status.code)"
                 case .rejected(let error): "rejected \(error.status.map { String($0.code) } ?? error.code.description)"
                 case .willRetry(let delay): "will retry after \(delay)"
+                case .failing(let error): "failing \(error.status.map { String($0.code) } ?? error.code.description)"
                 case .waiting: "waiting"
                 case .discarded: "discarded"
                 }
@@ -195,12 +230,7 @@ public final class WriteQueue: Sendable {
     }
 
     struct State {
-        var entries: [Entry] = []
-        /// The optimistic layer of each entry that has one, by entry id.
-        var layers: [String: ResourceStore.PendingWrite] = [:]
-        /// The entry being sent, which a discard leaves alone.
-        var sending: String?
-        var replay: Task<Void, Never>?
+        var machine = StateMachine()
         var observers: [UInt64: AsyncStream<Event>.Continuation] = [:]
         var nextObserver: UInt64 = 0
     }
@@ -214,35 +244,40 @@ public final class WriteQueue: Sendable {
     public let configuration: Configuration
     let state = LockedValue(State())
     let owner = LockedValue(Owner())
-    /// Where the queue is kept, when the store is persisted.
-    let file: WriteQueueFile?
+    /// Keeps the queue on disk, when the store is persisted.
+    let persister: WriteQueuePersister?
 
-    init(configuration: Configuration, persistence: ResourceStore.Persistence?) {
-        self.configuration = configuration
-        self.file = persistence.map(WriteQueueFile.init)
+    convenience init(configuration: Configuration, persistence: ResourceStore.Persistence?) {
+        self.init(configuration: configuration, storage: persistence.map(WriteQueueFile.init), log: persistence?.log)
     }
 
-    /// Joins `session`, reading the queue's file and showing its entries' optimistic changes again.
+    init(configuration: Configuration, storage: (any WriteQueueStorage)?, log: (@Sendable (String) -> Void)?) {
+        self.configuration = configuration
+        self.persister = storage.map { WriteQueuePersister(storage: $0, log: log ?? { _ in }) }
+    }
+
+    /// Joins `session`, reading the queue's entries and showing their optimistic changes again.
     func attach(_ session: Session) {
         owner.withLock { $0.session = session }
-        guard let entries = file?.read(), !entries.isEmpty else { return }
-        state.withLock { state in
-            state.entries = entries
+        guard let entries = persister?.load(), !entries.isEmpty else { return }
+        var layers: [String: ResourceStore.PendingWrite] = [:]
+        if let store = session.store {
             for entry in entries where entry.optimistic {
-                if let store = session.store, let object = entry.layerObject(decoder: session.configuration.decoder) {
-                    state.layers[entry.id] = store.addPending(entry.kind, object: object, id: entry.resourceID)
+                if let object = entry.layerObject(decoder: session.configuration.decoder) {
+                    layers[entry.id] = store.addPending(entry.kind, object: object, id: entry.resourceID)
                 }
             }
         }
+        state.withLock { $0.machine.loaded(entries, layers: layers) }
     }
 
     // MARK: Reading
 
     /// The writes waiting, oldest first.
-    public var entries: [Entry] { state.withLock { $0.entries } }
+    public var entries: [Entry] { state.withLock { $0.machine.entries } }
 
-    /// What happens to the entries from now on — queued, delivered, rejected, retried, discarded — until the stream is
-    /// dropped.
+    /// What happens to the entries from now on — queued, delivered, rejected, retried, failing, discarded — until the
+    /// stream is dropped.
     ///
     /// - Returns: A stream of events, in the order they happen.
     public func events() -> AsyncStream<Event> {
@@ -260,150 +295,125 @@ public final class WriteQueue: Sendable {
 
     // MARK: Replaying
 
-    /// Tells the queue that the network is back: starts sending the entries, in order, unless a replay runs already.
-    /// Returns at once; see ``replay()`` to wait.
+    /// The replay that runs, so that ``replay()`` can join it.
+    private let running = LockedValue<Task<Void, Never>?>(nil)
+
+    /// Tells the queue that the network is back: starts sending the entries, in order, unless a replay runs already
+    /// or the first entry is failing (see ``retry()``). Returns at once; see ``replay()`` to wait.
     public func resume() {
         _ = replayTask()
     }
 
-    /// Sends the entries in order, and returns when the queue is empty or the server cannot be reached (after the
-    /// retries of ``Configuration/retriesPerReplay``). Joins the replay that runs, if one does.
+    /// Sends the entries in order, and returns when the queue is empty, the server cannot be reached (after the
+    /// retries of ``Configuration/retriesPerReplay``) or the first entry is failing. Joins the replay that runs, if
+    /// one does.
     public func replay() async {
         await replayTask()?.value
     }
 
-    /// The replay that runs, or a new one when there are entries; `nil` when there is nothing to send.
+    /// Sends the entries marked ``Entry/isFailing`` again, their counts of attempts started over: what an app does
+    /// when its user asks to try again.
+    public func retry() {
+        guard let snapshot = state.withLock({ $0.machine.retryFailing() }) else { return }
+        persister?.submit(snapshot)
+        resume()
+    }
+
+    /// The replay that runs, or a new one when there is something to send; `nil` when there is nothing.
     private func replayTask() -> Task<Void, Never>? {
-        state.withLock { state -> Task<Void, Never>? in
-            if let replay = state.replay { return replay }
-            guard !state.entries.isEmpty else { return nil }
+        running.withLock { running -> Task<Void, Never>? in
+            let starts = state.withLock { $0.machine.startReplay() }
+            guard starts else { return state.withLock { $0.machine.isReplaying } ? running : nil }
             let task = Task { await self.run() }
-            state.replay = task
+            running = task
             return task
         }
     }
 
     /// After a request succeeded: the network is back, so the queue, if it holds anything, is replayed.
     func requestSucceeded() {
-        let waiting = state.withLock { !$0.entries.isEmpty && $0.replay == nil }
-        if waiting { resume() }
+        if state.withLock({ $0.machine.canReplay }) { resume() }
     }
 
-    /// The replay: the oldest entry, then the next, until none is left or the server cannot be reached.
+    /// The replay: the oldest entry, then the next, until none is left, the server cannot be reached or an entry is
+    /// failing.
     private func run() async {
-        var failures = 0
         replaying: while !Task.isCancelled, let session = owner.withLock({ $0.session }) {
-            guard let (entry, layer) = next() else { return }  // empty: next() ended the replay
-            let verdict: Verdict
+            guard case .send(let entry, let layer, let persist) = state.withLock({ $0.machine.next() }) else {
+                return  // next() ended the replay
+            }
+            if let persist, let persister {
+                // Written before it goes, so that a process killed while it is on the way knows after a restart.
+                do { try await persister.save(persist) } catch {
+                    emit(Event(entry: entry, outcome: .waiting))
+                    break replaying
+                }
+            }
+            let attempt: StateMachine.Attempt
             do {
                 let (_, response) = try await session.deliver(entry, layer: layer)
-                verdict = .delivered(response.status)
+                attempt = .answered(response.status)
             } catch let error as JSONAPIClientError {
-                verdict = classify(error, of: entry)
+                attempt = .failed(error)
             } catch {
                 break replaying  // cancelled
             }
-            switch verdict {
-            case .delivered(let status):
-                failures = 0
-                finish(entry, .delivered(status))
-            case .madeBefore(let status):
-                // An earlier attempt made it: what was sent stands, as the server's answer would have said.
-                failures = 0
-                if let layer { session.store?.confirmPending(layer, answer: nil) }
-                finish(entry, .delivered(status))
-            case .rejected(let error):
-                finish(entry, .rejected(rollBack(entry, layer, error, in: session)))
-            case .held:
-                // Another account is signed in: this write (and those after it) wait for theirs.
-                emit(Event(entry: entry, outcome: .waiting))
-                break replaying
-            case .retry:
-                failures += 1
-                let updated = update(entry) { $0.attempts += 1 }
-                guard failures <= configuration.retriesPerReplay else {
-                    emit(Event(entry: updated, outcome: .waiting))
-                    break replaying
-                }
-                let delay = configuration.delay(after: failures)
-                emit(Event(entry: updated, outcome: .willRetry(after: delay)))
+            let (actions, then) = state.withLock { $0.machine.attemptFinished(entry, attempt, configuration: configuration) }
+            perform(actions, in: session)
+            switch then {
+            case .next: continue
+            case .wait(let delay):
                 do { try await configuration.sleep(delay) } catch { break replaying }
+            case .stop: break replaying
             }
         }
-        state.withLock { state in
-            state.sending = nil
-            state.replay = nil
-        }
+        state.withLock { $0.machine.replayEnded() }
     }
 
-    /// The oldest entry, marked as being sent, and its layer; `nil` when there is none, and then the replay is over
-    /// (in the same step, so that an entry queued just after starts a new one).
-    private func next() -> (Entry, ResourceStore.PendingWrite?)? {
-        state.withLock { state in
-            guard let first = state.entries.first else {
-                state.sending = nil
-                state.replay = nil
-                return nil
+    /// Carries out what the state machine decided, outside its lock.
+    private func perform(_ actions: [StateMachine.Action], in session: Session?) {
+        for action in actions {
+            switch action {
+            case .persist(let snapshot):
+                persister?.submit(snapshot)
+            case .emit(let event):
+                emit(event)
+            case .confirm(let layer):
+                session?.store?.confirmPending(layer, answer: nil)
+            case .reject(let entry, let layer, var error):
+                if let layer, let undone = session?.store?.dropPending(layer) { error.rolledBack = undone }
+                emit(Event(entry: entry, outcome: .rejected(error)))
             }
-            state.sending = first.id
-            if !first.sent {
-                // Written before it goes, so that a process killed while it is on the way knows after a restart.
-                state.entries[0].sent = true
-                file?.write(state.entries)
-            }
-            return (first, state.layers[first.id])
         }
-    }
-
-    /// What a replay makes of an attempt.
-    private enum Verdict {
-        /// The server accepted it.
-        case delivered(HTTPResponse.Status)
-        /// The server says it is done already: a 409 to a create with a client-generated id after an attempt that
-        /// may have made it, a 404 to a delete.
-        case madeBefore(HTTPResponse.Status)
-        /// The server refused it, for good.
-        case rejected(JSONAPIClientError)
-        /// It did not reach the server, or the server failed: try again later.
-        case retry
-        /// It was not sent: another account is signed in.
-        case held
-    }
-
-    /// What an error means for a queued entry: made by an earlier attempt, rejected, or to retry later.
-    private func classify(_ error: JSONAPIClientError, of entry: Entry) -> Verdict {
-        if error.code == .accountChanged { return .held }
-        guard let status = error.status else { return error.isUnreachable ? .retry : .rejected(error) }
-        if entry.sent, status.code == 409, entry.kind == .create, entry.clientGeneratedID { return .madeBefore(status) }
-        if status.code == 404, entry.kind == .delete { return .madeBefore(status) }  // gone, as it was to be
-        guard status.kind == .serverError else { return .rejected(error) }
-        let serverErrors = update(entry) { $0.serverErrors += 1 }.serverErrors
-        return serverErrors >= configuration.maxServerErrors ? .rejected(error) : .retry
-    }
-
-    /// Drops the optimistic layer of a rejected entry and returns the error that says what was undone.
-    private func rollBack(
-        _ entry: Entry, _ layer: ResourceStore.PendingWrite?, _ error: JSONAPIClientError, in session: Session
-    ) -> JSONAPIClientError {
-        var error = error
-        if let layer, let undone = session.store?.dropPending(layer) { error.rolledBack = undone }
-        return error
     }
 
     // MARK: Changing
 
-    /// Adds `entry` (with its optimistic layer) at the end, writes the file, and tells the observers.
-    func enqueue(_ entry: Entry, layer: ResourceStore.PendingWrite?) {
-        state.withLock { state in
-            state.entries.append(entry)
-            if let layer { state.layers[entry.id] = layer }
-            file?.write(state.entries)
+    /// Adds `entry` (with its optimistic layer) at the end, and returns once it is durable; then tells the
+    /// observers.
+    ///
+    /// - Throws: ``JSONAPIClientError/Code/storeNotSaved`` when it could not be saved: it left the queue unsent (its
+    ///   layer is the caller's to drop).
+    func enqueue(_ entry: Entry, layer: ResourceStore.PendingWrite?) async throws(JSONAPIClientError) {
+        let snapshot = state.withLock { $0.machine.enqueued(entry, layer: layer) }
+        if let persister {
+            do {
+                try await persister.save(snapshot)
+            } catch {
+                let (_, snapshot) = state.withLock { $0.machine.notSaved(entry.id) }
+                persister.submit(snapshot)
+                throw JSONAPIClientError(
+                    code: .storeNotSaved,
+                    detail: "the write could not be queued: its entry was not saved (\(error)); it was not sent",
+                    method: entry.method, url: entry.url, underlyingError: error)
+            }
         }
+        state.withLock { $0.machine.saved(entry.id) }
         emit(Event(entry: entry, outcome: .queued))
     }
 
     /// Whether entries wait (a new queued write goes behind them).
-    var isWaiting: Bool { state.withLock { !$0.entries.isEmpty } }
+    var isWaiting: Bool { state.withLock { $0.machine.isWaiting } }
 
     /// Removes the entries that change resource `type` `id` and have not been sent yet, and rolls back their
     /// optimistic changes: the local edits made offline are dropped, and the store shows the server's record again
@@ -428,14 +438,8 @@ public final class WriteQueue: Sendable {
     }
 
     private func discard(where matches: (Entry) -> Bool) -> [Entry] {
-        let removed = state.withLock { state -> [(Entry, ResourceStore.PendingWrite?)] in
-            let removed = state.entries.filter { $0.id != state.sending && matches($0) }
-            guard !removed.isEmpty else { return [] }
-            let ids = Set(removed.map(\.id))
-            state.entries.removeAll { ids.contains($0.id) }
-            file?.write(state.entries)
-            return removed.map { ($0, state.layers.removeValue(forKey: $0.id)) }
-        }
+        let (removed, snapshot) = state.withLock { $0.machine.discard(where: matches) }
+        if let snapshot { persister?.submit(snapshot) }
         let store = owner.withLock { $0.session?.store }
         for (entry, layer) in removed.reversed() {
             if let layer { store?.dropPending(layer) }
@@ -444,31 +448,9 @@ public final class WriteQueue: Sendable {
         return removed.map(\.0)
     }
 
-    /// Removes a settled entry, writes the file, and tells the observers.
-    private func finish(_ entry: Entry, _ outcome: Outcome) {
-        state.withLock { state in
-            state.entries.removeAll { $0.id == entry.id }
-            state.layers[entry.id] = nil
-            state.sending = nil
-            file?.write(state.entries)
-        }
-        emit(Event(entry: entry, outcome: outcome))
-    }
-
-    /// Changes the queued `entry` with `change` and writes the file.
-    ///
-    /// - Returns: The entry as changed.
-    private func update(_ entry: Entry, _ change: (inout Entry) -> Void) -> Entry {
-        state.withLock { state in
-            guard let index = state.entries.firstIndex(where: { $0.id == entry.id }) else {
-                var copy = entry
-                change(&copy)
-                return copy
-            }
-            change(&state.entries[index])
-            file?.write(state.entries)
-            return state.entries[index]
-        }
+    /// Returns once every change made so far is on disk (or failed to be written: logged).
+    func flush() async {
+        await persister?.flush()
     }
 
     private func emit(_ event: Event) {

@@ -13,11 +13,11 @@ import Darwin
 ///
 /// Layout, all integers little-endian: the magic `JAPIWRTQ` (8 bytes), the format version (4), the payload's length
 /// (8) and its checksum (8, ``StoreFile/checksum(of:)``), then the payload: the entries as a JSON array. It is
-/// rewritten whole on every change of the queue, before the change is reported (a queued write returns only once
-/// its entry is on disk), by ``StoreWriter/writeAtomically(_:to:in:)``: a new owner-only file, `fsync`, rename,
+/// rewritten whole on changes of the queue, on ``WriteQueuePersister``'s queue (a queued write returns only once
+/// its entry is on disk; a burst of changes is one write), by ``StoreWriter/writeAtomically(_:to:in:)``: a new owner-only file, `fsync`, rename,
 /// directory `fsync`. A file of another version, cut short or damaged is discarded whole with the reason logged to
 /// ``ResourceStore/Persistence/log``; the queue then starts empty.
-struct WriteQueueFile: Sendable {
+struct WriteQueueFile: WriteQueueStorage {
     static let name = "writes.jsonapiqueue"
     static let magic = Array("JAPIWRTQ".utf8)
     static let version: UInt32 = 1
@@ -35,7 +35,7 @@ struct WriteQueueFile: Sendable {
 
     /// The entries of the file; `nil` without one, or when it was discarded (logged, and removed). The new files of
     /// writes that never finished (a process killed while writing) are removed first.
-    func read() -> [WriteQueue.Entry]? {
+    func load() -> [WriteQueue.Entry]? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasPrefix(Self.name + ".") && name.hasSuffix(".tmp") {
             unlink(directory.appendingPathComponent(name).path)
@@ -50,18 +50,15 @@ struct WriteQueueFile: Sendable {
         }
     }
 
-    /// Replaces the file with `entries` (removes it when there are none); a failure is logged and leaves the
-    /// previous file whole.
-    func write(_ entries: [WriteQueue.Entry]) {
-        do {
-            guard !entries.isEmpty else {
-                if unlink(url.path) == 0 { StoreWriter.synchronizeDirectory(directory) }
-                return
-            }
-            try StoreWriter.writeAtomically(try Self.encode(entries), to: url, in: directory)
-        } catch {
-            log("JSONAPIClient write queue: not saved: \(error)")
+    /// Replaces the file with `entries` (removes it when there are none).
+    ///
+    /// - Throws: The step that failed; the previous file is left whole.
+    func save(_ entries: [WriteQueue.Entry]) throws {
+        guard !entries.isEmpty else {
+            if unlink(url.path) == 0 { StoreWriter.synchronizeDirectory(directory) }
+            return
         }
+        try StoreWriter.writeAtomically(try Self.encode(entries), to: url, in: directory)
     }
 
     // MARK: Format
@@ -130,6 +127,8 @@ struct WriteQueueFile: Sendable {
         var optimistic: Bool
         var clientGeneratedID: Bool
         var sent: Bool
+        /// Whether it is held until the app retries it (absent in files of earlier versions of the library).
+        var failing: Bool?
         /// The owner's digest (``CredentialDigest/description``), never the credentials.
         var owner: String?
 
@@ -148,6 +147,7 @@ struct WriteQueueFile: Sendable {
             optimistic = entry.optimistic
             clientGeneratedID = entry.clientGeneratedID
             sent = entry.sent
+            failing = entry.isFailing
             owner = entry.owner?.description
         }
 
@@ -162,6 +162,7 @@ struct WriteQueueFile: Sendable {
                 optimistic: optimistic)
             entry.serverErrors = max(serverErrors, 0)
             entry.sent = sent
+            entry.isFailing = failing ?? false
             if let owner {
                 guard let digest = CredentialDigest(owner) else {
                     throw StoreFile.Unreadable(reason: "entry \(id) has an invalid owner", offset: 0)

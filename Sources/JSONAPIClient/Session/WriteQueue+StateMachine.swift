@@ -1,0 +1,300 @@
+import Foundation
+
+extension WriteQueue {
+    /// The queue's logic as a value, tested without a session, a transport or a file: the entries in order, their
+    /// optimistic layers, which one is being sent, and what each event makes of them. Every method runs under the
+    /// queue's lock and only changes the value; what must happen outside — send, wait, save, tell the observers,
+    /// settle a layer — it returns as ``Action``s for ``WriteQueue`` to carry out after the lock is released, so no
+    /// file work, encoding or waiting ever happens under it.
+    ///
+    /// Events: a write queued (``enqueued(_:layer:)``), its entry made durable or not (``saved(_:)``,
+    /// ``notSaved(_:)``), a replay started (``startReplay()``) taking the next entry (``next()``), an attempt
+    /// finished (``attemptFinished(_:_:configuration:)``), entries discarded (``discard(where:)``) or retried
+    /// (``retryFailing()``).
+    struct StateMachine {
+        /// The entries, oldest first.
+        private(set) var entries: [Entry] = []
+        /// The optimistic layer of each entry that has one, by entry id.
+        private(set) var layers: [String: ResourceStore.PendingWrite] = [:]
+        /// The entries whose enqueue is not durable yet: none is sent before it is (it may still be refused).
+        private var unsaved: Set<String> = []
+        /// The entry being sent, which a discard leaves alone.
+        private(set) var sending: String?
+        /// Whether a replay runs.
+        private(set) var isReplaying = false
+        /// Attempts of this replay in a row that got no answer (or a 5xx): past
+        /// ``Configuration/retriesPerReplay`` the replay stops.
+        private var failuresInReplay = 0
+        /// Counts the changes to save: a snapshot of a later version replaces any earlier one not yet written.
+        private(set) var version: UInt64 = 0
+
+        /// The entries as they are to be saved, numbered.
+        struct Snapshot: Sendable {
+            var entries: [Entry]
+            var version: UInt64
+        }
+
+        /// What the queue does after an event, in order.
+        enum Action {
+            /// Save the entries (in the background; a later snapshot supersedes it).
+            case persist(Snapshot)
+            /// Tell the observers.
+            case emit(Event)
+            /// The server's answer stands for the optimistic layer without a body (an earlier attempt made it).
+            case confirm(ResourceStore.PendingWrite)
+            /// The server refused the entry: drop its layer and tell the observers, with what was undone.
+            case reject(Entry, ResourceStore.PendingWrite?, JSONAPIClientError)
+        }
+
+        /// What the replay does next.
+        enum Then: Equatable {
+            /// Sends the next entry.
+            case next
+            /// Waits this long, then sends the next entry.
+            case wait(Duration)
+            /// Stops until ``WriteQueue/resume()``, the next successful request or ``WriteQueue/retry()``.
+            case stop
+        }
+
+        /// A new snapshot of the entries, after a change.
+        private mutating func changed() -> Snapshot {
+            version += 1
+            return Snapshot(entries: entries, version: version)
+        }
+
+        // MARK: Entries
+
+        /// The entries read back at launch, and the layers that show their optimistic changes again.
+        mutating func loaded(_ loaded: [Entry], layers: [String: ResourceStore.PendingWrite]) {
+            entries = loaded
+            self.layers = layers
+        }
+
+        /// `entry` joins the end of the queue; it is not sent until ``saved(_:)``.
+        ///
+        /// - Returns: The snapshot whose write makes it durable.
+        mutating func enqueued(_ entry: Entry, layer: ResourceStore.PendingWrite?) -> Snapshot {
+            entries.append(entry)
+            unsaved.insert(entry.id)
+            if let layer { layers[entry.id] = layer }
+            return changed()
+        }
+
+        /// `id`'s entry is durable: it may be sent.
+        mutating func saved(_ id: String) {
+            unsaved.remove(id)
+        }
+
+        /// `id`'s entry could not be made durable: it leaves the queue, unsent, and its write fails.
+        ///
+        /// - Returns: Its layer, to drop, and the snapshot without it.
+        mutating func notSaved(_ id: String) -> (layer: ResourceStore.PendingWrite?, snapshot: Snapshot) {
+            unsaved.remove(id)
+            entries.removeAll { $0.id == id }
+            return (layers.removeValue(forKey: id), changed())
+        }
+
+        /// Whether a replay would send something now: entries wait, none runs, and the first is neither failing nor
+        /// unsaved.
+        var canReplay: Bool {
+            guard !isReplaying, let first = entries.first else { return false }
+            return !first.isFailing && !unsaved.contains(first.id)
+        }
+
+        /// Whether entries wait (a new queued write goes behind them).
+        var isWaiting: Bool { !entries.isEmpty }
+
+        // MARK: Replaying
+
+        /// Starts a replay when ``canReplay``.
+        ///
+        /// - Returns: Whether the caller must run a new replay.
+        mutating func startReplay() -> Bool {
+            guard canReplay else { return false }
+            isReplaying = true
+            failuresInReplay = 0
+            return true
+        }
+
+        /// What the replay sends next.
+        enum Next {
+            /// This entry (as it was before this attempt: ``Entry/sent`` says whether an earlier one may have reached
+            /// the server), with its layer; `persist` first, when set, so that a process killed while the request is
+            /// on its way knows after a restart that it may have been made.
+            case send(Entry, ResourceStore.PendingWrite?, persist: Snapshot?)
+            /// Nothing: the queue is empty, or its first entry is failing or not durable yet. The replay is over.
+            case finished
+        }
+
+        /// The oldest entry, marked as being sent and as sent; or the end of the replay (in the same step, so that an
+        /// entry queued just after starts a new one).
+        mutating func next() -> Next {
+            guard let first = entries.first, !first.isFailing, !unsaved.contains(first.id) else {
+                replayEnded()
+                return .finished
+            }
+            sending = first.id
+            guard !first.sent else { return .send(first, layers[first.id], persist: nil) }
+            entries[0].sent = true
+            return .send(first, layers[first.id], persist: changed())
+        }
+
+        /// The replay ended (it finished, stopped or was cancelled).
+        mutating func replayEnded() {
+            sending = nil
+            isReplaying = false
+        }
+
+        /// The outcome of one attempt to send `entry`: a success status, or the error it failed with.
+        enum Attempt {
+            case answered(HTTPResponse.Status)
+            case failed(JSONAPIClientError)
+        }
+
+        /// Settles `entry`'s attempt: delivered, made before, refused, to try again after a wait, or held for its
+        /// account.
+        ///
+        /// - Parameters:
+        ///   - entry: The entry sent (as ``next()`` returned it).
+        ///   - attempt: What came of it.
+        ///   - configuration: The queue's limits and backoff.
+        /// - Returns: What to do now, and what the replay does next.
+        mutating func attemptFinished(_ entry: Entry, _ attempt: Attempt, configuration: Configuration) -> (
+            actions: [Action], then: Then
+        ) {
+            sending = nil
+            let layer = layers[entry.id]
+            switch attempt {
+            case .answered(let status):
+                failuresInReplay = 0
+                return (remove(entry, .delivered(status)), .next)
+            case .failed(let error):
+                return failed(entry, error, layer: layer, configuration: configuration)
+            }
+        }
+
+        private mutating func failed(
+            _ entry: Entry, _ error: JSONAPIClientError, layer: ResourceStore.PendingWrite?,
+            configuration: Configuration
+        ) -> (actions: [Action], then: Then) {
+            if error.code == .accountChanged {
+                // Another account is signed in: this write (and those after it) wait for theirs.
+                return ([.emit(Event(entry: entry, outcome: .waiting))], .stop)
+            }
+            if let status = error.status {
+                let madeBefore = entry.sent && status.code == 409 && entry.kind == .create && entry.clientGeneratedID
+                if madeBefore || status.code == 404 && entry.kind == .delete {
+                    // An earlier attempt made it (or the resource is gone, as it was to be): what was sent stands.
+                    failuresInReplay = 0
+                    return ((layer.map { [.confirm($0)] } ?? []) + remove(entry, .delivered(status)), .next)
+                }
+                if let wait = Self.serverWait(error, configuration: configuration) {
+                    // 429 or 503 with `Retry-After`: the server says when, and that is not a failure of the write.
+                    let queued = entries.first { $0.id == entry.id } ?? entry
+                    return ([.emit(Event(entry: queued, outcome: .willRetry(after: wait)))], .wait(wait))
+                }
+                guard status.kind == .serverError || status.code == 429 else {
+                    failuresInReplay = 0
+                    return ([.reject(entry, layer, error)] + remove(entry, nil), .next)
+                }
+            } else if !error.isUnreachable {
+                failuresInReplay = 0
+                return ([.reject(entry, layer, error)] + remove(entry, nil), .next)
+            }
+            // No answer, or a 5xx: counted, with backoff that goes on from the entry's earlier attempts.
+            failuresInReplay += 1
+            let isServerError = error.status?.kind == .serverError
+            var failing = false
+            let updated = update(entry.id) { entry in
+                entry.attempts += 1
+                if isServerError { entry.serverErrors += 1 }
+                failing = entry.attempts >= configuration.maxAttempts
+                    || entry.serverErrors >= configuration.maxServerErrors
+                entry.isFailing = failing
+            } ?? entry
+            let snapshot = changed()
+            if failing {
+                return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .failing(error)))], .stop)
+            }
+            guard failuresInReplay <= configuration.retriesPerReplay else {
+                return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .waiting))], .stop)
+            }
+            let delay = configuration.delay(after: max(updated.attempts - 1, 1))
+            return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .willRetry(after: delay)))], .wait(delay))
+        }
+
+        /// How long a `429` or `503` asks to wait by its `Retry-After` (seconds or an HTTP date), at most
+        /// ``Configuration/maxRetryAfter``; `nil` for any other answer, or one without a readable `Retry-After`.
+        static func serverWait(_ error: JSONAPIClientError, configuration: Configuration) -> Duration? {
+            guard let code = error.status?.code, code == 429 || code == 503,
+                let value = error.responseHeaders?[.retryAfter],
+                let seconds = RetryAfter.seconds(value, now: configuration.now())
+            else { return nil }
+            let limit = max(configuration.maxRetryAfter, .zero)
+            // Compared in floating point before a Duration is made: no server value overflows an integer.
+            guard seconds < limit.timeInterval else { return limit }
+            return .milliseconds(Int64((max(seconds, 0) * 1000).rounded(.up)))
+        }
+
+        /// Removes `entry` after its outcome (`nil`: the caller emits its own).
+        private mutating func remove(_ entry: Entry, _ outcome: Outcome?) -> [Action] {
+            entries.removeAll { $0.id == entry.id }
+            layers[entry.id] = nil
+            unsaved.remove(entry.id)
+            let snapshot = changed()
+            return [.persist(snapshot)] + (outcome.map { [.emit(Event(entry: entry, outcome: $0))] } ?? [])
+        }
+
+        /// Changes the entry `id` with `change`.
+        ///
+        /// - Returns: The entry as changed; `nil` when it is not queued (discarded while it was sent).
+        private mutating func update(_ id: String, _ change: (inout Entry) -> Void) -> Entry? {
+            guard let index = entries.firstIndex(where: { $0.id == id }) else { return nil }
+            change(&entries[index])
+            return entries[index]
+        }
+
+        // MARK: Discarding and retrying
+
+        /// Removes the entries `matches` selects, but the one being sent.
+        ///
+        /// - Returns: The entries removed with their layers, and the snapshot to save (`nil` when none was).
+        mutating func discard(where matches: (Entry) -> Bool) -> (
+            removed: [(Entry, ResourceStore.PendingWrite?)], snapshot: Snapshot?
+        ) {
+            let removed = entries.filter { $0.id != sending && matches($0) }
+            guard !removed.isEmpty else { return ([], nil) }
+            let ids = Set(removed.map(\.id))
+            entries.removeAll { ids.contains($0.id) }
+            unsaved.subtract(ids)
+            return (removed.map { ($0, layers.removeValue(forKey: $0.id)) }, changed())
+        }
+
+        /// Gives the entries marked failing a new start: no longer failing, their counts of attempts and of 5xx
+        /// answers at zero.
+        ///
+        /// - Returns: The snapshot to save; `nil` when no entry was failing.
+        mutating func retryFailing() -> Snapshot? {
+            guard entries.contains(where: \.isFailing) else { return nil }
+            for index in entries.indices where entries[index].isFailing {
+                entries[index].isFailing = false
+                entries[index].attempts = 0
+                entries[index].serverErrors = 0
+            }
+            return changed()
+        }
+    }
+}
+
+/// `Retry-After` (RFC 9110 §10.2.3): a delay in seconds, or an HTTP date.
+enum RetryAfter {
+    /// The seconds `value` asks to wait from `now`: any number of digits (a 20-digit one is a very long wait, not an
+    /// unreadable one), or an IMF-fixdate less `now`; `nil` for anything else.
+    static func seconds(_ value: String, now: Date) -> Double? {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return Double(value)
+        }
+        return RetryMiddleware.httpDate(value).map { $0.timeIntervalSince(now) }
+    }
+}
