@@ -39,7 +39,7 @@ enum Cases {
     static let all = [
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
         "decode-graph", "floor-encode-graph", "encode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
-        "walk-concurrent4", "store-merge", "store-read", "store-save", "store-load",
+        "walk-concurrent4", "store-merge", "store-read", "store-read-pending", "store-save", "store-load",
         "store-save-cold",
     ]
 

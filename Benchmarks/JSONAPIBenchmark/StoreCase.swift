@@ -16,12 +16,14 @@ import FoundationNetworking
 ///   records' nodes copied into one tape and decoded; nothing written or parsed).
 /// - `store-save`: `flush()` of a persisted store holding that document's records and its stored response, after
 ///   a one-record change: each record's parsed text copied into the file, written, `fsync`ed and renamed.
+/// - `store-read-pending`: `store-read` while one optimistic write waits for its answer, on a record no article
+///   reaches (a person of its own); against `store-read` (the target is ≤ 1.1).
 /// - `store-load`: opening a new store on that directory: the file read, checked and parsed once into records
 ///   (sharing its tape) and responses.
 /// - `store-save-cold`: `store-load`, then a one-record change and `flush()`: this less `store-load` is the first
 ///   save after opening.
 enum StoreCase {
-    static let names = ["store-merge", "store-read", "store-save", "store-load", "store-save-cold"]
+    static let names = ["store-merge", "store-read", "store-read-pending", "store-save", "store-load", "store-save-cold"]
 
     /// A transport that answers every request with the same response.
     struct FixedClient: Client {
@@ -88,6 +90,18 @@ enum StoreCase {
                         return document.check(articles)
                     }))
         }
+        if selected.contains("store-read-pending") {
+            let pending = try pendingStore(data: data, limits: limits)
+            cases.append(
+                BenchmarkCase(
+                    name: "store-read-pending", floor: "store-read", bytes: data.count,
+                    run: { try pending.resources(Article.self).count },
+                    check: {
+                        guard pending.pendingChanges().count == 1 else { return "no write pending" }
+                        let articles = try pending.resources(Article.self).sorted { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
+                        return document.check(articles)
+                    }))
+        }
         if selected.contains("store-save") {
             let file = directory.appendingPathComponent("store.jsonapistore")
             cases.append(
@@ -134,6 +148,41 @@ enum StoreCase {
                     check: { nil }))
         }
         return cases
+    }
+}
+
+extension StoreCase {
+    /// A transport whose writes never end (until the process does): an optimistic write through it stays pending.
+    struct PendingClient: Client {
+        let response: HTTPResponse
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            guard request.method == .get else {
+                try await Task.sleep(for: .seconds(86_400))
+                throw CancellationError()
+            }
+            return response
+        }
+    }
+
+    /// A store holding the document's records (fetched through a session) and one optimistic update pending on a
+    /// person of its own, which no article names.
+    static func pendingStore(data: Data, limits: ResourceStore.Configuration) throws -> ResourceStore {
+        let response = HTTPResponse(status: .ok, headerFields: ["Content-Type": "application/vnd.api+json"], body: data)
+        let api = Session(
+            baseURL: URL(string: "https://bench.example.com")!, client: PendingClient(response: response),
+            configuration: .init(store: limits))
+        guard let store = api.store else { throw BenchmarkFailure(description: "the session has no store") }
+        _ = try Pipeline.runBlocking {
+            try await api.fetch(URL(string: "articles")!, as: [Article].self).result().data?.count ?? 0
+        }
+        store.merge([ResourceObject(type: "people", id: "pending", attributes: ["name": "Before", "email": "p@example.com"])])
+        let people = api.source(Person.self, .path("people/<id>"))
+        let person = Person(id: "pending", name: "Before", email: "p@example.com")
+        Task { _ = try? await people.update(person, options: .optimistic) { $0.name = "After" } }
+        let deadline = Date().addingTimeInterval(10)
+        while store.pendingChanges().isEmpty, Date() < deadline { usleep(1000) }
+        _ = store.count  // merged now, not in the first timed run
+        return store
     }
 }
 

@@ -35,10 +35,12 @@ extension ResourceStore {
     ///
     /// A record the store holds in a shared tape follows its linkage through the tape's ``LinkTable``: an
     /// identifier naming a resource of the same tape that the store still holds costs neither a key nor a lookup.
+    /// Only the records an optimistic write changes (``State/layeredKeys()``) are read as shown, by key; a pending
+    /// write elsewhere costs the others nothing.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
         withMergedState { state -> ([ResourceRecord], [ResourceRecord])? in
             let now = state.tick()
-            var walk = GraphWalk(byKeyOnly: !state.layers.isEmpty)
+            var walk = GraphWalk(layered: state.layeredKeys())
             defer { walk.end(&state) }
             for key in keys {
                 guard walk.meet(key, in: &state) else { continue }
@@ -82,9 +84,9 @@ extension ResourceStore {
             var position: Int
         }
 
-        /// With optimistic writes pending, what the store shows of a record may not be its tape: every record is
-        /// met by key.
-        private let byKeyOnly: Bool
+        /// The records whose shown version is not their tape (optimistic writes pending on them, or on the other
+        /// end of an inverse relationship): met by key, and read as shown.
+        private let layered: Set<Key>
         private var slots: [ObjectIdentifier: Int] = [:]
         /// The shared tapes met, their link tables taken out of the state while they grow (so that growing one
         /// copies nothing) and put back by ``end(_:)``.
@@ -92,8 +94,8 @@ extension ResourceStore {
         private var seen: [[Bool]] = []
         private var seenKeys = Set<Key>()
 
-        init(byKeyOnly: Bool) {
-            self.byKeyOnly = byKeyOnly
+        init(layered: Set<Key>) {
+            self.layered = layered
         }
 
         /// Puts the tapes' link tables back.
@@ -103,7 +105,7 @@ extension ResourceStore {
 
         /// Where `record` is, when the store holds it in a shared tape.
         mutating func place(of record: ResourceRecord, in state: inout State) -> Place? {
-            guard !byKeyOnly, record.records.resources.count > 1 else { return nil }
+            guard record.records.resources.count > 1 else { return nil }
             let id = ObjectIdentifier(record.records)
             let slot: Int
             if let known = slots[id] {
@@ -115,6 +117,15 @@ extension ResourceStore {
                 slots[id] = slot
                 seen.append(Array(repeating: false, count: use.held.count))
                 tapes.append(use)
+                // A record an optimistic write changes is not shown as its tape: the walk's copy of the tape's
+                // holdings leaves it out, so that meeting it there goes by key (a few lookups per read, not one
+                // per resource).
+                for key in layered {
+                    guard let stored = state.records[key]?.stored, stored.records === use.records,
+                        let position = stored.position
+                    else { continue }
+                    tapes[slot].held[position] = false
+                }
             }
             guard let position = record.position, tapes[slot].held[position] else { return nil }
             return Place(slot: slot, position: position)
@@ -127,14 +138,16 @@ extension ResourceStore {
         ///
         /// - Returns: Whether this is the first time the walk meets it.
         mutating func meet(_ key: Key, in state: inout State) -> Bool {
-            guard let record = state.visibleRecord(key) else { return false }
-            let place = place(of: record, in: &state)
+            let shown = !layered.isEmpty && layered.contains(key)
+            guard let record = shown ? state.visibleRecord(key) : state.records[key]?.stored else { return false }
+            let place = shown ? nil : place(of: record, in: &state)
             guard firstMeeting(place, key: key) else { return false }
             met.append((record, place))
             return true
         }
 
-        /// Meets the resource at `place` if the store holds it there, else the store's record of its key.
+        /// Meets the resource at `place` if the store holds it there (and shows it as it is: see ``place(of:in:)``),
+        /// else the store's record of its key.
         mutating func meet(_ place: Place, in state: inout State) {
             guard holds(place) else {
                 let entry = tapes[place.slot].records.resources[place.position]

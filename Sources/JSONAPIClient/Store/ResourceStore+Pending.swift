@@ -153,6 +153,17 @@ extension ResourceStore.State {
         return visibleObject(key).flatMap { try? ResourceRecord($0) }
     }
 
+    /// The keys whose shown record is not the stored one: those with pending layers, and the records whose inverse
+    /// relationships those layers move (``visibleObject(_:)`` of any other key is its stored record). Empty, and
+    /// free, while no write is pending.
+    func layeredKeys() -> Set<ResourceStore.Key> {
+        guard !layers.isEmpty else { return [] }
+        var keys = Set(layers.keys)
+        guard !inverses.isEmpty else { return keys }
+        for key in layers.keys { keys.formUnion(pendingInverseTargets(of: key)) }
+        return keys
+    }
+
     /// The records whose shown inverse relationships the pending layers of `key` move.
     func pendingInverseTargets(of key: ResourceStore.Key) -> [ResourceStore.Key] {
         guard layers[key] != nil else { return [] }
