@@ -5,15 +5,15 @@ import Dispatch
 /// changes made elsewhere (a response merged on the network's thread) are applied on the main actor, in order.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 enum LiveFollowing {
-    /// Applies the changes to records of `type` with `apply` from now until the returned token is cancelled in
-    /// `tasks`.
+    /// Applies the changes to records of `type` (of every type when `nil`: the related records a live object's
+    /// models are decoded from) with `apply` from now until the returned token is cancelled in `tasks`.
     ///
     /// `apply` re-reads the store for an update, so a change applied at once may overtake earlier ones still on their
     /// way from another thread without showing anything older than the store holds.
     @MainActor
     @discardableResult
     static func follow(
-        _ store: ResourceStore, type: String, tasks: LiveTasks,
+        _ store: ResourceStore, type: String?, tasks: LiveTasks,
         apply: @escaping @MainActor @Sendable ([StoreChange]) -> Void
     ) -> Int {
         let (stream, continuation) = AsyncStream<[StoreChange]>.makeStream(bufferingPolicy: .unbounded)

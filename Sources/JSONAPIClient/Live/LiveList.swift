@@ -18,7 +18,9 @@ import Observation
 ///   While the view shows a page, the next one is already on its way (`prefetch`, as
 ///   ``FetchRequest/pages(prefetch:concurrency:progress:)`` does), so scrolling to the end rarely waits.
 /// - **The store.** A resource of the list changed anywhere in the session — a write through any data source, a
-///   later response that includes it — changes in place; a deleted one leaves the list; one the store evicts to make
+///   later response that includes it — changes in place, and so does one whose related records changed (the
+///   included author renamed through the people data source: up to three relationship steps away); only the
+///   models changed are read again. A deleted one leaves the list; one the store evicts to make
 ///   room stays (the list keeps its copy). After ``ResourceStore/clear()`` — the account changed — the list empties
 ///   (before `clear()` returns, when it is called on the main actor), drops any page in flight, and fetches its first
 ///   page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
@@ -75,6 +77,10 @@ public final class LiveList<Model: Resource> {
     @ObservationIgnored private let tasks = LiveTasks()
     /// The ids of ``resources``, in the same order.
     @ObservationIgnored private var ids: [String?] = []
+    /// Where each id is in ``resources`` (ids are unique in the list).
+    @ObservationIgnored private var positions: [String: Int] = [:]
+    /// The related records the models shown are decoded from (an included author), followed in the store too.
+    @ObservationIgnored private var dependencies = LiveDependencies()
     /// The last page appended: the next one is fetched from it.
     @ObservationIgnored private var lastPage: Page?
     /// The pages after ``lastPage`` already asked for, in order.
@@ -213,15 +219,24 @@ public final class LiveList<Model: Resource> {
         if replacing { credentials = page.credentials }
         var models = replacing ? [] : resources
         var ids = replacing ? [] : self.ids
-        var seen = Set(ids.compactMap { $0 })
+        if replacing {
+            positions = [:]
+            dependencies.removeAll()
+        }
+        var added: [String] = []
         for model in page.data ?? [] {
             let id = model.id.resourceID
-            if let id { guard seen.insert(id).inserted else { continue } }
+            if let id {
+                guard positions[id] == nil else { continue }
+                positions[id] = ids.count
+                added.append(id)
+            }
             models.append(model)
             ids.append(id)
         }
         resources = models
         self.ids = ids
+        if let store = request.session.store { dependencies.follow(Model.self, ids: added, in: store) }
         lastPage = page
         hasMore = page.hasNext
         phase = .loaded
@@ -255,6 +270,8 @@ public final class LiveList<Model: Resource> {
         cancelFetches()
         resources = []
         ids = []
+        positions = [:]
+        dependencies.removeAll()
         lastPage = nil
         credentials = nil
         hasMore = false
@@ -276,29 +293,54 @@ public final class LiveList<Model: Resource> {
 
     private func follow() {
         guard let store = request.session.store else { return }
-        LiveFollowing.follow(store, type: Model.resourceType, tasks: tasks) { [weak self] changes in
-            for change in changes { self?.apply(change, from: store) }
+        LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] changes in
+            self?.apply(changes, from: store)
         }
     }
 
-    private func apply(_ change: StoreChange, from store: ResourceStore) {
-        guard ids.contains(change.id) else { return }
-        switch change.kind {
-        case .updated:
-            // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
-            guard let model = (try? store.resource(Model.self, id: change.id)) ?? nil else { return }
-            for index in ids.indices where ids[index] == change.id { resources[index] = model }
-        case .removed:
-            let kept = ids.indices.filter { ids[$0] != change.id }
-            resources = kept.map { resources[$0] }
-            ids = kept.map { ids[$0] }
-        case .evicted:
-            // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and the
-            // list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays (it
-            // may be the previous account's), and the first page is fetched again as whoever is signed in now.
-            guard store.clears != clearsSeen else { return }
-            reset()
-            startFirstPage(request)
+    /// Applies a batch of the store's changes: the models it changed — their own records, or a related record they
+    /// are decoded from — are read again, in one read; deleted ones leave the list. Costs the changes, not the
+    /// list's length (but for a delete, which closes the gap).
+    private func apply(_ changes: [StoreChange], from store: ResourceStore) {
+        var changed = Set<String>()
+        var removed = Set<String>()
+        for change in changes {
+            let own = change.type == Model.resourceType && positions[change.id] != nil
+            switch change.kind {
+            case .updated:
+                if own { changed.insert(change.id) }
+                changed.formUnion(dependencies.models(reaching: change.type, id: change.id))
+            case .removed:
+                if own { removed.insert(change.id) }
+                changed.formUnion(dependencies.models(reaching: change.type, id: change.id))
+            case .evicted:
+                // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and
+                // the list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays
+                // (it may be the previous account's), and the first page is fetched again as whoever is signed in
+                // now.
+                guard store.clears != clearsSeen else { continue }
+                reset()
+                startFirstPage(request)
+                return
+            }
         }
+        changed.subtract(removed)
+        if !changed.isEmpty {
+            // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
+            let models = store.resources(Model.self, ids: Array(changed))
+            if !models.isEmpty {
+                var shown = resources
+                for (id, model) in models { if let position = positions[id] { shown[position] = model } }
+                resources = shown
+            }
+            dependencies.follow(Model.self, ids: changed, in: store)
+        }
+        guard !removed.isEmpty else { return }
+        let kept = ids.indices.filter { ids[$0].map { !removed.contains($0) } ?? true }
+        resources = kept.map { resources[$0] }
+        ids = kept.map { ids[$0] }
+        positions = [:]
+        for (position, id) in ids.enumerated() { if let id { positions[id] = position } }
+        for id in removed { dependencies.forget(id) }
     }
 }

@@ -12,7 +12,8 @@ import Observation
 /// ```
 ///
 /// It follows the session's ``ResourceStore``: a write through any data source of the session, a later response
-/// that includes the resource, and a delete show up without a fetch (a delete makes ``resource`` `nil`); when the
+/// that includes the resource, a change to a related record its model is decoded from (its included author
+/// renamed), and a delete show up without a fetch (a delete makes ``resource`` `nil`); when the
 /// store evicts the record to make room, the object keeps its copy. After ``ResourceStore/clear()`` — the account
 /// changed — it shows nothing of it any more (before `clear()` returns, when it is called on the main actor), drops
 /// any fetch in flight, and fetches it again as whoever is signed in now when it was showing or loading it. Without
@@ -38,6 +39,8 @@ public final class LiveResource<Model: Resource> {
     @ObservationIgnored private let request: FetchRequest<Model>
     @ObservationIgnored private let tasks = LiveTasks()
     @ObservationIgnored private var observer: Int?
+    /// The related records the model is decoded from (an included author), followed in the store too.
+    @ObservationIgnored private var dependencies = LiveDependencies()
     @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
     @ObservationIgnored private var generation = 0
     /// The store's ``ResourceStore/clears`` when the object last fetched: an eviction after it moved is a clear.
@@ -102,6 +105,7 @@ public final class LiveResource<Model: Resource> {
             guard let model = response.data else { return }
             resource = model
             if let id = model.id.resourceID, id != self.id { follow(id) }
+            if let id = self.id, let store = request.session.store { dependencies.follow(Model.self, ids: [id], in: store) }
         case .failure(let failure):
             if let shown = LiveFetch.shown(failure) { error = shown }
         }
@@ -124,9 +128,33 @@ public final class LiveResource<Model: Resource> {
         tasks.cancel(observer)
         self.id = id
         guard let store = request.session.store else { return }
-        observer = LiveFollowing.follow(store, type: Model.resourceType, tasks: tasks) { [weak self] changes in
-            for change in changes where change.id == id { self?.apply(change, from: store) }
+        dependencies.removeAll()
+        observer = LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] changes in
+            self?.apply(changes, id: id, from: store)
         }
+    }
+
+    /// Applies a batch of the store's changes: its own record's, and those of the related records the model is
+    /// decoded from (which read the model again).
+    private func apply(_ changes: [StoreChange], id: String, from store: ResourceStore) {
+        var reread = false
+        for change in changes {
+            guard change.type == Model.resourceType, change.id == id else {
+                if change.kind != .evicted, !dependencies.models(reaching: change.type, id: change.id).isEmpty {
+                    reread = true
+                } else if change.kind == .evicted, store.clears != clearsSeen {
+                    apply(change, from: store)
+                    return
+                }
+                continue
+            }
+            apply(change, from: store)
+            reread = false
+            if change.kind == .evicted { return }
+        }
+        guard reread, resource != nil else { return }
+        if let model = (try? store.resource(Model.self, id: id)) ?? nil { resource = model }
+        dependencies.follow(Model.self, ids: [id], in: store)
     }
 
     private func apply(_ change: StoreChange, from store: ResourceStore) {
@@ -134,8 +162,10 @@ public final class LiveResource<Model: Resource> {
         case .updated:
             // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
             if let model = (try? store.resource(Model.self, id: change.id)) ?? nil { resource = model }
+            dependencies.follow(Model.self, ids: [change.id], in: store)
         case .removed:
             resource = nil
+            dependencies.removeAll()
         case .evicted:
             // Evicted to make room: that says nothing of the account, and the object keeps its copy. After a
             // clear() — the account changed — nothing shown or in flight stays (a fetch in flight may have been

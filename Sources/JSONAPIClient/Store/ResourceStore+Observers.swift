@@ -2,11 +2,11 @@
 /// `clear()` when the account signs out — reaches them before it returns, where an `AsyncStream` would tell them a
 /// turn later.
 extension ResourceStore {
-    /// Calls `deliver` with each batch of changes to records of `type`, on the thread that made them and outside the
-    /// store's lock (so it may read the store), until ``removeObserver(_:)``.
+    /// Calls `deliver` with each batch of changes to records of `type` (of every type when `nil`), on the thread
+    /// that made them and outside the store's lock (so it may read the store), until ``removeObserver(_:)``.
     ///
     /// - Returns: The observer's number, to remove it with.
-    func addObserver(type: String, _ deliver: @escaping @Sendable ([StoreChange]) -> Void) -> UInt64 {
+    func addObserver(type: String?, _ deliver: @escaping @Sendable ([StoreChange]) -> Void) -> UInt64 {
         withMergedState { state in
             state.nextObserver += 1
             state.observers[state.nextObserver] = Observer(type: type, id: nil, deliver: deliver)
@@ -21,5 +21,56 @@ extension ResourceStore {
     /// Stops calling observer `number`.
     func removeObserver(_ number: UInt64) {
         _ = state.withLock { $0.observers.removeValue(forKey: number) }
+    }
+
+    /// The models of `Model`'s type with the ids `ids`, read in one walk and one decode (as ``resources(_:)``
+    /// reads), by id; a record that does not make a model (a sparse fieldset left a member out) is left out, and
+    /// so is an id the store has no record of.
+    func resources<Model: Resource>(_ type: Model.Type, ids: [String]) -> [String: Model] {
+        register(Model.self)
+        let keys = ids.map { Key(type: Model.resourceType, id: $0) }
+        guard let (primary, included) = graph(from: keys) else { return [:] }
+        var models: [String: Model] = [:]
+        if let decoded = try? decoder.decode(Model.self, records: primary, included: included) {
+            for model in decoded { if let id = model.id.resourceID { models[id] = model } }
+            return models
+        }
+        // One record does not make a model: the others still do, one at a time.
+        for id in ids { if let model = (try? resource(Model.self, id: id)) ?? nil { models[id] = model } }
+        return models
+    }
+
+    /// The keys of the records each of `keys` reaches through relationship linkage in at most `depth` steps, as the
+    /// store shows them (an identifier whose record the store does not hold yet included: when it arrives, a model
+    /// may resolve it): what a live object's models are decoded from besides their own records.
+    func linkedKeys(from keys: [Key], depth: Int) -> [Key: [Key]] {
+        withMergedState { state in
+            let layered = state.layeredKeys()
+            var result: [Key: [Key]] = [:]
+            result.reserveCapacity(keys.count)
+            for key in keys {
+                var seen: Set<Key> = [key]
+                var frontier = [key]
+                var reached: [Key] = []
+                var step = 0
+                while step < depth, !frontier.isEmpty {
+                    step += 1
+                    var next: [Key] = []
+                    for from in frontier {
+                        let shown = !layered.isEmpty && layered.contains(from)
+                        let record = shown ? state.visibleRecord(from) : state.records[from]?.stored
+                        record?.forEachLinked { linked in
+                            guard let (type, id) = linked.key else { return }
+                            let to = Key(type: type, id: id)
+                            if seen.insert(to).inserted { next.append(to) }
+                        }
+                    }
+                    reached += next
+                    frontier = next
+                }
+                result[key] = reached
+            }
+            return result
+        }
     }
 }

@@ -144,7 +144,9 @@ public final class ResourceStore: Sendable {
     }
 
     struct Observer {
-        var type: String
+        /// The type observed; `nil` for every type (a live object follows the related records its models are
+        /// decoded from too).
+        var type: String?
         var id: String?
         var deliver: @Sendable ([StoreChange]) -> Void
     }
@@ -817,7 +819,11 @@ public final class ResourceStore: Sendable {
     func notify(_ observers: [Observer], of changes: [StoreChange]) {
         guard !changes.isEmpty else { return }
         for observer in observers {
-            let relevant = changes.filter { $0.type == observer.type && (observer.id == nil || $0.id == observer.id) }
+            guard let type = observer.type else {
+                observer.deliver(changes)
+                continue
+            }
+            let relevant = changes.filter { $0.type == type && (observer.id == nil || $0.id == observer.id) }
             if !relevant.isEmpty { observer.deliver(relevant) }
         }
     }
