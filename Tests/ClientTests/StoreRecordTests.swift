@@ -61,13 +61,14 @@ struct StoreRecordTests {
                 return HTTPResponse(status: .ok, body: body)
             })
         let store = try #require(api.store)
-        var changes = store.changes(of: Person.self).makeAsyncIterator()
+        let (changes, following) = Events.following(store.changes(of: Person.self))
+        defer { following.cancel() }
         let articles = api.source(Article.self, .path("articles/<id>"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<20 { group.addTask { _ = try await articles.fetch().result() } }
             try await group.waitForAll()
         }
-        #expect(await changes.next()?.id == "9")
+        #expect(await changes.next("a change")?.id == "9")
         #expect(store.state.withLock { ($0.bodiesParsed, $0.pending.count) } == (0, 0))
         // A body the decode cannot keep records of (a resource that would not read) is merged by the store, observed.
         let odd = Data(#"{"data":[{"type":"articles","id":"2","attributes":{"title":"Two"},"relationships":{"x":5}}]}"#.utf8)
@@ -108,13 +109,14 @@ struct StoreRecordTests {
         #expect(try store.resource(Person.self, id: "1")?.name == "New")
         #expect(store.state.withLock { $0.bodiesParsed } == 2)  // the two not handed over
         // Observed, handed-over records are merged at once, after the bodies before them, and the observer is told.
-        var changes = store.changes(of: Person.self).makeAsyncIterator()
+        let (changes, following) = Events.following(store.changes(of: Person.self))
+        defer { following.cancel() }
         let first = Self.body([Self.person(3, "Three")])
         let second = Self.body([Self.person(3, "Three, again"), Self.person(4, "Four")])
         store.merge(from: first, awaitsDecode: true)
         store.merge(from: second, awaitsDecode: true)
         store.merge(try JSONAPIDecoder().records(from: second), from: second)
-        #expect(await changes.next()?.id == "3")
+        #expect(await changes.next("a change")?.id == "3")
         #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed) } == (0, 3))
         #expect(store.record(type: "people", id: "3")?.attributes?["name"] == "Three, again")
         // A body merged meanwhile (by a read) is not merged again over what came after it.
@@ -143,26 +145,27 @@ struct StoreRecordTests {
         store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One")])))
         let key = ResourceStore.Key(type: "people", id: "1")
         let changed = store.state.withLock { $0.records[key]?.changed }
-        var changes = store.changes(of: Person.self).makeAsyncIterator()
+        let (changes, following) = Events.following(store.changes(of: Person.self))
+        defer { following.cancel() }
         store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One"), Self.person(2, "Two")])))
-        #expect(await changes.next()?.id == "2")  // 1 is the same: no change for it
+        #expect(await changes.next("a change")?.id == "2")  // 1 is the same: no change for it
         #expect(store.state.withLock { $0.records[key]?.changed } == changed)
         // Every member the record has, and more: the newer record as it is.
         let fuller = #"{"type":"people","id":"1","attributes":{"name":"Uno","age":3}}"#
         let fullerRecords = try JSONAPIDecoder().records(from: Self.body([fuller]))
         store.merge(fullerRecords)
         #expect(store.state.withLock { $0.records[key]?.stored.records } === fullerRecords)
-        #expect(await changes.next()?.id == "1")
+        #expect(await changes.next("a change")?.id == "1")
         // Fewer members: merged member by member, into a tape of its own.
         let partial = #"{"type":"people","id":"1","attributes":{"age":4}}"#
         store.merge(try JSONAPIDecoder().records(from: Self.body([partial])))
         #expect(store.record(type: "people", id: "1")?.attributes == ["name": "Uno", "age": 4])
         #expect(store.state.withLock { $0.records[key]?.stored.records.resources.count } == 1)
-        #expect(await changes.next()?.id == "1")
+        #expect(await changes.next("a change")?.id == "1")
         // Fewer members that change nothing: no change.
         store.merge(try JSONAPIDecoder().records(from: Self.body([#"{"type":"people","id":"1","attributes":{"age":4}}"#])))
         store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(3, "Three")])))
-        #expect(await changes.next()?.id == "3")
+        #expect(await changes.next("a change")?.id == "3")
     }
 
     @Test("A shared tape whose records are mostly replaced is let go: the rest are copied out (at exactly half, not yet)")

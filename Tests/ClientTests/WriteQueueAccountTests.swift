@@ -46,12 +46,12 @@ struct WriteQueueAccountTests {
         let account = Account("A")
         let (api, memos) = try Self.session(server, account)
         let entry = try #require(try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Mine" }.queued)
-        let events = api.writeQueue.events()
+        let (events, following) = Events.following(api.writeQueue.events())
+        defer { following.cancel() }
         account.token = "B"
         server.go(online: true)
         await api.writeQueue.replay()
-        var iterator = events.makeAsyncIterator()
-        let event = await iterator.next()
+        let event = await events.next("the replay's event")
         #expect(event?.entry.id == entry.id)
         guard case .waiting? = event?.outcome else {
             Issue.record("expected waiting, got \(String(describing: event))")

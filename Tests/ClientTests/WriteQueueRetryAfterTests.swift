@@ -50,14 +50,15 @@ struct WriteQueueRetryAfterTests {
                 writes: .offline,
                 writeQueue: .init(maxServerErrors: 1, maxAttempts: 2, sleep: { delays.record($0) })))
         let memos = api.source(Memo.self, .path("memos/<id>"))
-        let stream = api.writeQueue.events()
+        let (events, following) = Events.following(api.writeQueue.events())
+        defer { following.cancel() }
         let response = try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Sent" }
         #expect(response.queued != nil)
         await api.writeQueue.replay()
         #expect(delays.all == waits)
         #expect(api.writeQueue.entries.isEmpty)
         var outcomes: [String] = []
-        for await event in stream {
+        while let event = await events.next("the next event") {
             outcomes.append("\(event.outcome)")
             if case .delivered = event.outcome { break }
         }

@@ -110,6 +110,15 @@ struct Events<Element: Sendable>: Sendable {
     }
 }
 
+extension Events {
+    /// Events that `stream` feeds, until the task returned is cancelled: a store's or a queue's stream read with a
+    /// bounded wait, so that a test ends when the store misbehaves instead of waiting forever.
+    static func following(_ stream: AsyncStream<Element>) -> (Events, Task<Void, Never>) {
+        let events = Events()
+        return (events, Task { for await element in stream { events.send(element) } })
+    }
+}
+
 /// A weak reference, to see an object go (`weak let` needs Swift 6.2; a `weak var` that is never set is warned about).
 final class Weak<Object: AnyObject> {
     weak var value: Object?
