@@ -152,7 +152,9 @@ func main() throws {
         let document = GeneratedDocument(articles: options.profileSize)
         let candidates =
             profile == "pipeline" || profile == "pages-decode"
-            ? try Pipeline.cases() : try Cases.make(for: document, selected: [profile])
+            ? try Pipeline.cases()
+            : ObservedWalk.names.contains(profile)
+                ? try ObservedWalk.cases() : try Cases.make(for: document, selected: [profile])
         guard let benchmark = candidates.first(where: { $0.name == profile })
         else { throw BenchmarkFailure(description: "no case \(profile) to profile") }
         if let problem = try benchmark.check() { throw BenchmarkFailure(description: "\(profile): \(problem)") }
@@ -163,7 +165,7 @@ func main() throws {
 
     let selected = Set(options.cases)
     print("# jsonapi-bench: \(options.rounds) rounds (pipeline \(max(options.rounds, 21))), cases round-robin after a warm-up, medians")
-    for size in options.sizes where !selected.subtracting(["pipeline"] + Walk.names).isEmpty {
+    for size in options.sizes where !selected.subtracting(["pipeline"] + Walk.names + ObservedWalk.names).isEmpty {
         let document = GeneratedDocument(articles: size)
         print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
         let cases = try Cases.make(for: document, selected: selected)
@@ -195,6 +197,18 @@ func main() throws {
             }
         }
         try measure(cases, label: Walk.label, rounds: options.rounds)
+    }
+    let observedWalks = ObservedWalk.names.filter(selected.contains)
+    if !observedWalks.isEmpty {
+        // The walk without a store is their floor: it runs whenever one is asked for.
+        let cases = try ObservedWalk.cases().filter { observedWalks.contains($0.name) || $0.name == "store-walk-bare" }
+        print("# \(ObservedWalk.label): \(ObservedWalk.pageCount) pages of \(ObservedWalk.pageSize) articles with includes, no latency")
+        for benchmark in cases {
+            if let problem = try benchmark.check() {
+                throw BenchmarkFailure(description: "\(benchmark.name): wrong output: \(problem)")
+            }
+        }
+        try measure(cases, label: ObservedWalk.label, rounds: options.rounds)
     }
     if options.measuresRSS, let largest = options.sizes.max() {
         try DecodeOnly.report(size: largest)

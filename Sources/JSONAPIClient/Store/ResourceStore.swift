@@ -577,7 +577,7 @@ public final class ResourceStore: Sendable {
         let now = state.tick()
         for object in objects {
             guard let id = object.id, let stored = try? ResourceRecord(object) else { continue }
-            changes += merge(stored, for: Key(type: object.type, id: id), at: now, into: &state).changes
+            merge(stored, for: Key(type: object.type, id: id), at: now, into: &state, changes: &changes)
         }
         changes += evictRecords(&state)
         return changes
@@ -589,15 +589,16 @@ public final class ResourceStore: Sendable {
     func merge(_ records: ResourceRecords, into state: inout State) -> [StoreChange] {
         let now = state.tick()
         var changes: [StoreChange] = []
-        // One growth to the size needed, not a doubling after another.
+        // One growth per response at most, and geometric: growing to exactly the size needed would copy every
+        // record again at each page of a walk (quadratic).
         let needed = state.records.count + records.resources.count
-        if needed > state.records.capacity { state.records.reserveCapacity(needed) }
+        if needed > state.records.capacity { state.records.reserveCapacity(max(needed, state.records.capacity * 2)) }
         var held = Array(repeating: false, count: records.resources.count)
         var live = 0
+        if !state.observers.isEmpty { changes.reserveCapacity(records.resources.count) }
         for (position, entry) in records.resources.enumerated() {
-            let merged = merge(entry.record(in: records), for: Key(type: entry.type, id: entry.id), at: now, into: &state)
-            changes += merged.changes
-            if merged.kept {
+            let kept = merge(entry.record(in: records), for: Key(type: entry.type, id: entry.id), at: now, into: &state, changes: &changes)
+            if kept {
                 held[position] = true
                 live += 1
             }
@@ -612,24 +613,32 @@ public final class ResourceStore: Sendable {
     /// written the same, the newer taken whole when it has every member the older has, else the two read and merged
     /// member by member into a tape of their own.
     ///
-    /// - Returns: The changes, when someone observes the store; whether the store holds `new` itself now.
-    private func merge(_ new: ResourceRecord, for key: Key, at now: UInt64, into state: inout State) -> (
-        changes: [StoreChange], kept: Bool
-    ) {
+    /// - Parameter changes: Where the changes go, when someone observes the store.
+    /// - Returns: Whether the store holds `new` itself now.
+    @discardableResult
+    private func merge(
+        _ new: ResourceRecord, for key: Key, at now: UInt64, into state: inout State, changes: inout [StoreChange]
+    ) -> Bool {
         let observed = !state.observers.isEmpty
-        func changes(_ related: [Key]) -> [StoreChange] {
-            observed ? ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) } : []
+        func noteChange(_ related: [Key] = []) {
+            guard observed else { return }
+            changes.append(StoreChange(type: key.type, id: key.id, kind: .updated))
+            for other in related { changes.append(StoreChange(type: other.type, id: other.id, kind: .updated)) }
         }
         guard let old = state.records.updateValue(Record(new, lastUse: now), forKey: key) else {
             if state.selfLinks != nil { state.reindex(key, from: nil, to: new.selfLink) }
-            guard state.inverses.involves(key.type) else { return (changes([]), true) }
-            return (changes(state.followInverses(of: key, from: nil, to: new.resourceObject(), at: now)), true)
+            guard state.inverses.involves(key.type) else {
+                noteChange()
+                return true
+            }
+            noteChange(state.followInverses(of: key, from: nil, to: new.resourceObject(), at: now))
+            return true
         }
         var record = old
         record.lastUse = now
         if new.isWrittenAs(old.stored) {
             state.records[key] = record
-            return ([], false)
+            return false
         }
         let kept = new.replaces(old.stored)
         if kept {
@@ -638,15 +647,19 @@ public final class ResourceStore: Sendable {
             let merged = Self.merged(old.object, with: new.resourceObject())
             guard merged != old.object, let own = Record(object: merged, lastUse: now) else {
                 state.records[key] = record
-                return ([], false)
+                return false
             }
             record = own
             state.records[key] = record
         }
         state.released(old.stored)
         if state.selfLinks != nil { state.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink) }
-        guard state.inverses.involves(key.type) else { return (changes([]), kept) }
-        return (changes(state.followInverses(of: key, from: old.object, to: record.object, at: now)), kept)
+        guard state.inverses.involves(key.type) else {
+            noteChange()
+            return kept
+        }
+        noteChange(state.followInverses(of: key, from: old.object, to: record.object, at: now))
+        return kept
     }
 
     /// The resource objects of a document: its primary resources and `included` (identifiers are not resources).
