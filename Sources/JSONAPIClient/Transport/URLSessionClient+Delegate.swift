@@ -14,6 +14,8 @@ extension URLSessionClient {
             var body = Data()
             /// Where the server redirected to, when the redirect was refused (another origin).
             var refusedRedirect: URL?
+            /// The challenge the app's handler cancelled, which the task's `cancelled` error then means.
+            var cancelledChallenge: (authenticationMethod: String, host: String)?
         }
 
         private let transfers = LockedValue<[Int: Transfer]>([:])
@@ -50,8 +52,17 @@ extension URLSessionClient {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
             if let error {
-                // After the headers, a failure is a response cut short, not a request the server never answered.
+                if let urlError = error as? URLError, let challenge = transfer.cancelledChallenge {
+                    transfer.continuation.resume(
+                        throwing: CancelledChallenge(
+                            authenticationMethod: challenge.authenticationMethod, host: challenge.host,
+                            underlying: urlError))
+                    return
+                }
+                // After the headers, a failure is a response cut short, not a request the server never answered
+                // (unless it is a security failure: an authentication given up on after a 401).
                 if let urlError = error as? URLError, urlError.code != .cancelled, urlError.code != .timedOut,
+                    URLSessionClient.securityDetail(for: urlError.code) == nil,
                     let response = task.response as? HTTPURLResponse
                 {
                     transfer.continuation.resume(
@@ -121,6 +132,12 @@ extension URLSessionClient {
                 return
             }
             let (disposition, credential) = challengeHandler(challenge)
+            if disposition == .cancelAuthenticationChallenge {
+                let space = challenge.protectionSpace
+                transfers.withLock {
+                    $0[task.taskIdentifier]?.cancelledChallenge = (space.authenticationMethod, "\(space.host):\(space.port)")
+                }
+            }
             // FoundationNetworking force-unwraps the credential of `.useCredential`: without one it means default
             // handling, on every platform alike.
             guard disposition != .useCredential || credential != nil else {
