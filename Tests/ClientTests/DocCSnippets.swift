@@ -78,7 +78,8 @@ enum DocCSnippets {
             .query("locale", "en")
             .result()
         let author = try await articles.fetchRelated("author", of: "1", as: Person?.self).result()
-        let raw = try await api.fetch(URL(string: "articles?page[size]=5")!).result()   // PrimaryData
+        guard let firstFive = URL(percentEncoding: "articles?page[size]=5") else { return }   // raw brackets, any OS
+        let raw = try await api.fetch(firstFive).result()   // PrimaryData
         print(one.data?.title ?? "", some.data?.count ?? 0, author.data??.name ?? "", raw.data?.resources.count ?? 0)
     }
 
@@ -363,7 +364,7 @@ enum DocCSnippets {
         let client = ScriptedClient { request in
             .document(#"{"data": [{"type": "people", "id": "1", "attributes": {"name": "Ann"}}]}"#)
         }
-        let api = Session(baseURL: URL(string: "https://api.example.com")!, client: client)
+        let api = Session(baseURL: try #require(URL(string: "https://api.example.com")), client: client)
         let people = try await api.source(Person.self, .path("people/<id>")).fetch().result()
         #expect(people.data?.first?.name == "Ann")
         #expect(client.requests.first?.url.absoluteString == "https://api.example.com/people")
