@@ -134,9 +134,8 @@ extension URLSessionClient {
             let (disposition, credential) = challengeHandler(challenge)
             if disposition == .cancelAuthenticationChallenge {
                 let space = challenge.protectionSpace
-                transfers.withLock {
-                    $0[task.taskIdentifier]?.cancelledChallenge = (space.authenticationMethod, "\(space.host):\(space.port)")
-                }
+                let cancelled = (authenticationMethod: space.authenticationMethod, host: "\(space.host):\(space.port)")
+                transfers.withLock { $0[task.taskIdentifier]?.cancelledChallenge = cancelled }
             }
             // FoundationNetworking force-unwraps the credential of `.useCredential`: without one it means default
             // handling, on every platform alike.

@@ -59,34 +59,33 @@ extension URLSessionClient {
     /// - Parameter code: A URL task's error code.
     /// - Returns: A sentence naming the failure and its `URLError` code (never a credential), or `nil`.
     static func securityDetail(for code: URLError.Code) -> String? {
-        let what: String
-        switch code {
-        case .appTransportSecurityRequiresSecureConnection:
+        if code == .appTransportSecurityRequiresSecureConnection {
             return "App Transport Security blocked this http:// request before it was sent: use https://, or add an "
                 + "NSAppTransportSecurity exception for this host to the app's Info.plist"
-        case .secureConnectionFailed:
-            what = "no secure (TLS) connection could be made to the server: the handshake failed (no TLS on that port, "
-                + "no protocol version or cipher in common, or something between the app and the server)"
-        case .serverCertificateHasBadDate: what = "the server's certificate has expired or has invalid dates"
-        case .serverCertificateUntrusted:
-            what = "the server's certificate is not trusted: self-signed, signed by an authority this device does not "
-                + "trust, or not issued for this host"
-        case .serverCertificateHasUnknownRoot: what = "the server's certificate was signed by an unknown root authority"
-        case .serverCertificateNotYetValid:
-            what = "the server's certificate is not valid yet (is the device's clock right?)"
-        case .clientCertificateRejected: what = "the server rejected the client certificate"
-        case .clientCertificateRequired:
-            what = "the server requires a client certificate and none was given (answer the client-certificate "
-                + "challenge in the challenge handler)"
-        case .userCancelledAuthentication: what = "an authentication challenge was cancelled"
-        case .cancelled:
-            what = "the URL loading system cancelled the request while authenticating, not the caller: an "
-                + "authentication challenge was cancelled (a server certificate that failed pinning, or credentials "
-                + "given up on)"
-        default: return nil
         }
-        return "\(what) (URLError \(code.rawValue))"
+        return securityFailures[code].map { "\($0) (URLError \(code.rawValue))" }
     }
+
+    /// What each security failure's code means, but App Transport Security's (whose detail says what to do).
+    private static let securityFailures: [URLError.Code: String] = [
+        .secureConnectionFailed:
+            "no secure (TLS) connection could be made to the server: the handshake failed (no TLS on that port, no "
+            + "protocol version or cipher in common, or something between the app and the server)",
+        .serverCertificateHasBadDate: "the server's certificate has expired or has invalid dates",
+        .serverCertificateUntrusted:
+            "the server's certificate is not trusted: self-signed, signed by an authority this device does not trust, "
+            + "or not issued for this host",
+        .serverCertificateHasUnknownRoot: "the server's certificate was signed by an unknown root authority",
+        .serverCertificateNotYetValid: "the server's certificate is not valid yet (is the device's clock right?)",
+        .clientCertificateRejected: "the server rejected the client certificate",
+        .clientCertificateRequired:
+            "the server requires a client certificate and none was given (answer the client-certificate challenge in "
+            + "the challenge handler)",
+        .userCancelledAuthentication: "an authentication challenge was cancelled",
+        .cancelled:
+            "the URL loading system cancelled the request while authenticating, not the caller: an authentication "
+            + "challenge was cancelled (a server certificate that failed pinning, or credentials given up on)",
+    ]
 
     /// Whether `error`, thrown by a transport, is a security failure: a ``JSONAPIClientError`` with
     /// ``JSONAPIClientError/Code/securityFailed``, or a `URLError` whose code ``securityDetail(for:)`` names (other
