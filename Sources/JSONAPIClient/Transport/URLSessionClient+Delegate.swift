@@ -14,8 +14,6 @@ extension URLSessionClient {
             var body = Data()
             /// Where the server redirected to, when the redirect was refused (another origin).
             var refusedRedirect: URL?
-            /// The challenge the app's handler cancelled, which the task's `cancelled` error then means.
-            var cancelledChallenge: (authenticationMethod: String, host: String)?
         }
 
         private let transfers = LockedValue<[Int: Transfer]>([:])
@@ -52,13 +50,6 @@ extension URLSessionClient {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
             if let error {
-                if let urlError = error as? URLError, let challenge = transfer.cancelledChallenge {
-                    transfer.continuation.resume(
-                        throwing: CancelledChallenge(
-                            authenticationMethod: challenge.authenticationMethod, host: challenge.host,
-                            underlying: urlError))
-                    return
-                }
                 // After the headers, a failure is a response cut short, not a request the server never answered
                 // (unless it is a security failure: an authentication given up on after a 401).
                 if let urlError = error as? URLError, urlError.code != .cancelled, urlError.code != .timedOut,
@@ -133,9 +124,15 @@ extension URLSessionClient {
             }
             let (disposition, credential) = challengeHandler(challenge)
             if disposition == .cancelAuthenticationChallenge {
+                // Cancelling a challenge cancels the request: it ends here, at once, saying why. URLSession then
+                // cancels the task, whose completion finds no transfer. (FoundationNetworking was seen, under the
+                // load of a sanitized test run, not to complete such a task at all: the call waited for its timeout.)
                 let space = challenge.protectionSpace
-                let cancelled = (authenticationMethod: space.authenticationMethod, host: "\(space.host):\(space.port)")
-                transfers.withLock { $0[task.taskIdentifier]?.cancelledChallenge = cancelled }
+                let transfer = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+                transfer?.continuation.resume(
+                    throwing: CancelledChallenge(
+                        authenticationMethod: space.authenticationMethod, host: "\(space.host):\(space.port)",
+                        underlying: URLError(.cancelled)))
             }
             // FoundationNetworking force-unwraps the credential of `.useCredential`: without one it means default
             // handling, on every platform alike.

@@ -106,14 +106,14 @@ extension URLSessionClient {
         return "the server closed the connection before answering; a \(method) is not idempotent, so it was not sent again"
     }
 
-    /// A challenge the ``ChallengeHandler`` answered with `.cancelAuthenticationChallenge`: the task then ends as
-    /// `cancelled`, which this names.
+    /// A challenge the ``ChallengeHandler`` answered with `.cancelAuthenticationChallenge`, which ends the request
+    /// as `cancelled`: this names the challenge.
     struct CancelledChallenge: Error, Sendable {
         /// The challenge's authentication method (`NSURLAuthenticationMethodServerTrust`, …).
         var authenticationMethod: String
         /// The host (and port) that challenged.
         var host: String
-        /// The task's error.
+        /// The error the request ends with (`cancelled`).
         var underlying: URLError
 
         /// What happened, by the kind of challenge: a server certificate refused (pinning), a client certificate,
