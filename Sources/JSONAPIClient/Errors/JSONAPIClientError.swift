@@ -40,7 +40,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         /// ``underlyingError`` is the `URLError`. Trying again on the same network changes nothing, and going on
         /// may be exactly what an attacker between the app and the server wants: it is never retried by
         /// ``RetryMiddleware``, never queued (``WriteOptions/isQueued``), and never answered from the store as if
-        /// offline (``CachePolicy/networkFirst``).
+        /// offline (``CachePolicy/networkFirst``). (On Linux, FoundationNetworking reports a TLS handshake that
+        /// fails as `URLError` `unknown`, which stays ``transportFailed``.)
         public static let securityFailed = Code(.securityFailed)
         /// The request took longer than the transport's timeout.
         public static let timedOut = Code(.timedOut)
