@@ -2,6 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Security)
+import CryptoKit
+import Security
+#endif
 import JSONAPIClient
 import JSONAPIClientTesting
 import Testing
@@ -74,7 +78,8 @@ enum DocCSnippets {
             .query("locale", "en")
             .result()
         let author = try await articles.fetchRelated("author", of: "1", as: Person?.self).result()
-        let raw = try await api.fetch(URL(string: "articles?page[size]=5")!).result()   // PrimaryData
+        guard let firstFive = URL(percentEncoding: "articles?page[size]=5") else { return }   // raw brackets, any OS
+        let raw = try await api.fetch(firstFive).result()   // PrimaryData
         print(one.data?.title ?? "", some.data?.count ?? 0, author.data??.name ?? "", raw.data?.resources.count ?? 0)
     }
 
@@ -187,16 +192,52 @@ enum DocCSnippets {
         _ = api
     }
 
+    static func cookies(baseURL: URL) {
+        let cookies = URLSessionConfiguration.ephemeral      // in memory; .default shares HTTPCookieStorage.shared
+        cookies.httpCookieAcceptPolicy = .always
+        cookies.httpShouldSetCookies = true
+        let withCookies = Session(baseURL: baseURL, client: URLSessionClient(sessionConfiguration: cookies))
+        _ = withCookies
+    }
+
     static func challenges(baseURL: URL, password: String) {
         let client = URLSessionClient(challengeHandler: { challenge in
             guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic else {
-                return (.performDefaultHandling, nil)  // server trust: check it here to pin a certificate
+                return (.performDefaultHandling, nil)  // server trust: the system's checks (or pinning, below)
             }
+            guard challenge.previousFailureCount == 0 else { return (.cancelAuthenticationChallenge, nil) }  // refused
             return (.useCredential, URLCredential(user: "reader", password: password, persistence: .forSession))
         })
         let api = Session(baseURL: baseURL, client: client)
         _ = api
     }
+
+    // Compiled where Security is (Apple platforms); FoundationNetworking asks no server-trust challenge.
+    #if canImport(Security)
+    static func pinning() {
+        /// The SHA-256 of each accepted public key, Base64, as `SecKeyCopyExternalRepresentation` gives its bytes:
+        /// the server's key and a backup key kept offline.
+        let pinnedKeys: Set<String> = ["<the server key's SHA-256, Base64>", "<the backup key's SHA-256, Base64>"]
+
+        let pinning = URLSessionClient(challengeHandler: { challenge in
+            let space = challenge.protectionSpace
+            guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
+                return (.performDefaultHandling, nil)
+            }
+            guard SecTrustEvaluateWithError(trust, nil),
+                let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate]
+            else { return (.cancelAuthenticationChallenge, nil) }
+            let pinned = chain.contains { certificate in
+                guard let key = SecCertificateCopyKey(certificate),
+                    let bytes = SecKeyCopyExternalRepresentation(key, nil) as Data?
+                else { return false }
+                return pinnedKeys.contains(Data(SHA256.hash(data: bytes)).base64EncodedString())
+            }
+            return pinned ? (.useCredential, URLCredential(trust: trust)) : (.cancelAuthenticationChallenge, nil)
+        })
+        _ = pinning
+    }
+    #endif
 
     struct VersionedRouter: Router {
         var version: String
@@ -323,7 +364,7 @@ enum DocCSnippets {
         let client = ScriptedClient { request in
             .document(#"{"data": [{"type": "people", "id": "1", "attributes": {"name": "Ann"}}]}"#)
         }
-        let api = Session(baseURL: URL(string: "https://api.example.com")!, client: client)
+        let api = Session(baseURL: try #require(URL(string: "https://api.example.com")), client: client)
         let people = try await api.source(Person.self, .path("people/<id>")).fetch().result()
         #expect(people.data?.first?.name == "Ann")
         #expect(client.requests.first?.url.absoluteString == "https://api.example.com/people")

@@ -162,7 +162,7 @@ enum ReadmeSnippets {
         _ = article
     }
 
-    static func middleware(baseURL: URL, tokenStore: TokenStore) {
+    static func middleware(baseURL: URL, tokenStore: TokenStore, password: String) {
         let api = Session(
             baseURL: baseURL,
             configuration: .init(middlewares: [
@@ -178,18 +178,32 @@ enum ReadmeSnippets {
             refresh: { rejected in try await tokenStore.refresh(replacing: rejected) })
         handle(refreshing)
 
-        // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs, cookies. Its URL cache is
+        // URLSession settings are yours: proxies, TLS, connections per host, URLProtocol stubs. Its URL cache is
         // bypassed (the session's store is the one cache) unless `URLSessionClient.Configuration(usesURLCache: true)`.
         let settings = URLSessionConfiguration.default
         settings.httpMaximumConnectionsPerHost = 4
         let tuned = Session(baseURL: baseURL, client: URLSessionClient(sessionConfiguration: settings))
         handle(tuned)
 
-        // Certificate pinning, client certificates, HTTP Basic: answer the challenge (the same path on every platform).
-        let pinned = URLSessionClient(challengeHandler: { challenge in
-            challenge.protectionSpace.host == "api.example.com" ? (.performDefaultHandling, nil) : (.cancelAuthenticationChallenge, nil)
+        // Cookies are off by default (an ephemeral session that neither keeps nor sends them); turn them on with a
+        // configuration that has them. The store never sees the cookies URLSession adds: clear it when the user changes.
+        let cookies = URLSessionConfiguration.ephemeral
+        cookies.httpCookieAcceptPolicy = .always
+        cookies.httpShouldSetCookies = true
+        let withCookies = Session(baseURL: baseURL, client: URLSessionClient(sessionConfiguration: cookies))
+        handle(withCookies)
+
+        // HTTP Basic, client certificates, certificate pinning: answer the challenge, the same way on every platform. The
+        // handler runs on URLSession's delegate queue and must not block. Pinning: the DocC article on authentication.
+        let basic = URLSessionClient(challengeHandler: { challenge in
+            guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodHTTPBasic else {
+                return (.performDefaultHandling, nil)
+            }
+            // Refused once: give up (the call throws .securityFailed) rather than send the same password again.
+            guard challenge.previousFailureCount == 0 else { return (.cancelAuthenticationChallenge, nil) }
+            return (.useCredential, URLCredential(user: "reader", password: password, persistence: .forSession))
         })
-        handle(pinned)
+        handle(basic)
     }
 
     static func testing(baseURL: URL) async throws {

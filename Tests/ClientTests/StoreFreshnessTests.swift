@@ -133,6 +133,31 @@ struct StoreFreshnessTests {
         #expect(Freshness.imfFixdate("Sun, 0a Nov 1994 08:49:37 GMT") == nil)
     }
 
+    /// RFC 9110 §5.6.7: `time-of-day = hour ":" minute ":" second ; 00:00:00 - 23:59:60 (leap second)`, and `day`
+    /// is two digits of a day of the month. A leap second is accepted as the grammar says (a `Date` has none: it
+    /// reads as the next minute's first second); anything past an edge is no date.
+    @Test("The IMF-fixdate parser's edges: hour 23/24, minute 59/60, second 59/60/61, day 0/1/31/32")
+    func fixdateEdges() {
+        let midnight = Date(timeIntervalSince1970: 788_918_400)  // Sun, 01 Jan 1995 00:00:00 GMT
+        func date(day: String = "01", time: String) -> Date? { Freshness.imfFixdate("Sun, \(day) Jan 1995 \(time) GMT") }
+        #expect(date(time: "00:00:00") == midnight)
+        #expect(date(time: "23:00:00") == midnight + 23 * 3600)
+        #expect(date(time: "24:00:00") == nil)
+        #expect(date(time: "00:59:00") == midnight + 59 * 60)
+        #expect(date(time: "00:60:00") == nil)
+        #expect(date(time: "00:00:59") == midnight + 59)
+        #expect(date(time: "23:59:60") == midnight + 86_400)  // the leap second: the next day's first second
+        #expect(date(time: "00:00:61") == nil)
+        #expect(date(day: "00", time: "00:00:00") == nil)
+        #expect(date(day: "31", time: "00:00:00") == midnight + 30 * 86_400)
+        #expect(date(day: "32", time: "00:00:00") == nil)
+        #expect(Freshness.imfFixdate("Sun, 01 Jan 0000 00:00:00 GMT") == nil)
+        #expect(Freshness.imfFixdate("Mon, 01 Jan 0001 00:00:00 GMT") == Date(timeIntervalSince1970: -62_135_596_800))
+        // The same edges through the public path (the formatter forms are not reached by a fixdate's text).
+        #expect(Freshness.httpDate("Sun, 01 Jan 1995 00:60:00 GMT") == nil)
+        #expect(Freshness.httpDate("Sun, 01 Jan 1995 24:00:00 GMT") == nil)
+    }
+
     // MARK: Policies, with an injected clock
 
     /// A clock the test moves by hand.

@@ -102,8 +102,7 @@ struct URLSessionClientRulesTests {
 struct TransportFailureDetailTests {
     @Test("A request App Transport Security blocked says so, and how to allow it")
     func appTransportSecurity() {
-        let detail = URLSessionClient.failureDetail(
-            URLError(.appTransportSecurityRequiresSecureConnection), method: .get, resent: false)
+        let detail = URLSessionClient.securityDetail(for: .appTransportSecurityRequiresSecureConnection) ?? ""
         #expect(detail.hasPrefix("App Transport Security blocked this http:// request"))
         #expect(detail.contains("NSAppTransportSecurity"))
     }

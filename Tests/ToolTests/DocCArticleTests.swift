@@ -53,6 +53,70 @@ struct DocCArticleTests {
         }
     }
 
+    /// Each `URL(string: …)!` in `text`, as written: the call's closing parenthesis is found by counting
+    /// parentheses outside string literals, so `URL(string: "a(b)")!` and `URL(string: s, relativeTo: base)!` count.
+    static func forceUnwrappedURLs(in text: String) -> [String] {
+        var found: [String] = []
+        var rest = text[...]
+        while let start = rest.range(of: "URL(string:") {
+            var depth = 0
+            var inString = false
+            var escaped = false
+            var index = rest.index(start.lowerBound, offsetBy: 3)  // the opening parenthesis
+            var end: Substring.Index?
+            while index < rest.endIndex {
+                let character = rest[index]
+                if inString {
+                    if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                } else if character == "\"" {
+                    inString = true
+                } else if character == "(" {
+                    depth += 1
+                } else if character == ")" {
+                    depth -= 1
+                    if depth == 0 {
+                        end = index
+                        break
+                    }
+                }
+                index = rest.index(after: index)
+            }
+            guard let end else { break }
+            let after = rest.index(after: end)
+            if after < rest.endIndex, rest[after] == "!" { found.append(String(rest[start.lowerBound...after])) }
+            rest = rest[after...]
+        }
+        return found
+    }
+
+    @Test("The force-unwrapped URL scanner finds `URL(string: …)!` however the call is written, and nothing else")
+    func scanner() {
+        #expect(Self.forceUnwrappedURLs(in: #"let u = URL(string: "articles?page[size]=5")!"#) == [#"URL(string: "articles?page[size]=5")!"#])
+        #expect(Self.forceUnwrappedURLs(in: #"f(URL(string: "a(b)", relativeTo: base)!.path)"#).count == 1)
+        #expect(Self.forceUnwrappedURLs(in: #"URL(string: "a\")")! and URL(string: x)!"#).count == 2)
+        #expect(Self.forceUnwrappedURLs(in: #"try #require(URL(string: "https://api.example.com"))"#).isEmpty)
+        #expect(Self.forceUnwrappedURLs(in: #"URL(string: "a") != nil; URL(percentEncoding: "b")!"#).isEmpty)
+    }
+
+    /// `URL(string:)` is `nil` on macOS 13, iOS 16, tvOS 16 and watchOS 9 for a URL with raw brackets (JSON:API's
+    /// `page[size]`), so a force unwrap in the documentation crashes there: samples use `URL(percentEncoding:)`, a
+    /// `guard`, or `#require`.
+    @Test("No article, README or Docs page force-unwraps `URL(string:)`")
+    func noForceUnwrappedURLs() throws {
+        var pages: [(name: String, text: String)] = []
+        for catalog in ["Sources/JSONAPIClient/JSONAPIClient.docc", "Sources/JSONAPIClientCore/JSONAPIClientCore.docc", "Docs"] {
+            let folder = Self.root.appendingPathComponent(catalog)
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".md") {
+                pages.append(("\(catalog)/\(name)", try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)))
+            }
+        }
+        pages.append(("README.md", try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)))
+        #expect(pages.count >= 16)
+        for page in pages {
+            for call in Self.forceUnwrappedURLs(in: page.text) { Issue.record("\(page.name): \(call)") }
+        }
+    }
+
     @Test("The landing page lists every article")
     func articlesListed() throws {
         let landing = try String(

@@ -4,9 +4,14 @@
 ///
 /// ```swift
 /// try await articles.update(article, options: .optimistic) { $0.title = "New title" }  // shown at once
-/// let sent = try await articles.create(draft, options: .offline)                        // never lost offline
+/// let sent = try await articles.create(draft, options: .offline)                        // waits offline
 /// if let entry = sent.queued { print("will be sent when the network is back:", entry.id) }
 /// ```
+///
+/// A queued write survives the app being killed only when the session's store is persisted
+/// (``ResourceStore/Configuration/persistence``): the queue is then written beside the store's file before the write
+/// returns, and a restarted app sends it. Without persistence the queue is in memory, and what waits in it when the
+/// process ends is lost.
 ///
 /// A write's own options win over the session's (``Session/Configuration/writes``, ``immediate`` by default).
 public struct WriteOptions: Sendable, Hashable {
@@ -14,10 +19,12 @@ public struct WriteOptions: Sendable, Hashable {
     /// object sees it; the server's answer then replaces it, or a refusal (or a transport failure not queued)
     /// rolls it back. Needs a store; without one the write is simply sent.
     public var isOptimistic: Bool
-    /// Whether a write that cannot reach the server (a transport failure, not an HTTP error) waits in the session's
-    /// ``WriteQueue`` instead of throwing; it then returns a ``WriteResponse`` whose ``WriteResponse/queued`` names
-    /// the entry. Also, while the queue holds writes, a new queued write goes behind them, so that writes reach the
-    /// server in the order they were made.
+    /// Whether a write that cannot reach the server (a transport failure or a timeout, not an HTTP error, nor a
+    /// connection refused for its security: ``JSONAPIClientError/Code/securityFailed`` throws) waits in the
+    /// session's ``WriteQueue`` instead of throwing; it then returns a ``WriteResponse`` whose
+    /// ``WriteResponse/queued`` names the entry. Also, while the queue holds writes, a new queued write goes behind
+    /// them, so that writes reach the server in the order they were made. The queue outlives the process only with
+    /// the store's ``ResourceStore/Persistence``; without it, queued writes are lost when the app is killed.
     public var isQueued: Bool
 
     /// Creates options.
@@ -34,6 +41,7 @@ public struct WriteOptions: Sendable, Hashable {
     public static let immediate = WriteOptions()
     /// Shown in the store at once, rolled back if the server refuses or cannot be reached.
     public static let optimistic = WriteOptions(optimistic: true)
-    /// Shown in the store at once and kept in the ``WriteQueue`` when the server cannot be reached, until it can.
+    /// Shown in the store at once and kept in the ``WriteQueue`` when the server cannot be reached, until it can —
+    /// across launches only when the store is persisted (``ResourceStore/Persistence``); in memory otherwise.
     public static let offline = WriteOptions(optimistic: true, queued: true)
 }

@@ -19,7 +19,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
                 notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                redirectRefused, notCached, storeNotSaved, accountChanged
+                redirectRefused, notCached, storeNotSaved, accountChanged, securityFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -28,8 +28,21 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(.invalidRequest)
         /// The request body could not be encoded.
         public static let encodingFailed = Code(.encodingFailed)
-        /// The transport failed (connection refused, DNS, TLS, …); see ``underlyingError``.
+        /// The transport failed (connection refused, DNS, a dropped connection, …); see ``underlyingError``. The
+        /// server may be back later: ``RetryMiddleware`` retries it, a write with ``WriteOptions/isQueued`` waits in
+        /// the ``WriteQueue``, and ``CachePolicy/networkFirst`` answers from the store instead.
         public static let transportFailed = Code(.transportFailed)
+        /// The connection was refused for its security, not for want of a network: TLS could not be negotiated, the
+        /// server's certificate is not trusted (expired, not yet valid, an unknown root, a host it was not issued
+        /// to), a client certificate was required or rejected, App Transport Security blocked a plain `http://`
+        /// request, or an authentication challenge was cancelled (the ``URLSessionClient/ChallengeHandler`` refused
+        /// the server's certificate when pinning, or gave up on HTTP credentials). ``detail`` says which;
+        /// ``underlyingError`` is the `URLError`. Trying again on the same network changes nothing, and going on
+        /// may be exactly what an attacker between the app and the server wants: it is never retried by
+        /// ``RetryMiddleware``, never queued (``WriteOptions/isQueued``), and never answered from the store as if
+        /// offline (``CachePolicy/networkFirst``). (On Linux, FoundationNetworking reports a TLS handshake that
+        /// fails as `URLError` `unknown`, which stays ``transportFailed``.)
+        public static let securityFailed = Code(.securityFailed)
         /// The request took longer than the transport's timeout.
         public static let timedOut = Code(.timedOut)
         /// The response body was larger than the transport's limit.

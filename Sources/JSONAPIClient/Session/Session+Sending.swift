@@ -60,6 +60,15 @@ extension Session {
             throw error.adding(request: request)
         } catch {
             if Task.isCancelled { throw CancellationError() }
+            // A transport of the app's own that throws a URLError of TLS, trust or App Transport Security is
+            // refused as URLSessionClient's would be, not taken for being offline.
+            if let urlError = error as? URLError, URLSessionClient.isSecurityFailure(urlError),
+                let detail = URLSessionClient.securityDetail(for: urlError.code)
+            {
+                throw JSONAPIClientError(
+                    code: .securityFailed, detail: detail, method: request.method, url: request.url,
+                    underlyingError: error)
+            }
             throw JSONAPIClientError(
                 code: .transportFailed, detail: "the transport failed: \(error)", method: request.method,
                 url: request.url, underlyingError: error)

@@ -27,8 +27,11 @@ extension ResourceStore {
         /// How long after a change the store waits before writing, gathering the changes that follow into the
         /// same write; one second by default, from zero to an hour.
         public var delay: Duration
-        /// Told why a file was discarded (another format version, another key, damaged) or a write failed: paths,
-        /// reasons and byte offsets, never a credential, URL or body. Standard error by default.
+        /// Told why a file was discarded (another format version, another key, damaged) or a write failed, for the
+        /// store's file and the ``WriteQueue``'s beside it: paths, reasons and byte offsets, never a credential, URL
+        /// or body. By default the unified log on Apple platforms (subsystem `JSONAPIClient`, category
+        /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
+        /// your own to send the lines to the app's logging.
         public var log: @Sendable (String) -> Void
 
         /// Creates a persistence.
@@ -36,11 +39,12 @@ extension ResourceStore {
         /// - Parameters:
         ///   - directory: The directory of the store's files, e.g. in Application Support.
         ///   - delay: How long after a change the store writes; one second by default.
-        ///   - log: Where to report discarded files and failed writes; standard error when `nil`.
+        ///   - log: Where to report discarded files and failed writes; when `nil`, the unified log on Apple platforms
+        ///     and standard error elsewhere (see ``log``).
         public init(directory: URL, delay: Duration = .seconds(1), log: (@Sendable (String) -> Void)? = nil) {
             self.directory = directory
             self.delay = delay
-            self.log = log ?? { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            self.log = log ?? { message in LibraryLog.write(message, category: "persistence") }
         }
 
         /// Whether two persistences use the same directory and delay (their logs are not compared).

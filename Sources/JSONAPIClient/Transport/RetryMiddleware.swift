@@ -1,9 +1,10 @@
 import Foundation
 
 /// Sends a request again when the server says to try later or the connection failed: `429 Too Many Requests`,
-/// `502 Bad Gateway`, `503 Service Unavailable`, `504 Gateway Timeout` and transport errors. It waits as long as the
-/// response's `Retry-After` header asks (seconds or an HTTP date), or backs off exponentially, with jitter, when it
-/// does not say.
+/// `502 Bad Gateway`, `503 Service Unavailable`, `504 Gateway Timeout` and transport errors — never a security
+/// failure (``JSONAPIClientError/Code/securityFailed``, or a `URLError` of TLS, certificate trust or App Transport
+/// Security). It waits as long as the response's `Retry-After` header asks (seconds or an HTTP date), or backs off
+/// exponentially, with jitter, when it does not say.
 ///
 /// ```swift
 /// configuration: .init(middlewares: [RetryMiddleware(configuration: .init(maxAttempts: 4))])
@@ -33,7 +34,7 @@ public struct RetryMiddleware: Middleware {
         /// The statuses retried only for idempotent methods.
         public var retriedIdempotentStatuses: Set<Int>
         /// Whether a transport error (no response: a reset connection, a timeout) is retried, for idempotent methods
-        /// only.
+        /// only. A security failure (``JSONAPIClientError/Code/securityFailed``) never is.
         public var retriesTransportErrors: Bool
         /// How a backoff is spread out.
         public var jitter: Jitter
@@ -174,10 +175,12 @@ public struct RetryMiddleware: Middleware {
     }
 
     /// Whether `error`, thrown on the way to the transport, is a transport failure worth another attempt: not a
-    /// cancellation, nor an error of this library other than a transport failure (a refused request stays refused).
+    /// cancellation, nor a security failure (TLS, certificate trust, App Transport Security, a cancelled
+    /// authentication challenge: see ``JSONAPIClientError/Code/securityFailed``), nor an error of this library other
+    /// than a transport failure or a timeout (a refused request stays refused).
     func isRetried(_ error: any Error, method: HTTPMethod) -> Bool {
         guard configuration.retriesTransportErrors, method.isIdempotent, !Task.isCancelled,
-            !(error is CancellationError)
+            !(error is CancellationError), !URLSessionClient.isSecurityFailure(error)
         else { return false }
         if let error = error as? JSONAPIClientError { return error.code == .transportFailed || error.code == .timedOut }
         return true

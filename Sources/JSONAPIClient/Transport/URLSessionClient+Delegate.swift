@@ -50,8 +50,10 @@ extension URLSessionClient {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
             if let error {
-                // After the headers, a failure is a response cut short, not a request the server never answered.
+                // After the headers, a failure is a response cut short, not a request the server never answered
+                // (unless it is a security failure: an authentication given up on after a 401).
                 if let urlError = error as? URLError, urlError.code != .cancelled, urlError.code != .timedOut,
+                    URLSessionClient.securityDetail(for: urlError.code) == nil,
                     let response = task.response as? HTTPURLResponse
                 {
                     transfer.continuation.resume(
@@ -121,6 +123,17 @@ extension URLSessionClient {
                 return
             }
             let (disposition, credential) = challengeHandler(challenge)
+            if disposition == .cancelAuthenticationChallenge {
+                // Cancelling a challenge cancels the request: it ends here, at once, saying why. URLSession then
+                // cancels the task, whose completion finds no transfer. (FoundationNetworking was seen, under the
+                // load of a sanitized test run, not to complete such a task at all: the call waited for its timeout.)
+                let space = challenge.protectionSpace
+                let transfer = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+                transfer?.continuation.resume(
+                    throwing: CancelledChallenge(
+                        authenticationMethod: space.authenticationMethod, host: "\(space.host):\(space.port)",
+                        underlying: URLError(.cancelled)))
+            }
             // FoundationNetworking force-unwraps the credential of `.useCredential`: without one it means default
             // handling, on every platform alike.
             guard disposition != .useCredential || credential != nil else {

@@ -17,6 +17,11 @@ import FoundationNetworking
 /// - A reused keep-alive connection the server drops before answering is retried once on a fresh connection when
 ///   the method is idempotent (`GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE`); otherwise the call throws
 ///   ``JSONAPIClientError/Code/transportFailed`` at once, never waiting for the timeout.
+/// - A connection refused for its security throws ``JSONAPIClientError/Code/securityFailed``, never
+///   ``JSONAPIClientError/Code/transportFailed``: TLS that cannot be negotiated, a server certificate not trusted,
+///   a client certificate required or rejected, App Transport Security, and a challenge the `challengeHandler`
+///   cancelled (a certificate that fails pinning), whose detail names the kind of challenge. None of them is
+///   retried, queued or answered from the store as if offline.
 ///
 /// - The requests bypass the URL loading system's cache (`URLCache`) unless ``Configuration/usesURLCache`` says
 ///   otherwise: the session's ``ResourceStore`` is the one cache, and it must see every `ETag` and every `304`.
@@ -188,22 +193,12 @@ public final class URLSessionClient: Client {
                 // attempt goes out on a fresh connection.
                 resent = true
             } catch let error as URLError {
-                let (cancelled, timedOut) = cancellation.withLock { state in
-                    switch state {
-                    case .cancelled: (true, false)
-                    case .timedOut: (false, true)
-                    default: (false, false)
-                    }
-                }
-                if error.code == .cancelled, cancelled || Task.isCancelled { throw CancellationError() }
-                if error.code == .timedOut || (error.code == .cancelled && timedOut) {
-                    throw JSONAPIClientError(
-                        code: .timedOut, detail: "no complete response within \(configuration.timeout)",
-                        method: request.method, url: request.url, underlyingError: error)
-                }
-                throw JSONAPIClientError(
-                    code: .transportFailed, detail: Self.failureDetail(error, method: request.method, resent: resent),
-                    method: request.method, url: request.url, underlyingError: error)
+                throw Self.failure(
+                    error, of: request, stop: stop(cancellation), resent: resent, timeout: configuration.timeout)
+            } catch let error as CancelledChallenge {
+                throw Self.failure(
+                    error.underlying, of: request, stop: stop(cancellation), resent: resent,
+                    timeout: configuration.timeout, challenge: error)
             } catch let error as InterruptedResponse {
                 throw JSONAPIClientError(
                     code: .transportFailed, detail: error.detail, method: request.method, url: request.url,
@@ -214,16 +209,16 @@ public final class URLSessionClient: Client {
         }
     }
 
-    /// What a transport failure's error says; a dropped connection says whether the request was sent again, and a
-    /// request App Transport Security refused says that it never left the device.
-    static func failureDetail(_ error: URLError, method: HTTPMethod, resent: Bool) -> String {
-        if error.code == .appTransportSecurityRequiresSecureConnection {
-            return "App Transport Security blocked this http:// request before it was sent: use https://, or add an "
-                + "NSAppTransportSecurity exception for this host to the app's Info.plist"
+    /// What the client did to the task before it failed: cancelled it with the caller's task, or at the timeout.
+    private func stop(_ cancellation: LockedValue<CancellationState>) -> Stop {
+        if Task.isCancelled { return .cancelled }
+        return cancellation.withLock { state -> Stop in
+            switch state {
+            case .cancelled: .cancelled
+            case .timedOut: .timedOut
+            case .idle, .running: .none
+            }
         }
-        guard error.code == .networkConnectionLost else { return error.localizedDescription }
-        if resent { return "the server closed the connection before answering, on a fresh connection too" }
-        return "the server closed the connection before answering; a \(method) is not idempotent, so it was not sent again"
     }
 
     private enum CancellationState {
