@@ -19,7 +19,9 @@ struct GeneratedDocument {
 
     /// `firstArticle` numbers the articles (and their comments) from there on, so that pages of one collection do
     /// not repeat ids; `links` is written as the top-level `links` member.
-    init(articles: Int, seed: UInt64 = 0x5EED_0001, firstArticle: Int = 1, links: String? = nil) {
+    /// - Parameter peopleSeed: Draws the people's names from a generator of their own, so that the pages of one
+    ///   collection agree on each person (as a server's do); `nil` draws them from `seed`, as every page did before.
+    init(articles: Int, seed: UInt64 = 0x5EED_0001, firstArticle: Int = 1, links: String? = nil, peopleSeed: UInt64? = nil) {
         let articles = max(1, articles)
         let offset = max(firstArticle, 1) - 1
         var random = SplitMix64(seed: seed)
@@ -35,9 +37,10 @@ struct GeneratedDocument {
         var resolved = Checksum()
         var referenced = Set<Int>()
 
+        var own = peopleSeed.map(SplitMix64.init(seed:))
         for _ in 0..<people {
-            let first = Vocabulary.firstNames[random.below(Vocabulary.firstNames.count)]
-            let last = Vocabulary.lastNames[random.below(Vocabulary.lastNames.count)]
+            let first = Vocabulary.firstNames[own?.below(Vocabulary.firstNames.count) ?? random.below(Vocabulary.firstNames.count)]
+            let last = Vocabulary.lastNames[own?.below(Vocabulary.lastNames.count) ?? random.below(Vocabulary.lastNames.count)]
             names.append("\(first) \(last)")
         }
         let commentAuthors = (0..<3 * articles).map { _ in random.below(people) + 1 }

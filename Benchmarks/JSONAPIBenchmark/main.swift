@@ -154,7 +154,8 @@ func main() throws {
             profile == "pipeline" || profile == "pages-decode"
             ? try Pipeline.cases()
             : ObservedWalk.names.contains(profile)
-                ? try ObservedWalk.cases() : try Cases.make(for: document, selected: [profile])
+                ? try ObservedWalk.cases(liveApply: profile == "live-apply")
+                : try Cases.make(for: document, selected: [profile])
         guard let benchmark = candidates.first(where: { $0.name == profile })
         else { throw BenchmarkFailure(description: "no case \(profile) to profile") }
         if let problem = try benchmark.check() { throw BenchmarkFailure(description: "\(profile): \(problem)") }
@@ -201,7 +202,9 @@ func main() throws {
     let observedWalks = ObservedWalk.names.filter(selected.contains)
     if !observedWalks.isEmpty {
         // The walk without a store is their floor: it runs whenever one is asked for.
-        let cases = try ObservedWalk.cases().filter { observedWalks.contains($0.name) || $0.name == "store-walk-bare" }
+        let floors = observedWalks.contains("live-apply") ? ["store-walk-bare", "store-walk"] : ["store-walk-bare"]
+        let cases = try ObservedWalk.cases(liveApply: observedWalks.contains("live-apply"))
+            .filter { observedWalks.contains($0.name) || floors.contains($0.name) }
         print("# \(ObservedWalk.label): \(ObservedWalk.pageCount) pages of \(ObservedWalk.pageSize) articles with includes, no latency")
         for benchmark in cases {
             if let problem = try benchmark.check() {

@@ -232,6 +232,15 @@ struct WriteQueueStateMachineTests {
         }
     }
 
+    @Test("A connection refused for its security marks the entry failing and stops: never rejected, never retried by itself")
+    func securityFailed() {
+        var (machine, sent) = Self.sending(Self.entry(sent: true))
+        let error = JSONAPIClientError(code: .securityFailed, detail: "the server's certificate is not trusted")
+        let (actions, then) = machine.attemptFinished(sent, .failed(error), configuration: Self.configuration())
+        #expect(then == .stop && Self.outcomes(actions).first?.hasPrefix("failing") == true)
+        #expect(machine.entries.first?.isFailing == true && machine.entries.first?.attempts == 0)
+    }
+
     @Test("Another account's credentials hold the entry and stop the replay")
     func held() {
         var (machine, sent) = Self.sending(Self.entry(sent: true))

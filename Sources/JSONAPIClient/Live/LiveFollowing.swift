@@ -9,28 +9,73 @@ enum LiveFollowing {
     /// models are decoded from) with `apply` from now until the returned token is cancelled in `tasks`.
     ///
     /// `apply` re-reads the store for an update, so a change applied at once may overtake earlier ones still on their
-    /// way from another thread without showing anything older than the store holds.
+    /// way from another thread without showing anything older than the store holds. Changes that arrive while the
+    /// main actor is busy wait together and are applied in one call, in order: a burst of merges (a walk, a refresh
+    /// of many pages) costs one re-read of what they changed, not one per merge.
     @MainActor
     @discardableResult
     static func follow(
         _ store: ResourceStore, type: String?, tasks: LiveTasks,
         apply: @escaping @MainActor @Sendable ([StoreChange]) -> Void
     ) -> Int {
-        let (stream, continuation) = AsyncStream<[StoreChange]>.makeStream(bufferingPolicy: .unbounded)
+        let waiting = Waiting()
         let observer = store.addObserver(type: type) { changes in
             if isOnMainQueue {
-                MainActor.assumeIsolated { apply(changes) }
-            } else {
-                continuation.yield(changes)
+                let all = waiting.takeAll(adding: changes)
+                MainActor.assumeIsolated { apply(all) }
+            } else if waiting.add(changes) {
+                Task { @MainActor in
+                    let all = waiting.takeAll()
+                    if !all.isEmpty { apply(all) }
+                }
             }
-        }
-        let task = Task { @MainActor in
-            for await changes in stream { apply(changes) }
         }
         return tasks.add {
             store.removeObserver(observer)
-            continuation.finish()
-            task.cancel()
+            waiting.cancel()
+        }
+    }
+
+    /// The changes made off the main actor that wait for it, in order.
+    private final class Waiting: Sendable {
+        private struct State {
+            var changes: [StoreChange] = []
+            /// Whether a main-actor task will take them.
+            var scheduled = false
+            var cancelled = false
+        }
+
+        private let state = LockedValue(State())
+
+        /// Adds `changes`.
+        ///
+        /// - Returns: Whether the caller must schedule a task to take them (none is scheduled yet).
+        func add(_ changes: [StoreChange]) -> Bool {
+            state.withLock { state in
+                guard !state.cancelled else { return false }
+                state.changes += changes
+                guard !state.scheduled else { return false }
+                state.scheduled = true
+                return true
+            }
+        }
+
+        /// Takes every change waiting, then `changes`; nothing once cancelled.
+        func takeAll(adding changes: [StoreChange] = []) -> [StoreChange] {
+            state.withLock { state in
+                guard !state.cancelled else { return [] }
+                defer { state.changes = [] }
+                state.scheduled = false
+                return state.changes.isEmpty ? changes : state.changes + changes
+            }
+        }
+
+        /// Drops what waits, and every change from now on.
+        func cancel() {
+            state.withLock { state in
+                state.cancelled = true
+                state.changes = []
+            }
         }
     }
 

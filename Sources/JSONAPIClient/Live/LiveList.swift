@@ -304,14 +304,21 @@ public final class LiveList<Model: Resource> {
     private func apply(_ changes: [StoreChange], from store: ResourceStore) {
         var changed = Set<String>()
         var removed = Set<String>()
+        // Each record once, however many changes name it (a burst of merges names an included author per page).
+        var touched = Set<ResourceStore.Key>()
         for change in changes {
-            let own = change.type == Model.resourceType && positions[change.id] != nil
             switch change.kind {
-            case .updated:
-                if own { changed.insert(change.id) }
-                changed.formUnion(dependencies.models(reaching: change.type, id: change.id))
-            case .removed:
-                if own { removed.insert(change.id) }
+            case .updated, .removed:
+                if change.type == Model.resourceType, positions[change.id] != nil {
+                    // The last change to a model's own record decides: updated, or gone.
+                    if change.kind == .removed {
+                        removed.insert(change.id)
+                    } else {
+                        removed.remove(change.id)
+                        changed.insert(change.id)
+                    }
+                }
+                guard touched.insert(ResourceStore.Key(type: change.type, id: change.id)).inserted else { continue }
                 changed.formUnion(dependencies.models(reaching: change.type, id: change.id))
             case .evicted:
                 // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and

@@ -181,6 +181,12 @@ extension WriteQueue {
                 // Another account is signed in: this write (and those after it) wait for theirs.
                 return ([.emit(Event(entry: entry, outcome: .waiting))], .stop)
             }
+            if error.code == .securityFailed {
+                // The connection was refused for its security (TLS, a certificate, a pin): not the server's no, and
+                // not to be tried again by itself. The write stays, for the app to decide.
+                let updated = update(entry.id) { $0.isFailing = true } ?? entry
+                return ([.persist(changed()), .emit(Event(entry: updated, outcome: .failing(error)))], .stop)
+            }
             if let status = error.status {
                 let madeBefore = entry.sent && status.code == 409 && entry.kind == .create && entry.clientGeneratedID
                 if madeBefore || status.code == 404 && entry.kind == .delete {

@@ -28,7 +28,8 @@ import Foundation
 /// - **Rejected only by the server.** A 4xx answer removes the entry with its error (``Outcome/rejected(_:)``) and
 ///   rolls back its optimistic change. Nothing else does: an entry that got no answer ``Configuration/maxAttempts``
 ///   times, or ``Configuration/maxServerErrors`` 5xx answers, stays queued, marked ``Entry/isFailing``
-///   (``Outcome/failing(_:)``), its optimistic change still shown, and holds the entries behind it until the app
+///   (``Outcome/failing(_:)``), its optimistic change still shown — as does one whose connection is refused for its
+///   security (``JSONAPIClientError/Code/securityFailed``) — and holds the entries behind it until the app
 ///   sends it again (``retry()``) or drops it (``discard(type:id:)``, ``removeAll()``).
 /// - **Durable first.** With persistence, a queued write returns only once its entry is on disk; when it cannot be
 ///   saved the write throws ``JSONAPIClientError/Code/storeNotSaved`` and is neither sent nor queued. The file is
