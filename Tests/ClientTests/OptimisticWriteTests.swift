@@ -314,26 +314,16 @@ struct OptimisticWriteTests {
 /// from the response's shared tape, and a changed record met through another's linkage shows its change.
 @Suite("Optimistic writes: reads while one is pending")
 struct PendingReadTests {
-    struct Writer: Resource, Equatable {
-        static let resourceType = "writers"
-        var id: String
-        var name: String
-    }
-
-    struct Post: Resource, Equatable {
-        static let resourceType = "posts"
-        var id: String
-        var title: String
-        var writer: Writer?
-    }
+    typealias Writer = StoreTests.Writer
+    typealias Post = StoreTests.Post
 
     /// A store holding one response: posts 1–3 by writers 8, 9, 9, the writers included (one shared tape).
     static func store() throws -> ResourceStore {
         let body = #"""
             {"data":[
-              {"type":"posts","id":"1","attributes":{"title":"One"},"relationships":{"writer":{"data":{"type":"writers","id":"8"}}}},
-              {"type":"posts","id":"2","attributes":{"title":"Two"},"relationships":{"writer":{"data":{"type":"writers","id":"9"}}}},
-              {"type":"posts","id":"3","attributes":{"title":"Three"},"relationships":{"writer":{"data":{"type":"writers","id":"9"}}}}],
+              {"type":"posts","id":"1","attributes":{"title":"One"},"relationships":{"author":{"data":{"type":"writers","id":"8"}}}},
+              {"type":"posts","id":"2","attributes":{"title":"Two"},"relationships":{"author":{"data":{"type":"writers","id":"9"}}}},
+              {"type":"posts","id":"3","attributes":{"title":"Three"},"relationships":{"author":{"data":{"type":"writers","id":"9"}}}}],
              "included":[
               {"type":"writers","id":"8","attributes":{"name":"Eight"}},
               {"type":"writers","id":"9","attributes":{"name":"Nine"}}]}
@@ -348,11 +338,11 @@ struct PendingReadTests {
         let store = try Self.store()
         let layer = store.addPending(.update, object: ResourceObject(type: "writers", id: "9", attributes: ["name": "Nine (edited)"]), id: "9")
         let posts = try store.resources(Post.self)
-        #expect(posts.map(\.writer?.name) == ["Eight", "Nine (edited)", "Nine (edited)"])
+        #expect(posts.map(\.author?.name) == ["Eight", "Nine (edited)", "Nine (edited)"])
         #expect(posts.map(\.title) == ["One", "Two", "Three"])
         #expect(try store.resource(Writer.self, id: "9")?.name == "Nine (edited)")
         store.dropPending(layer)
-        #expect(try store.resources(Post.self).map(\.writer?.name) == ["Eight", "Nine", "Nine"])
+        #expect(try store.resources(Post.self).map(\.author?.name) == ["Eight", "Nine", "Nine"])
     }
 
     @Test("A pending change to a primary record shows in a read of all; a pending create of another shows beside them")
@@ -363,10 +353,10 @@ struct PendingReadTests {
             .create,
             object: ResourceObject(
                 type: "posts", id: "4", attributes: ["title": "Four"],
-                relationships: ["writer": Relationship(data: .toOne(ResourceIdentifier(type: "writers", id: "8")))]),
+                relationships: ["author": Relationship(data: .toOne(ResourceIdentifier(type: "writers", id: "8")))]),
             id: "4")
         let posts = try store.resources(Post.self)
         #expect(posts.map(\.title) == ["One", "Two (edited)", "Three", "Four"])
-        #expect(posts.map(\.writer?.name) == ["Eight", "Nine", "Nine", "Eight"])
+        #expect(posts.map(\.author?.name) == ["Eight", "Nine", "Nine", "Eight"])
     }
 }
