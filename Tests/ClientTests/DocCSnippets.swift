@@ -342,6 +342,7 @@ enum DocCSnippets {
                 switch event.outcome {
                 case .delivered(let status): print("sent", event.entry.url, status)
                 case .rejected(let error): print("refused and rolled back:", error.rolledBack?.id ?? "", error)
+                case .failing(let error): print("still not sent; ask the user:", error)   // then retry() or discard
                 default: break
                 }
             }
