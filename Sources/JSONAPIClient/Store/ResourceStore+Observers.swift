@@ -57,8 +57,7 @@ extension ResourceStore {
                     step += 1
                     var next: [Key] = []
                     for from in frontier {
-                        let shown = !layered.isEmpty && layered.contains(from)
-                        let record = shown ? state.visibleRecord(from) : state.records[from]?.stored
+                        let record = layered.contains(from) ? state.visibleRecord(from) : state.records[from]?.stored
                         record?.forEachLinked { linked in
                             guard let (type, id) = linked.key else { return }
                             let to = Key(type: type, id: id)
