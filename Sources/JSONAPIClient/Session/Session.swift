@@ -39,6 +39,9 @@ public final class Session: Sendable {
     let flights = InFlightRequests()
     /// The server's ids of the resources this session created by local id (`lid`), for the bodies of later writes.
     let localIDs = LocalIDs()
+    /// The Atomic Operations paths whose server refused the extension (415, 406) to a graph: later graphs go
+    /// straight to ordered requests there (Session+Graph.swift).
+    let refusedOperationsPaths = LockedValue<Set<String>>([])
     /// Who the last request was sent as (Session+Accounts.swift).
     let lastCredentials = LockedValue<SeenCredentials?>(nil)
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
