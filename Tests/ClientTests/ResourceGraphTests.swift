@@ -88,6 +88,14 @@ struct ResourceGraphTests {
 
     static let atomicMediaType = JSONAPIMediaType(ext: [AtomicOperation.extensionURI])
 
+    /// A new resource that names another (or itself) by local id.
+    struct Node: Resource {
+        static let resourceType = "nodes"
+        var id: String?
+        var lid: String?
+        var next: ResourceIdentifier?
+    }
+
     func session(_ server: CreatingServer, atomic: Bool = false) -> Session {
         Session(
             baseURL: exampleBase, client: server.client,
@@ -245,12 +253,6 @@ struct ResourceGraphTests {
 
     @Test("A cycle among new resources is refused before anything is sent")
     func cycle() async throws {
-        struct Node: Resource {
-            static let resourceType = "nodes"
-            var id: String?
-            var lid: String?
-            var next: ResourceIdentifier?
-        }
         let server = CreatingServer()
         var graph = ResourceGraph()
         graph.add(Node(lid: "a", next: ResourceIdentifier(type: "nodes", lid: "b")))
@@ -422,12 +424,6 @@ struct ResourceGraphTests {
 
     @Test("A resource that names itself by its local id keeps the local id in its ordered POST")
     func namesItself() async throws {
-        struct Node: Resource {
-            static let resourceType = "nodes"
-            var id: String?
-            var lid: String?
-            var next: ResourceIdentifier?
-        }
         let server = CreatingServer()
         var graph = ResourceGraph()
         graph.add(Node(lid: "d", next: ResourceIdentifier(type: "nodes", lid: "d")))
