@@ -19,7 +19,7 @@ extension ResourceGraph {
         var sent: ResourceObject {
             guard let lid = object.lid else { return object }
             let namesItself = object.relationships?.values.contains { relationship in
-                relationship.data?.identifiers.contains { $0.type == object.type && $0.lid == lid && $0.id == nil } ?? false
+                relationship.data?.identifiers.contains { $0.type == object.type && $0.lid == lid && $0.id == nil } == true
             } ?? false
             guard !namesItself else { return object }
             var sent = object
