@@ -153,4 +153,47 @@ struct ResourceGraphServerTests {
             "POST /no-operations 415", "POST /people 201", "POST /tags 201", "POST /articles 201",
         ])
     }
+
+    /// `marker`'s header, and the one that makes the server refuse unknown members in `data` (a `lid`) with 422, as
+    /// django-ninja-jsonapi and Flask-Restless-NG do.
+    static func strict(_ headers: HTTPFields) -> HTTPFields {
+        var headers = headers
+        headers[HTTPField.Name("X-Test-Strict-Members")] = "1"
+        return headers
+    }
+
+    @Test("A server that refuses unknown members (a lid) takes the ordered requests: they carry no lid")
+    func orderedOnStrictServer() async throws {
+        let api = try session(atomic: false)
+        let (marker, headers) = Self.marker()
+        let name = "Strict \(UUID().uuidString.prefix(8))"
+        // The server is strict: a create that carries a lid is refused.
+        let refused = await #expect(throws: JSONAPIClientError.self) {
+            try await api.source(NewTag.self, .path("tags/<id>")).create(
+                NewTag(lid: "t9", name: "tag-\(name)-refused"), headerFields: Self.strict(headers))
+        }
+        #expect(refused?.status?.code == 422)
+        let result = try await api.create(Self.graph(name), headerFields: Self.strict(headers))
+        #expect(!result.isAtomic)
+        try await expectArticle(result.id(NewArticle.self, lid: "a1"), by: name, on: api)
+        #expect(await Self.requests(marked: marker, count: 4) == [
+            "POST /tags 422", "POST /people 201", "POST /tags 201", "POST /articles 201",
+        ])
+    }
+
+    @Test("After a 415, the same session's next graph goes straight to ordered requests, on a strict server too")
+    func fallbackRemembered() async throws {
+        let api = try session(atomic: true)
+        let (marker, headers) = Self.marker()
+        let first = "Remembered \(UUID().uuidString.prefix(8))"
+        let second = "Remembered \(UUID().uuidString.prefix(8))"
+        let one = try await api.create(Self.graph(first), operationsPath: "no-operations", headerFields: Self.strict(headers))
+        let two = try await api.create(Self.graph(second), operationsPath: "no-operations", headerFields: Self.strict(headers))
+        #expect(!one.isAtomic && !two.isAtomic)
+        try await expectArticle(two.id(NewArticle.self, lid: "a1"), by: second, on: api)
+        #expect(await Self.requests(marked: marker, count: 7) == [
+            "POST /no-operations 415", "POST /people 201", "POST /tags 201", "POST /articles 201",
+            "POST /people 201", "POST /tags 201", "POST /articles 201",
+        ])
+    }
 }

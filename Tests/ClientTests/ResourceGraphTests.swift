@@ -88,6 +88,14 @@ struct ResourceGraphTests {
 
     static let atomicMediaType = JSONAPIMediaType(ext: [AtomicOperation.extensionURI])
 
+    /// A new resource that names another (or itself) by local id.
+    struct Node: Resource {
+        static let resourceType = "nodes"
+        var id: String?
+        var lid: String?
+        var next: ResourceIdentifier?
+    }
+
     func session(_ server: CreatingServer, atomic: Bool = false) -> Session {
         Session(
             baseURL: exampleBase, client: server.client,
@@ -123,10 +131,10 @@ struct ResourceGraphTests {
         #expect(Self.linkage(article, "tags") == .array([
             .object(["type": "tags", "id": "tags-2"]), .object(["type": "tags", "id": "tags-3"]),
         ]))
-        // Each resource is sent with its own local id (the base specification allows it), never an id.
-        #expect(article["data"]?.objectValue?["lid"] == "a1")
+        // Each resource is sent without its local id (a server without the extension may refuse the member) and
+        // without an id.
+        #expect(server.bodies.allSatisfy { $0["data"]?.objectValue?.keys.contains("lid") == false })
         #expect(article["data"]?.objectValue?["id"] == nil)
-        #expect(server.bodies.first?["data"]?.objectValue?["lid"] == "p1")
         #expect(result.created.map(\.id) == ["people-1", "tags-2", "tags-3", "articles-4"])
         #expect(result.created.map(\.lid) == ["p1", "t1", "t2", "a1"])
         #expect(result.id(NewArticle.self, lid: "a1") == "articles-4")
@@ -245,12 +253,6 @@ struct ResourceGraphTests {
 
     @Test("A cycle among new resources is refused before anything is sent")
     func cycle() async throws {
-        struct Node: Resource {
-            static let resourceType = "nodes"
-            var id: String?
-            var lid: String?
-            var next: ResourceIdentifier?
-        }
         let server = CreatingServer()
         var graph = ResourceGraph()
         graph.add(Node(lid: "a", next: ResourceIdentifier(type: "nodes", lid: "b")))
@@ -263,7 +265,8 @@ struct ResourceGraphTests {
             #expect(error?.failed == ResourceIdentifier(type: "nodes", lid: "a"))
             #expect(error?.detail.contains("nodes/lid:a, nodes/lid:b, nodes/lid:c") == true)
             #expect(error?.detail.contains("lid:d") == false)
-            #expect(error?.notCreated.count == 4)
+            // The failed resource is not among those not created.
+            #expect(error?.notCreated == ["b", "c", "d"].map { ResourceIdentifier(type: "nodes", lid: $0) })
         }
         #expect(server.lines.isEmpty)
     }
@@ -273,16 +276,22 @@ struct ResourceGraphTests {
         let server = CreatingServer()
         var twice = ResourceGraph()
         twice.add(NewTag(lid: "t1", name: "a"))
+        twice.add(NewPerson(lid: "p1", name: "Bo"))
         twice.add(NewTag(lid: "t1", name: "b"))
         let duplicate = await #expect(throws: ResourceGraphError.self) { try await session(server).create(twice) }
         #expect(duplicate?.code == .duplicateLocalID)
         #expect(duplicate?.failed == ResourceIdentifier(type: "tags", lid: "t1"))
+        // `failed` names both resources with the local id; neither is listed again.
+        #expect(duplicate?.notCreated == [ResourceIdentifier(type: "people", lid: "p1")])
 
         var sameID = ResourceGraph()
         sameID.add(NewTag(id: "7", lid: nil, name: "a"))
+        sameID.add(NewTag(id: "8", lid: nil, name: "c"))
         sameID.add(NewTag(id: "7", lid: nil, name: "b"))
         let clientIDs = await #expect(throws: ResourceGraphError.self) { try await session(server).create(sameID) }
         #expect(clientIDs?.code == .duplicateLocalID)
+        #expect(clientIDs?.failed == ResourceIdentifier(type: "tags", id: "7"))
+        #expect(clientIDs?.notCreated == [ResourceIdentifier(type: "tags", id: "8")])
 
         var sameLidOtherType = ResourceGraph()
         sameLidOtherType.add(NewTag(lid: "x", name: "a"))
@@ -291,9 +300,12 @@ struct ResourceGraphTests {
         #expect(server.lines.count == 2)
 
         var unknown = ResourceGraph()
+        unknown.add(NewTag(lid: "t1", name: "a"))
         unknown.add(NewArticle(lid: "a1", title: "T", author: NewPerson(lid: "ghost", name: "G")))
         let missing = await #expect(throws: ResourceGraphError.self) { try await session(server).create(unknown) }
         #expect(missing?.code == .unknownLocalID)
+        #expect(missing?.failed == ResourceIdentifier(type: "articles", lid: "a1"))
+        #expect(missing?.notCreated == [ResourceIdentifier(type: "tags", lid: "t1")])
         #expect(missing?.detail.contains("\"author\" of articles/lid:a1 names people/lid:ghost") == true)
         #expect(server.lines.count == 2)
     }
@@ -316,6 +328,7 @@ struct ResourceGraphTests {
         let error = await #expect(throws: ResourceGraphError.self) { try await session(server).create(graph) }
         #expect(error?.code == .invalidResource)
         #expect(error?.failed == ResourceIdentifier(type: "broken", lid: "b"))
+        #expect(error?.notCreated == [ResourceIdentifier(type: "tags", lid: "t")])
         #expect(error?.underlyingError is EncodingError)
         let empty = try await session(server).create(ResourceGraph())
         #expect(empty.created.isEmpty)
@@ -381,6 +394,42 @@ struct ResourceGraphTests {
         #expect(result.id(type: "articles", lid: "a1") == "articles-4")
         // The plain creates do not apply the extension, so they do not carry it.
         #expect(server.client.requests.dropFirst().map { $0.headerFields[.contentType] } == Array(repeating: "application/vnd.api+json", count: 4))
+    }
+
+    @Test("A session remembers that the server refused the extension: its next graph goes straight to ordered POSTs",
+          arguments: [415, 406])
+    func refusalRemembered(status: Int) async throws {
+        let server = CreatingServer()
+        server.atomicStatus = status
+        let api = session(server, atomic: true)
+        _ = try await api.create(Self.articleGraph())
+        #expect(server.client.requests.count == 5)
+        let second = try await api.create(Self.articleGraph())
+        #expect(!second.isAtomic)
+        #expect(server.lines.dropFirst(5) == ["POST /v1/people", "POST /v1/tags", "POST /v1/tags", "POST /v1/articles"])
+        // Another operations endpoint of the same session is still tried.
+        server.atomicStatus = nil
+        let elsewhere = try await api.create(Self.articleGraph(), operationsPath: "other/operations")
+        #expect(elsewhere.isAtomic)
+        #expect(server.lines.last == "POST /v1/other/operations")
+        // A failure that is not a refusal of the extension is not remembered.
+        let refused = CreatingServer()
+        refused.atomicStatus = 422
+        let other = session(refused, atomic: true)
+        _ = await #expect(throws: ResourceGraphError.self) { try await other.create(Self.articleGraph()) }
+        refused.atomicStatus = nil
+        #expect(try await other.create(Self.articleGraph()).isAtomic)
+        #expect(refused.lines == ["POST /v1/operations", "POST /v1/operations"])
+    }
+
+    @Test("A resource that names itself by its local id keeps the local id in its ordered POST")
+    func namesItself() async throws {
+        let server = CreatingServer()
+        var graph = ResourceGraph()
+        graph.add(Node(lid: "d", next: ResourceIdentifier(type: "nodes", lid: "d")))
+        graph.add(Node(lid: "e", next: ResourceIdentifier(type: "nodes", lid: "d")))
+        _ = try await session(server).create(graph)
+        #expect(server.bodies.map { $0["data"]?.objectValue?["lid"] } == ["d", nil])
     }
 
     @Test("Atomic results without ids (a 204, a result without data) leave the resources unconfirmed")
@@ -488,9 +537,10 @@ struct ResourceGraphTests {
             _ = try await api.create(graph)
         }
         #expect(server.lines.count == 4)
-        // The second person was posted as new (no id), and the second article names it, not the first.
+        // The second person was posted as new (no id, and no lid: ordered creates carry none), and the second
+        // article names it, not the first.
         #expect(server.bodies[2]["data"]?.objectValue?["id"] == nil)
-        #expect(server.bodies[2]["data"]?.objectValue?["lid"] == "p1")
+        #expect(server.bodies[2]["data"]?.objectValue?.keys.contains("lid") == false)
         #expect(Self.linkage(server.bodies[3], "author") == .object(["type": "people", "id": "people-3"]))
         #expect(api.localIDs.id(type: "people", lid: "p1", clears: 0) == "people-3")
     }

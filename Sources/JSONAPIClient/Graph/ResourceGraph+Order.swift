@@ -12,6 +12,20 @@ extension ResourceGraph {
 
         /// The local id's key, when the resource has a local id.
         var key: LocalIDs.Key? { object.lid.map { LocalIDs.Key(type: object.type, lid: $0) } }
+
+        /// The resource object as an ordered `POST` sends it: without its `lid`, which only the Atomic Operations
+        /// extension gives a meaning to in a request (some servers without it refuse the member), unless the
+        /// resource names itself by it — then only the local id can say so.
+        var sent: ResourceObject {
+            guard let lid = object.lid else { return object }
+            let namesItself = object.relationships?.values.contains { relationship in
+                relationship.data?.identifiers.contains { $0.type == object.type && $0.lid == lid && $0.id == nil } == true
+            } ?? false
+            guard !namesItself else { return object }
+            var sent = object
+            sent.lid = nil
+            return sent
+        }
     }
 
     /// The graph's resources in an order that creates each after the graph's resources it names; the graph's order
@@ -27,19 +41,22 @@ extension ResourceGraph {
     ///   ``ResourceGraphError/Code/cycle``.
     func ordered(encoder: JSONAPIEncoder, isCreated: (LocalIDs.Key) -> Bool) throws(ResourceGraphError) -> [Step] {
         let steps = try self.steps(encoder: encoder)
-        let all = steps.map(\.identifier)
+        // Every resource but the failed one (for a duplicate, neither of the two it names).
+        func notCreated(except failed: ResourceIdentifier?) -> [ResourceIdentifier] {
+            steps.map(\.identifier).filter { $0 != failed }
+        }
         var byLocalID: [LocalIDs.Key: Int] = [:]
         var byID: [Key: Int] = [:]
         for (index, step) in steps.enumerated() {
             if let key = step.key, byLocalID.updateValue(index, forKey: key) != nil {
                 throw ResourceGraphError(
                     code: .duplicateLocalID, detail: "two resources of the graph are \(step.identifier)",
-                    failed: step.identifier, notCreated: all)
+                    failed: step.identifier, notCreated: notCreated(except: step.identifier))
             }
             if let id = step.object.id, byID.updateValue(index, forKey: Key(type: step.object.type, id: id)) != nil {
                 throw ResourceGraphError(
                     code: .duplicateLocalID, detail: "two resources of the graph are \(step.object.type)/\(id)",
-                    failed: step.identifier, notCreated: all)
+                    failed: step.identifier, notCreated: notCreated(except: step.identifier))
             }
         }
         // dependents[j]: the resources that name resource j, which must wait for it.
@@ -59,7 +76,7 @@ extension ResourceGraph {
                                 code: .unknownLocalID,
                                 detail: "\"\(name)\" of \(step.identifier) names \(target), which is not in the graph "
                                     + "and which this session has not created",
-                                failed: step.identifier, notCreated: all)
+                                failed: step.identifier, notCreated: notCreated(except: step.identifier))
                         }
                     } else {
                         dependency = nil
@@ -86,7 +103,7 @@ extension ResourceGraph {
                 code: .cycle,
                 detail: "these resources name each other in a circle (or name one that does), so none can be created "
                     + "before the others: " + circular.map(\.description).joined(separator: ", "),
-                failed: circular.first, notCreated: all)
+                failed: circular.first, notCreated: notCreated(except: circular.first))
         }
         return order.map { steps[$0] }
     }
@@ -108,20 +125,27 @@ extension ResourceGraph {
             do {
                 object = try encoder.resourceObject(for: node.model)
             } catch {
-                let type = Swift.type(of: node.model).resourceType
+                let failed = Self.identifier(of: node.model)
                 throw ResourceGraphError(
-                    code: .invalidResource, detail: "a resource of type \"\(type)\" could not be encoded: \(error)",
-                    failed: ResourceIdentifier(type: type, id: node.model.id.resourceID, lid: node.model.lid),
-                    notCreated: nodes.map { ResourceIdentifier(type: Swift.type(of: $0.model).resourceType, lid: $0.model.lid) },
+                    code: .invalidResource,
+                    detail: "a resource of type \"\(failed.type)\" could not be encoded: \(error)", failed: failed,
+                    notCreated: nodes.map { Self.identifier(of: $0.model) }.filter { $0 != failed },
                     underlyingError: error)
             }
             object.id = node.model.id.resourceID.flatMap { $0.isEmpty ? nil : $0 }
             object.lid = node.model.lid
             object.relationships = object.relationships?.filter { $0.value.data != nil }
             if object.relationships?.isEmpty == true { object.relationships = nil }
-            let identifier = ResourceIdentifier(type: object.type, id: object.lid == nil ? object.id : nil, lid: object.lid)
-            steps.append(Step(identifier: identifier, object: object, endpoint: node.endpoint))
+            steps.append(Step(identifier: Self.identifier(of: node.model), object: object, endpoint: node.endpoint))
         }
         return steps
+    }
+
+    /// How a graph's errors name a resource: `{type, lid}`, or `{type, id}` for a client-generated id (an empty id
+    /// is none), or `{type}`.
+    private static func identifier(of model: any Resource) -> ResourceIdentifier {
+        let type = Swift.type(of: model).resourceType
+        guard model.lid == nil else { return ResourceIdentifier(type: type, lid: model.lid) }
+        return ResourceIdentifier(type: type, id: model.id.resourceID.flatMap { $0.isEmpty ? nil : $0 })
     }
 }

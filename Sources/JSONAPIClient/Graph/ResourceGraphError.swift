@@ -62,7 +62,8 @@ public struct ResourceGraphError: Error, Sendable, CustomStringConvertible {
     /// Resources the server accepted without saying their ids (``Code/idNotReturned``).
     public var unconfirmed: [ResourceIdentifier]
     /// The resources not created (not sent, or refused with the rest of an atomic request), as `{type, lid}` (or
-    /// `{type, id}` for a client-generated id); ``failed`` is not among them.
+    /// `{type, id}` for a client-generated id); ``failed`` is not among them — nor, when two resources have one
+    /// local id (``Code/duplicateLocalID``), the other of the two, which ``failed`` names as well.
     public var notCreated: [ResourceIdentifier]
     /// The error underneath: the request's ``JSONAPIClientError``, `CancellationError`, or the encoder's error.
     public var underlyingError: (any Error)?

@@ -67,7 +67,11 @@ final class InFlightRequests: Sendable {
                     return true
                 }
                 guard let starts else { return continuation.resume(throwing: CancellationError()) }
-                guard starts else { return }
+                guard starts else {
+                    // A page walk's request that joins another's exchange enters no transport itself.
+                    if let ticket = PageGate.current { ticket.gate.settle(ticket) }
+                    return
+                }
                 let run: @Sendable () async -> Void = { [flights] in
                     let result: Result<HTTPResponse, any Error>
                     do {

@@ -19,7 +19,10 @@ extension Session {
     /// the extension after all; nothing was created), and for a session that does not declare the extension, the
     /// resources are `POST`ed one by one to their collections, each after the ones it names, each request carrying
     /// the ids the server gave the earlier ones (and never the extension in their media type). Those requests are
-    /// not atomic: see ``ResourceGraphError``.
+    /// not atomic: see ``ResourceGraphError``. They carry no `lid` either: their relationships name the earlier
+    /// resources by id already, and a server without the extension may refuse a member it does not know (some
+    /// answer 422 or 500 to a `lid`). The session remembers that the server at `operationsPath` refused the
+    /// extension: its later graphs go straight to the ordered requests.
     ///
     /// **Afterwards.** The created resources are in the session's store; every linkage the store held by local id
     /// names the id instead; and the session remembers each local id, so a later write whose body still names one
@@ -47,13 +50,17 @@ extension Session {
         var result = ResourceGraphResult(
             created: [], isAtomic: false, decoder: configuration.decoder, encoder: configuration.encoder)
         guard !steps.isEmpty else { return result }
-        if configuration.mediaType.ext.contains(AtomicOperation.extensionURI) {
+        if configuration.mediaType.ext.contains(AtomicOperation.extensionURI),
+            !refusedOperationsPaths.withLock({ $0.contains(operationsPath) })
+        {
             do {
                 result.created = try await createAtomically(steps, path: operationsPath, headerFields: headerFields)
                 result.isAtomic = true
                 return result
             } catch let error where Self.refusesExtension(error) {
-                // The server does not apply the extension: it refused the request before doing anything.
+                // The server does not apply the extension: it refused the request before doing anything, and will
+                // refuse the next graph's too.
+                refusedOperationsPaths.withLock { _ = $0.insert(operationsPath) }
             }
         }
         result.created = try await createInOrder(steps, headerFields: headerFields)
@@ -131,7 +138,7 @@ extension Session {
             let rest = steps[(position + 1)...].map(\.identifier)
             let response: WriteResponse<PrimaryData>
             do {
-                let body = try encode(.post, urls[position]) { try $0.encode(RawDocument(data: .resource(step.object))) }
+                let body = try encode(.post, urls[position]) { try $0.encode(RawDocument(data: .resource(step.sent))) }
                 response = try await write(
                     JSONAPIRequest(
                         method: .post, target: .success(urls[position]), headerFields: headerFields, body: body,

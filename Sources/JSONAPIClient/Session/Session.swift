@@ -25,7 +25,8 @@ public final class Session: Sendable {
     /// The base URL: paths resolve against it, and its origin is the one links may lead to by default and the only
     /// one the configured headers and credentials are sent to.
     public let baseURL: URL
-    /// The transport every request of this session goes through.
+    /// The transport every request of this session goes through, behind the gate that keeps a cancelled page walk's
+    /// requests out (``GatedClient``).
     let client: any Client
     /// The configuration.
     public let configuration: Configuration
@@ -39,6 +40,9 @@ public final class Session: Sendable {
     let flights = InFlightRequests()
     /// The server's ids of the resources this session created by local id (`lid`), for the bodies of later writes.
     let localIDs = LocalIDs()
+    /// The Atomic Operations paths whose server refused the extension (415, 406) to a graph: later graphs go
+    /// straight to ordered requests there (Session+Graph.swift).
+    let refusedOperationsPaths = LockedValue<Set<String>>([])
     /// Who the last request was sent as (Session+Accounts.swift).
     let lastCredentials = LockedValue<SeenCredentials?>(nil)
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
@@ -54,9 +58,10 @@ public final class Session: Sendable {
     public init(baseURL: URL, client: any Client = URLSessionClient(), configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
         self.origin = Origin(baseURL)
-        self.client = client
+        let gated = GatedClient(base: client)
+        self.client = gated
         self.configuration = configuration
-        self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)
+        self.chain = MiddlewareChain(transport: gated, middlewares: configuration.middlewares)
         self.store = configuration.store.map {
             ResourceStore(configuration: $0, decoder: configuration.decoder)
         }

@@ -17,7 +17,11 @@ INSTALLED_APPS = [
 
 # ETags on every GET and 304 for a matching If-None-Match / If-Modified-Since: the client's store revalidates.
 # Inside it, the caching headers a test asks for (api/middleware.py).
-MIDDLEWARE = ["django.middleware.http.ConditionalGetMiddleware", "api.middleware.TestCachingHeaders"]
+MIDDLEWARE = [
+    "django.middleware.http.ConditionalGetMiddleware",
+    "api.middleware.TestCachingHeaders",
+    "api.middleware.StrictMembers",
+]
 
 ROOT_URLCONF = "testserver.urls"
 WSGI_APPLICATION = "testserver.wsgi.application"
