@@ -325,7 +325,8 @@ public final class WriteQueue: Sendable {
         running.withLock { running -> Task<Void, Never>? in
             let starts = state.withLock { $0.machine.startReplay() }
             guard starts else { return state.withLock { $0.machine.isReplaying } ? running : nil }
-            let task = Task { await self.run() }
+            // The queue's own work, though a walk's page may have started it: no walk's ticket (PageGate) goes with it.
+            let task = PageGate.$current.withValue(nil) { Task { await self.run() } }
             running = task
             return task
         }
