@@ -21,6 +21,15 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
 
     init(_ entries: [WriteQueue.Entry]? = nil) { kept = entries }
 
+    /// Waits (10 s at most) until a held save has started, without blocking a thread of the cooperative pool: the
+    /// save it waits for may need one to be started.
+    func hasEntered() async -> Bool {
+        let entered = entered
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: entered.wait(timeout: .now() + 10) == .success) }
+        }
+    }
+
     /// The ids of each save's entries, in order.
     var saved: [[String]] { lock.withLock { saves } }
     var entries: [WriteQueue.Entry]? { lock.withLock { kept } }
@@ -63,7 +72,7 @@ struct WriteQueuePersisterTests {
         let persister = WriteQueuePersister(storage: storage, log: { _ in })
         storage.hold(true)
         persister.submit(Self.snapshot(1, ["a"]))
-        #expect(storage.entered.wait(timeout: .now() + 10) == .success)
+        #expect(await storage.hasEntered())
         storage.hold(false)
         persister.submit(Self.snapshot(2, ["a", "b"]))
         persister.submit(Self.snapshot(4, ["a", "b", "c", "d"]))
@@ -96,7 +105,7 @@ struct WriteQueuePersisterTests {
         storage.hold(true)
         storage.fail(next: 1)
         async let first: Void = persister.save(Self.snapshot(1, ["a"]))
-        #expect(storage.entered.wait(timeout: .now() + 10) == .success)
+        #expect(await storage.hasEntered())
         storage.hold(false)
         persister.submit(Self.snapshot(2, ["a", "b"]))
         storage.proceed.signal()
