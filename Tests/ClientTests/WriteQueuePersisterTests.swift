@@ -21,12 +21,12 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
 
     init(_ entries: [WriteQueue.Entry]? = nil) { kept = entries }
 
-    /// Waits (10 s at most) until a held save has started, without blocking a thread of the cooperative pool: the
-    /// save it waits for may need one to be started.
+    /// Waits (a minute at most: a bound, not a speed) until a held save has started, on a thread of its own: never
+    /// on one of the cooperative pool's or Dispatch's few, which the save it waits for may need.
     func hasEntered() async -> Bool {
         let entered = entered
         return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: entered.wait(timeout: .now() + 10) == .success) }
+            Thread { continuation.resume(returning: entered.wait(timeout: .now() + 60) == .success) }.start()
         }
     }
 
@@ -42,7 +42,7 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
         if let probe { let free = probe(); lock.withLock { probes.append(free) } }
         if lock.withLock({ holding }) {
             entered.signal()
-            _ = proceed.wait(timeout: .now() + 10)
+            _ = proceed.wait(timeout: .now() + 60)
         }
         try lock.withLock {
             if failures > 0 {
