@@ -200,21 +200,12 @@ public struct RetryMiddleware: Middleware {
     func delay(for response: HTTPResponse?, attempt: Int) -> Duration? {
         let maxSeconds = configuration.maxDelay.timeInterval
         if let value = response?.headerFields[.retryAfter]?.trimmingCharacters(in: .whitespaces) {
-            guard let seconds = retryAfterSeconds(value), seconds <= maxSeconds else { return nil }
+            guard let seconds = RetryAfter.seconds(value, now: now()), seconds <= maxSeconds else { return nil }
             return .milliseconds(Int64((max(seconds, 0) * 1000).rounded(.up)))
         }
         let backoff = configuration.initialDelay * (1 << min(max(attempt, 1) - 1, 20))
         let delay = configuration.jitter.delay(for: backoff, random: random())
         return delay <= configuration.maxDelay ? delay : nil
-    }
-
-    /// The seconds a `Retry-After` value asks for: a delay in seconds (any number of digits: a 20-digit one is a very
-    /// long wait, not an unreadable one), or an HTTP date less now. `nil` for anything else.
-    private func retryAfterSeconds(_ value: String) -> Double? {
-        if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            return Double(value)
-        }
-        return Self.httpDate(value).map { $0.timeIntervalSince(now()) }
     }
 
     /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form `Retry-After` dates take.
