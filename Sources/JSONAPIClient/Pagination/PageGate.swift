@@ -117,9 +117,8 @@ struct GatedClient: Client {
     let base: any Client
 
     /// Sends `request` through `base`, once the walk it belongs to (if any) lets it. Only a `GET` belongs to a walk:
-    /// a task started from a page's task inherits its ticket, and a write must not wait for, or be refused with, a
-    /// walk it has nothing to do with. (The session's own background work — the write queue's replay, a stored
-    /// response's revalidation — starts without the ticket.)
+    /// a task started from a page's task inherits its ticket (the write queue's replay, which a page's success
+    /// starts), and a write must not wait for, or be refused with, a walk it has nothing to do with.
     ///
     /// - Parameter request: The request.
     /// - Returns: What `base` answers.

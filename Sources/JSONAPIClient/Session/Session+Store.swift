@@ -59,10 +59,7 @@ extension Session {
         if refresh {
             var again = description
             again.cachePolicy = .networkOnly
-            // Not one of a walk's pages, though a page may have started it: no walk's ticket (PageGate) goes with it.
-            PageGate.$current.withValue(nil) {
-                _ = Task { [self, again] in _ = try? await exchange(again, url: url, listing: listing) }
-            }
+            Task { [self, again] in _ = try? await exchange(again, url: url, listing: listing) }
         }
         return (request, response, source, seen.map { CredentialDigest(credentialsOf: $0.headerFields) })
     }

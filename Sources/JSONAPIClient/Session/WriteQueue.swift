@@ -325,8 +325,7 @@ public final class WriteQueue: Sendable {
         running.withLock { running -> Task<Void, Never>? in
             let starts = state.withLock { $0.machine.startReplay() }
             guard starts else { return state.withLock { $0.machine.isReplaying } ? running : nil }
-            // The queue's own work, though a walk's page may have started it: no walk's ticket (PageGate) goes with it.
-            let task = PageGate.$current.withValue(nil) { Task { await self.run() } }
+            let task = Task { await self.run() }
             running = task
             return task
         }
