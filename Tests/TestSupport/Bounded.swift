@@ -30,7 +30,7 @@ public func bounded<Value: Sendable>(
 ///
 /// - Parameter result: The task's result, or `nil` when it did not end in time.
 /// - Returns: `true` for a `CancellationError`.
-public func isCancellation<Success>(_ result: Result<Success, any Error>?) -> Bool {
+public func isCancellation(_ result: Result<Void, any Error>?) -> Bool {
     guard case .failure(let error)? = result else { return false }
     return error is CancellationError
 }

@@ -29,9 +29,6 @@ struct PageGateState<Parked, Waiting> {
     /// The requests started by the consumer's `next()` that have not entered (or finished) yet: `next()` returns once
     /// they have, so that none of them enters while the consumer runs its own code.
     private(set) var pending: Set<Int> = []
-    /// The requests let in that have not yet called the transport: the consumer does not leave `next()` before they
-    /// have, or it could be cancelled between the decision and the call.
-    private(set) var entering = 0
     /// The requests waiting for the consumer to come back, by arrival.
     private var parked: [Int: (ticket: Int, parked: Parked)] = [:]
     private var waiting: Waiting?
@@ -56,7 +53,7 @@ struct PageGateState<Parked, Waiting> {
             phase = .inside
             let resumed = parked.values
             parked = [:]
-            entering += resumed.count
+            for request in resumed { pending.remove(request.ticket) }
             return (true, resumed.map(\.parked))
         }
     }
@@ -82,31 +79,24 @@ struct PageGateState<Parked, Waiting> {
         let resumed = parked.values.map(\.parked)
         parked = [:]
         pending = []
-        entering = 0
         defer { waiting = nil }
         return (resumed, waiting)
     }
 
     /// A request with `ticket` reaches the transport (`arrival` names this attempt); `isCancelled` is its own task's
-    /// state. When it parks, `parked` is kept; when it may enter, it is counted as entering until ``entered(_:)``.
-    mutating func arrive(ticket: Int, arrival: Int, isCancelled: Bool, parked request: Parked) -> Arrival {
-        if isCancelled { return .refuse }
+    /// state. When it parks, `parked` is kept; when it enters, the consumer's wait to end, if that was the last.
+    mutating func arrive(ticket: Int, arrival: Int, isCancelled: Bool, parked request: Parked)
+        -> (Arrival, waiting: Waiting?)
+    {
+        if isCancelled { return (.refuse, nil) }
         switch phase {
-        case .cancelled: return .refuse
+        case .cancelled: return (.refuse, nil)
         case .outside:
             parked[arrival] = (ticket, request)
-            return .park
+            return (.park, nil)
         case .inside, .ended:
-            entering += 1
-            return .enter
+            return (.enter, settle(ticket))
         }
-    }
-
-    /// A request let in is calling the transport now: the consumer's wait to end, if that was the last.
-    mutating func entered(_ ticket: Int) -> Waiting? {
-        if entering > 0 { entering -= 1 }
-        pending.remove(ticket)
-        return release()
     }
 
     /// A request's own task was cancelled while it was parked: it is resumed (refused) by whoever takes it from here.
@@ -117,13 +107,7 @@ struct PageGateState<Parked, Waiting> {
     /// The request with `ticket` is done, or shares a request in flight: it will not enter. The consumer's wait to
     /// end, if that was the last.
     mutating func settle(_ ticket: Int) -> Waiting? {
-        guard pending.remove(ticket) != nil else { return nil }
-        return release()
-    }
-
-    /// The consumer's wait, when nothing it waits for is left.
-    private mutating func release() -> Waiting? {
-        guard pending.isEmpty, entering == 0 else { return nil }
+        guard pending.remove(ticket) != nil, pending.isEmpty else { return nil }
         defer { waiting = nil }
         return waiting
     }
@@ -131,7 +115,7 @@ struct PageGateState<Parked, Waiting> {
     /// The consumer waits for the requests its `next()` started to enter: `false` (and `waiting` kept) while some
     /// have not; `true` when there is nothing to wait for.
     mutating func wait(_ waiter: Waiting) -> Bool {
-        guard phase != .cancelled, phase != .ended, !pending.isEmpty || entering > 0 else { return true }
+        guard phase != .cancelled, phase != .ended, !pending.isEmpty else { return true }
         waiting = waiter
         return false
     }

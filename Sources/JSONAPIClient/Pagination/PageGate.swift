@@ -68,15 +68,10 @@ final class PageGate: Sendable {
     /// without, or the consumer is cancelled.
     func admissions() async {
         // Nothing to wait for (a quick consumer, nothing ahead): no continuation.
-        guard state.withLock({ !$0.pending.isEmpty || $0.entering > 0 }) else { return }
+        guard state.withLock({ !$0.pending.isEmpty }) else { return }
         await withCheckedContinuation { continuation in
             if state.withLock({ $0.wait(continuation) }) { continuation.resume() }
         }
-    }
-
-    /// The request `ticket`, let in, calls the transport now (nothing suspends between this and the call).
-    func entered(_ ticket: Ticket) {
-        state.withLock { $0.entered(ticket.number) }?.resume()
     }
 
     /// The request `ticket` is done, or shares another's exchange: it will not enter itself.
@@ -84,8 +79,7 @@ final class PageGate: Sendable {
         state.withLock { $0.settle(ticket.number) }?.resume()
     }
 
-    /// At the transport's entry: returns when the request may enter, at once while the consumer is inside `next()`;
-    /// then the caller calls ``entered(_:)`` just before the transport.
+    /// At the transport's entry: returns when the request may enter, at once while the consumer is inside `next()`.
     ///
     /// - Parameter ticket: The request.
     /// - Throws: `CancellationError` when the consumer, or the request's own task, is cancelled.
@@ -96,9 +90,10 @@ final class PageGate: Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLock {
+                let (outcome, waiting) = state.withLock {
                     $0.arrive(ticket: ticket.number, arrival: arrival, isCancelled: Task.isCancelled, parked: continuation)
                 }
+                waiting?.resume()
                 switch outcome {
                 case .enter: continuation.resume()
                 case .refuse: continuation.resume(throwing: CancellationError())
@@ -126,8 +121,6 @@ struct GatedClient: Client {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if request.method == .get, let ticket = PageGate.current {
             try await ticket.gate.arrive(ticket)
-            // The consumer leaves next() only after this: no suspension between it and the transport's call.
-            ticket.gate.entered(ticket)
             try Task.checkCancellation()
         }
         return try await base.send(request)

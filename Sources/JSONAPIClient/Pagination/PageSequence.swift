@@ -46,11 +46,10 @@ extension PaginationProgress: CustomStringConvertible {
 ///   yielded in order, each once. Otherwise (cursors, no totals) the walk prefetches.
 ///
 /// Memory holds the current page and those in flight. Cancelling the consuming task (or dropping the iterator)
-/// cancels the requests in flight and ends the iteration with `CancellationError`; no request is let into the
-/// transport once `cancel()` has returned, wherever the consumer was — waiting in `next()` or running its loop body
-/// (one let in just before, already calling the transport, may get there as `cancel()` returns). For that, the pages
-/// ahead enter the transport only while the consumer is inside `next()`: `next()` returns once the requests it
-/// started have been let in, and a request that can only start when an earlier page has arrived
+/// cancels the requests in flight and ends the iteration with `CancellationError`; no further request reaches the
+/// transport once `cancel()` has returned, wherever the consumer was — waiting in `next()` or running its loop body.
+/// For that, the pages ahead enter the transport only while the consumer is inside `next()`: `next()` returns once
+/// the requests it started have entered, and a request that can only start when an earlier page has arrived
 /// (`prefetch` above 1) and would start while your loop body runs starts when you next ask. A repeating or cyclic
 /// `next` link ends the iteration with ``JSONAPIClientError/Code/paginationLoop``.
 ///
