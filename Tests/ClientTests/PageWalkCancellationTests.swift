@@ -236,27 +236,6 @@ struct PageWalkCancellationTests {
     }
 }
 
-/// The session's transport entry: only a walk's `GET`s go through its gate.
-@Suite("Gated transport")
-struct GatedClientTests {
-    @Test("A write in a task that inherited a cancelled walk's ticket is sent; a GET is refused")
-    func onlyGETsBelongToAWalk() async throws {
-        let base = ScriptedClient(status: 200, body: "{}")
-        let client = GatedClient(base: base)
-        let gate = PageGate()
-        let ticket = try #require(gate.start(counted: false))
-        gate.cancel()
-        try await PageGate.$current.withValue(ticket) {
-            _ = try await client.send(HTTPRequest(method: .post, url: exampleBase))
-            await #expect(throws: CancellationError.self) {
-                try await client.send(HTTPRequest(method: .get, url: exampleBase))
-            }
-        }
-        _ = try await client.send(HTTPRequest(method: .get, url: exampleBase))   // no walk: sent
-        #expect(base.requests.map(\.method) == [.post, .get])
-    }
-}
-
 /// The gate's state machine, without tasks or transports.
 @Suite("Page gate")
 struct PageGateStateTests {

@@ -111,15 +111,13 @@ struct GatedClient: Client {
     /// The transport itself.
     let base: any Client
 
-    /// Sends `request` through `base`, once the walk it belongs to (if any) lets it. Only a `GET` belongs to a walk:
-    /// a task started from a page's task inherits its ticket (the write queue's replay, which a page's success
-    /// starts), and a write must not wait for, or be refused with, a walk it has nothing to do with.
+    /// Sends `request` through `base`, once the walk it belongs to (if any) lets it.
     ///
     /// - Parameter request: The request.
     /// - Returns: What `base` answers.
     /// - Throws: `CancellationError` when the walk's consumer was cancelled; what `base` throws.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        if request.method == .get, let ticket = PageGate.current {
+        if let ticket = PageGate.current {
             try await ticket.gate.arrive(ticket)
             try Task.checkCancellation()
         }
