@@ -220,64 +220,6 @@ struct IntegrationWalkTests {
     }
 }
 
-extension IntegrationWalkTests {
-    /// A transport that counts the requests it passes on, and those that came after ``markCancelled()``.
-    final class LateCounter: Client, @unchecked Sendable {
-        private let lock = NSLock()
-        private var sent = 0
-        private var late: [String] = []
-        private var cancelled = false
-        private let base = URLSessionClient()
-
-        var count: Int { lock.withLock { sent } }
-        var afterCancel: [String] { lock.withLock { late } }
-        func markCancelled() { lock.withLock { cancelled = true } }
-
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            lock.withLock {
-                sent += 1
-                if cancelled { late.append(request.url.query ?? "") }
-            }
-            return try await base.send(request)
-        }
-    }
-
-    @Test("pages(concurrency: 4) cancelled after 2 pages sends nothing once cancel() has returned",
-          arguments: [("paged/articles", false), ("paged/articles", true), ("offset/articles", false), ("offset/articles", true)])
-    func concurrentPagesCancelled(path: String, store: Bool) async throws {
-        let counter = LateCounter()
-        let source = DataSource<ArticleSummary>(
-            baseURL: try TestServer.url(), router: .path(path), client: counter,
-            configuration: .init(store: store ? .init() : nil))
-        let strategy: any PaginationStrategy = path.hasPrefix("offset") ? .offsetBased(0, 10) : .pageBased(1, 10)
-        let request = source.fetch().page(strategy)
-        let twoPages = AsyncStream<Void>.makeStream()
-        let goOn = AsyncStream<Void>.makeStream()
-        let consumer = Task {
-            var pages = 0
-            for try await _ in request.pages(concurrency: 4) {
-                pages += 1
-                if pages == 2 {
-                    // Cancelled while the loop body runs: the case the pages ahead used to outlive.
-                    twoPages.continuation.yield()
-                    for await _ in goOn.stream { break }
-                }
-            }
-        }
-        for await _ in twoPages.stream { break }
-        consumer.cancel()
-        counter.markCancelled()
-        let atCancel = counter.count
-        goOn.continuation.yield()
-        await #expect(throws: CancellationError.self) { try await consumer.value }
-        // Time only for a request that should not exist to show; none may.
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(counter.afterCancel == [])
-        #expect(counter.count == atCancel)
-        #expect(atCancel <= 6)
-    }
-}
-
 final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [PaginationProgress] = []

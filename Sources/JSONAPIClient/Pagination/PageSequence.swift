@@ -46,12 +46,8 @@ extension PaginationProgress: CustomStringConvertible {
 ///   yielded in order, each once. Otherwise (cursors, no totals) the walk prefetches.
 ///
 /// Memory holds the current page and those in flight. Cancelling the consuming task (or dropping the iterator)
-/// cancels the requests in flight and ends the iteration with `CancellationError`; no further request reaches the
-/// transport once `cancel()` has returned, wherever the consumer was — waiting in `next()` or running its loop body.
-/// For that, the pages ahead enter the transport only while the consumer is inside `next()`: `next()` returns once
-/// the requests it started have entered, and a request that can only start when an earlier page has arrived
-/// (`prefetch` above 1) and would start while your loop body runs starts when you next ask. A repeating or cyclic
-/// `next` link ends the iteration with ``JSONAPIClientError/Code/paginationLoop``.
+/// cancels the requests in flight and ends the iteration with `CancellationError`; no further request is sent. A
+/// repeating or cyclic `next` link ends it with ``JSONAPIClientError/Code/paginationLoop``.
 ///
 /// ```swift
 /// for try await page in source.fetch().page(.pageBased(1, 50)).pages(concurrency: 4) {
@@ -92,12 +88,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private let concurrency: Int
         private let progress: (@Sendable (PaginationProgress) -> Void)?
         private var mode: Mode
-        /// The requests in flight, in the order their pages are yielded; cancelled when the iterator goes, or with
-        /// the consumer.
-        private let ahead: InFlight
-        /// Lets the requests ahead reach the transport only while the consumer is inside `next()`, never once it is
-        /// cancelled.
-        private let gate: PageGate
+        /// The requests in flight, in the order their pages are yielded; cancelled when the iterator goes.
+        private let ahead = InFlight()
         private var pages = 0
         private var resources = 0
         /// When the last page was handed to the consumer, and whether the consumer came back for the next one
@@ -111,8 +103,6 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             progress: (@Sendable (PaginationProgress) -> Void)?
         ) {
             self.mode = .initial(request)
-            self.gate = PageGate()
-            self.ahead = InFlight(gate: gate)
             self.prefetchThreshold = request.session.configuration.prefetchThreshold
             self.prefetch = Swift.max(prefetch, 0)
             self.concurrency = Swift.max(concurrency, 1)
@@ -125,27 +115,10 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
         ///   `CancellationError` when the task is cancelled.
         public mutating func next() async throws -> FetchResponse<Primary>? {
-            let (gate, ahead) = (self.gate, self.ahead)
-            // The consumer's cancellation, while it is in here, stops the walk at once: the gate refuses every request
-            // of it from then on (under the lock a request enters by), and the requests in flight are cancelled.
-            return try await withTaskCancellationHandler {
-                try await step()
-            } onCancel: {
-                gate.cancel()
-                ahead.cancelAll()
-            }
-        }
-
-        /// The next page, with the gate open to the walk's requests until it returns.
-        private mutating func step() async throws -> FetchResponse<Primary>? {
             if let handedOver { consumerIsQuick = ContinuousClock.now - handedOver < prefetchThreshold }
-            guard gate.enter(isCancelled: Task.isCancelled) else {
-                finish()
-                throw CancellationError()
-            }
-            defer { gate.leave() }
             let page: FetchResponse<Primary>?
             do {
+                try Task.checkCancellation()
                 switch mode {
                 case .finished: return nil
                 case .initial(let request):
@@ -162,9 +135,6 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                     try Task.checkCancellation()
                     if let page { refill(after: page) }
                 }
-                // None of the requests just started may enter while the consumer runs its own code.
-                await gate.admissions()
-                try Task.checkCancellation()
             } catch {
                 finish()
                 throw error
@@ -205,10 +175,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             switch mode {
             case .addressed(let requests, var index):
                 while ahead.count < concurrency, index < requests.count {
-                    // Nothing more starts once the consumer is cancelled.
-                    guard let ticket = gate.start(counted: true) else { break }
                     let request = requests[index]
-                    ahead.append(Task { try await Self.run(ticket) { try await request.result() } })
+                    ahead.append(Task { try await request.result() })
                     index += 1
                 }
                 mode = .addressed(requests, index: index)
@@ -216,15 +184,11 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 mode = .following(page)
                 while ahead.count < (consumerIsQuick ? 0 : prefetch) {
                     let previous = ahead.last
-                    // One that waits for an earlier page is not waited for: it enters when the consumer is back.
-                    guard let ticket = gate.start(counted: previous == nil) else { break }
                     ahead.append(
                         Task {
-                            try await Self.run(ticket) {
-                                let from: FetchResponse<Primary>?
-                                if let previous { from = try await previous.value } else { from = page }
-                                return try await from?.next()
-                            }
+                            let from: FetchResponse<Primary>?
+                            if let previous { from = try await previous.value } else { from = page }
+                            return try await from?.next()
                         })
                 }
             case .initial, .finished:
@@ -235,15 +199,6 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private mutating func finish() {
             mode = .finished
             ahead.cancelAll()
-            gate.end()
-        }
-
-        /// Runs a request ahead as the walk's `ticket`: its transport entry goes through the gate.
-        private static func run(
-            _ ticket: PageGate.Ticket, _ body: @Sendable () async throws -> FetchResponse<Primary>?
-        ) async throws -> FetchResponse<Primary>? {
-            defer { ticket.gate.settle(ticket) }
-            return try await PageGate.$current.withValue(ticket) { try await body() }
         }
 
         private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
@@ -258,38 +213,35 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         }
     }
 
-    /// The requests a page iterator has in flight, oldest first; a class so that dropping the iterator cancels them
-    /// (and lets what arrives late through its gate). The iterator changes it one call at a time; the consumer's
-    /// cancellation handler cancels it from another thread, hence the lock.
-    private final class InFlight: Sendable {
-        private let tasks = LockedValue<[Task<FetchResponse<Primary>?, any Error>]>([])
-        private let gate: PageGate
+    /// The requests a page iterator has in flight, oldest first; a class so that dropping the iterator cancels them.
+    private final class InFlight: @unchecked Sendable {
+        // Only the iterator that owns it touches it, one call at a time (an async iterator is not shared).
+        private var tasks: [Task<FetchResponse<Primary>?, any Error>] = []
 
-        init(gate: PageGate) { self.gate = gate }
+        var count: Int { tasks.count }
+        var last: Task<FetchResponse<Primary>?, any Error>? { tasks.last }
 
-        var count: Int { tasks.withLock { $0.count } }
-        var last: Task<FetchResponse<Primary>?, any Error>? { tasks.withLock { $0.last } }
-
-        func append(_ task: Task<FetchResponse<Primary>?, any Error>) { tasks.withLock { $0.append(task) } }
+        func append(_ task: Task<FetchResponse<Primary>?, any Error>) { tasks.append(task) }
 
         /// The oldest page, waiting for it; cancelling the waiting task cancels every request in flight.
         func take() async throws -> FetchResponse<Primary>? {
-            guard let task = tasks.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return nil }
+            guard !tasks.isEmpty else { return nil }
+            let task = tasks.removeFirst()
+            let others = tasks
             return try await withTaskCancellationHandler {
                 try await task.value
             } onCancel: {
                 task.cancel()
+                for other in others { other.cancel() }
             }
         }
 
         func cancelAll() {
-            for task in tasks.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
+            for task in tasks { task.cancel() }
+            tasks = []
         }
 
-        deinit {
-            cancelAll()
-            gate.end()
-        }
+        deinit { for task in tasks { task.cancel() } }
     }
 }
 

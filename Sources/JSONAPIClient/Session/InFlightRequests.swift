@@ -67,11 +67,7 @@ final class InFlightRequests: Sendable {
                     return true
                 }
                 guard let starts else { return continuation.resume(throwing: CancellationError()) }
-                guard starts else {
-                    // A page walk's request that joins another's exchange enters no transport itself.
-                    if let ticket = PageGate.current { ticket.gate.settle(ticket) }
-                    return
-                }
+                guard starts else { return }
                 let run: @Sendable () async -> Void = { [flights] in
                     let result: Result<HTTPResponse, any Error>
                     do {

@@ -25,8 +25,7 @@ public final class Session: Sendable {
     /// The base URL: paths resolve against it, and its origin is the one links may lead to by default and the only
     /// one the configured headers and credentials are sent to.
     public let baseURL: URL
-    /// The transport every request of this session goes through, behind the gate that keeps a cancelled page walk's
-    /// requests out (``GatedClient``).
+    /// The transport every request of this session goes through.
     let client: any Client
     /// The configuration.
     public let configuration: Configuration
@@ -58,10 +57,9 @@ public final class Session: Sendable {
     public init(baseURL: URL, client: any Client = URLSessionClient(), configuration: Configuration = Configuration()) {
         self.baseURL = baseURL
         self.origin = Origin(baseURL)
-        let gated = GatedClient(base: client)
-        self.client = gated
+        self.client = client
         self.configuration = configuration
-        self.chain = MiddlewareChain(transport: gated, middlewares: configuration.middlewares)
+        self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)
         self.store = configuration.store.map {
             ResourceStore(configuration: $0, decoder: configuration.decoder)
         }
