@@ -17,13 +17,13 @@ struct StoreLimitTests {
     func pendingCount() {
         let store = ResourceStore()
         for id in 0..<ResourceStore.maxPending { store.merge(from: Self.body(id)) }
-        #expect(store.state.withLock { $0.pending.count } == ResourceStore.maxPending)
-        #expect(store.state.withLock { $0.records.count } == 0)
+        #expect(store.readParts { $0.waiting.bodies.count } == ResourceStore.maxPending)
+        #expect(store.readParts { $0.records.count } == 0)
         store.merge(from: Self.body(ResourceStore.maxPending))
-        #expect(store.state.withLock { $0.pending.count } == 1)
-        #expect(store.state.withLock { $0.records.count } == ResourceStore.maxPending)
+        #expect(store.readParts { $0.waiting.bodies.count } == 1)
+        #expect(store.readParts { $0.records.count } == ResourceStore.maxPending)
         #expect(store.count == ResourceStore.maxPending + 1)
-        #expect(store.state.withLock { $0.pending.count } == 0)
+        #expect(store.readParts { $0.waiting.bodies.count } == 0)
     }
 
     @Test("Bodies filling the byte limit exactly wait; one byte more has them merged first")
@@ -31,14 +31,14 @@ struct StoreLimitTests {
         let size = Self.body(1).count  // ids 1…9: the same size
         let store = ResourceStore(configuration: .init(maxResponseBytes: size * 3))
         for id in 1...3 { store.merge(from: Self.body(id)) }
-        #expect(store.state.withLock { ($0.pending.count, $0.pendingBytes) } == (3, size * 3))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.bytes) } == (3, size * 3))
         store.merge(from: Self.body(4))
-        #expect(store.state.withLock { ($0.pending.count, $0.records.count) } == (1, 3))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.records.count) } == (1, 3))
         // A body larger than the limit on its own waits alone.
         let empty = ResourceStore(configuration: .init(maxResponseBytes: 0))
         empty.merge(from: Self.body(1))
         empty.merge(from: Self.body(2))
-        #expect(empty.state.withLock { ($0.pending.count, $0.records.count) } == (1, 1))
+        #expect(empty.readParts { ($0.waiting.bodies.count, $0.records.count) } == (1, 1))
     }
 
     /// Stores a response of `bytes` bytes for `path` in `store`.
@@ -77,12 +77,9 @@ struct StoreLimitTests {
         Self.keep("a", bytes: 1, in: store)
         Self.keep("b", bytes: 1, in: store)
         for _ in 0..<10_000 { _ = Self.has("a", in: store) }
-        let entries = store.state.withLock { $0.responseOrder.entryCount }
+        let entries = store.readParts { $0.responses.order.entryCount }
         #expect(entries <= 2 * 2 + 34)
-        let order = store.state.withLock { state in
-            let responses = state.responses
-            return state.responseOrder.keysInOrder { responses[$0]?.lastUse == $1 }.map(\.url)
-        }
+        let order = store.readParts { $0.responses.oldestFirst().map(\.key.url) }
         #expect(order == [exampleBase.appendingPathComponent("b").absoluteString, exampleBase.appendingPathComponent("a").absoluteString])
     }
 
@@ -114,7 +111,7 @@ struct StoreLimitTests {
         #expect(store.remove(selfLink: url) == (found ? "labels" : nil))
         #expect((store.record(type: "labels", id: "7") == nil) == found)
         #expect(store.record(type: "labels", id: "8") != nil)
-        #expect(store.state.withLock { $0.selfLinks?.values.reduce(0) { $0 + $1.count } } == (found ? 0 : 1))
+        #expect(store.readParts { $0.records.selfLinks?.values.reduce(0) { $0 + $1.count } } == (found ? 0 : 1))
     }
 
     @Test("The self-link index follows a record's link as it changes, is removed, evicted or cleared")
@@ -125,15 +122,15 @@ struct StoreLimitTests {
         store.merge([object])
         object.links = Links(["self": Link(href: "https://h/labels/seven")])
         store.merge([object])
-        #expect(store.state.withLock { $0.selfLinks } == nil)  // made by the first delete by URL, not by merges
+        #expect(store.readParts { $0.records.selfLinks } == nil)  // made by the first delete by URL, not by merges
         #expect(store.remove(selfLink: URL(string: "https://h/labels/7")!) == nil)
-        #expect(store.state.withLock { $0.selfLinks } == ["seven": [ResourceStore.Key(type: "labels", id: "7")]])
+        #expect(store.readParts { $0.records.selfLinks } == ["seven": [ResourceStore.Key(type: "labels", id: "7")]])
         var other = ResourceObject(type: "labels", id: "8")
         other.links = Links(["self": Link(href: "https://h/labels/8")])
         store.merge([other])  // evicts 7
-        #expect(store.state.withLock { $0.selfLinks } == ["8": [ResourceStore.Key(type: "labels", id: "8")]])
+        #expect(store.readParts { $0.records.selfLinks } == ["8": [ResourceStore.Key(type: "labels", id: "8")]])
         store.clear()
-        #expect(store.state.withLock { $0.selfLinks } == nil)
+        #expect(store.readParts { $0.records.selfLinks } == nil)
     }
 
     @Test("Link segments: query and fragment cut, percent-decoded, dot segments and trailing slashes unsegmented")

@@ -273,7 +273,7 @@ struct StorePersistenceTests {
         #expect(reopened.record(type: "labels", id: "3")?.attributes?["name"] == .string("three"))
         #expect(reopened.record(type: "labels", id: "4")?.meta == [:])
         // The file's records are one shared tape again, its records held.
-        let shared = reopened.state.withLock { $0.shared.values.map(\.live) }
+        let shared = reopened.readParts { $0.records.shared.values.map(\.live) }
         #expect(shared == [4])
     }
 

@@ -42,11 +42,11 @@ struct StoreRecordTests {
         _ = store.count  // the app uses the store
         _ = try await api.source(Article.self, .path("articles/<id>")).fetch().result()
         // Handed over as records: they wait (nobody has read the store), and merging them parses nothing.
-        #expect(store.state.withLock { ($0.pending.count, $0.pending.first?.records != nil, $0.records.count) } == (1, true, 0))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.bodies.first?.records != nil, $0.records.count) } == (1, true, 0))
         #expect(store.count == 2)
-        #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed) } == (0, 0))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.parsed) } == (0, 0))
         // The records lie in the response's tape, shared, not in one each.
-        let shared = store.state.withLock { state in state.records.values.map { ObjectIdentifier($0.stored.records) } }
+        let shared = store.readParts { state in state.records.byKey.values.map { ObjectIdentifier($0.stored.records) } }
         #expect(Set(shared).count == 1)
         #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
     }
@@ -69,14 +69,14 @@ struct StoreRecordTests {
             try await group.waitForAll()
         }
         #expect(await changes.next("a change")?.id == "9")
-        #expect(store.state.withLock { ($0.bodiesParsed, $0.pending.count) } == (0, 0))
+        #expect(store.readParts { ($0.waiting.parsed, $0.waiting.bodies.count) } == (0, 0))
         // A body the decode cannot keep records of (a resource that would not read) is merged by the store, observed.
         let odd = Data(#"{"data":[{"type":"articles","id":"2","attributes":{"title":"Two"},"relationships":{"x":5}}]}"#.utf8)
         let other = Session(baseURL: exampleBase, client: ScriptedClient { _ in HTTPResponse(status: .ok, body: odd) })
         let otherStore = try #require(other.store)
         let observer = otherStore.changes(of: Article.self)
         _ = try await other.source(Article.self, .path("articles/<id>")).fetch().result()
-        #expect(otherStore.state.withLock { ($0.bodiesParsed, $0.pending.count, $0.records.count) } == (1, 0, 0))
+        #expect(otherStore.readParts { ($0.waiting.parsed, $0.waiting.bodies.count, $0.records.count) } == (1, 0, 0))
         withExtendedLifetime(observer) {}
     }
 
@@ -86,9 +86,9 @@ struct StoreRecordTests {
         let api = Session(baseURL: exampleBase, client: ScriptedClient { _ in HTTPResponse(status: .ok, body: body) })
         let store = try #require(api.store)
         _ = try await api.source(Article.self, .path("articles/<id>")).fetch().result()
-        #expect(store.state.withLock { ($0.pending.count, $0.pending.first?.records == nil, $0.recordsUsed) } == (1, true, false))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.bodies.first?.records == nil, $0.recordsUsed) } == (1, true, false))
         #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
-        #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed, $0.recordsUsed) } == (0, 1, true))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.parsed, $0.recordsUsed) } == (0, 1, true))
     }
 
     @Test("Records handed over from a decode go in their body's place among the bodies waiting: older first")
@@ -104,10 +104,10 @@ struct StoreRecordTests {
         #expect(store.takesRecords(of: claimed))
         store.merge(try JSONAPIDecoder().records(from: claimed), from: claimed)
         // Nobody observes: the records wait in the body's place, and the body is no longer waiting as a body.
-        #expect(store.state.withLock { $0.pending.map { $0.records != nil } } == [false, true, false])
+        #expect(store.readParts { $0.waiting.bodies.map { $0.records != nil } } == [false, true, false])
         #expect(!store.takesRecords(of: claimed))
         #expect(try store.resource(Person.self, id: "1")?.name == "New")
-        #expect(store.state.withLock { $0.bodiesParsed } == 2)  // the two not handed over
+        #expect(store.readParts { $0.waiting.parsed } == 2)  // the two not handed over
         // Observed, handed-over records are merged at once, after the bodies before them, and the observer is told.
         let (changes, following) = Events.following(store.changes(of: Person.self))
         defer { following.cancel() }
@@ -117,7 +117,7 @@ struct StoreRecordTests {
         store.merge(from: second, awaitsDecode: true)
         store.merge(try JSONAPIDecoder().records(from: second), from: second)
         #expect(await changes.next("a change")?.id == "3")
-        #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed) } == (0, 3))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.parsed) } == (0, 3))
         #expect(store.record(type: "people", id: "3")?.attributes?["name"] == "Three, again")
         // A body merged meanwhile (by a read) is not merged again over what came after it.
         store.merge(try JSONAPIDecoder().records(from: older), from: older)
@@ -133,7 +133,7 @@ struct StoreRecordTests {
         store.merge(from: body)
         store.merge(from: body, awaitsDecode: true)
         store.merge(from: Data(Array(body)))
-        #expect(store.state.withLock { ($0.pending.count, $0.bodiesParsed) } == (1, 0))
+        #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.parsed) } == (1, 0))
         #expect(store.takesRecords(of: Data(Array(body))))  // other storage, same bytes
         #expect(!store.takesRecords(of: Self.body([Self.person(1, "Uno")])))
         #expect(!store.takesRecords(of: Data()))
@@ -144,23 +144,23 @@ struct StoreRecordTests {
         let store = ResourceStore()
         store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One")])))
         let key = ResourceStore.Key(type: "people", id: "1")
-        let changed = store.state.withLock { $0.records[key]?.changed }
+        let changed = store.readParts { $0.records[key]?.changed }
         let (changes, following) = Events.following(store.changes(of: Person.self))
         defer { following.cancel() }
         store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One"), Self.person(2, "Two")])))
         #expect(await changes.next("a change")?.id == "2")  // 1 is the same: no change for it
-        #expect(store.state.withLock { $0.records[key]?.changed } == changed)
+        #expect(store.readParts { $0.records[key]?.changed } == changed)
         // Every member the record has, and more: the newer record as it is.
         let fuller = #"{"type":"people","id":"1","attributes":{"name":"Uno","age":3}}"#
         let fullerRecords = try JSONAPIDecoder().records(from: Self.body([fuller]))
         store.merge(fullerRecords)
-        #expect(store.state.withLock { $0.records[key]?.stored.records } === fullerRecords)
+        #expect(store.readParts { $0.records[key]?.stored.records } === fullerRecords)
         #expect(await changes.next("a change")?.id == "1")
         // Fewer members: merged member by member, into a tape of its own.
         let partial = #"{"type":"people","id":"1","attributes":{"age":4}}"#
         store.merge(try JSONAPIDecoder().records(from: Self.body([partial])))
         #expect(store.record(type: "people", id: "1")?.attributes == ["name": "Uno", "age": 4])
-        #expect(store.state.withLock { $0.records[key]?.stored.records.resources.count } == 1)
+        #expect(store.readParts { $0.records[key]?.stored.records.resources.count } == 1)
         #expect(await changes.next("a change")?.id == "1")
         // Fewer members that change nothing: no change.
         store.merge(try JSONAPIDecoder().records(from: Self.body([#"{"type":"people","id":"1","attributes":{"age":4}}"#])))
@@ -173,28 +173,28 @@ struct StoreRecordTests {
         let store = ResourceStore()
         // A document of one resource is that record's own tape: nothing to count.
         store.merge(try JSONAPIDecoder().records(from: Self.body([Self.person(9, "P9")])))
-        #expect(store.state.withLock { $0.shared.isEmpty })
+        #expect(store.readParts { $0.records.shared.isEmpty })
         let first = try JSONAPIDecoder().records(from: Self.body((1...4).map { Self.person($0, "P\($0)") }))
         store.merge(first)
         let id = ObjectIdentifier(first)
-        #expect(store.state.withLock { $0.shared[id]?.live } == 4)
+        #expect(store.readParts { $0.records.shared[id]?.live } == 4)
         store.merge([ResourceObject(type: "people", id: "1", attributes: ["name": "new"])])
         store.merge([ResourceObject(type: "people", id: "2", attributes: ["name": "new"])])
-        #expect(store.state.withLock { $0.shared[id]?.live } == 2)  // half: kept
+        #expect(store.readParts { $0.records.shared[id]?.live } == 2)  // half: kept
         store.remove(type: "people", id: "3")
-        #expect(store.state.withLock { $0.shared[id] } == nil)  // fewer than half: compacted
-        let kept = store.state.withLock { $0.records[ResourceStore.Key(type: "people", id: "4")]?.stored }
+        #expect(store.readParts { $0.records.shared[id] } == nil)  // fewer than half: compacted
+        let kept = store.readParts { $0.records[ResourceStore.Key(type: "people", id: "4")]?.stored }
         #expect(kept?.records !== first)
         #expect(kept?.records.resources.count == 0)
         #expect(try store.resource(Person.self, id: "4")?.name == "P4")
         // A document whose records are mostly the same as the store's is not kept for the few it brings.
         let again = try JSONAPIDecoder().records(from: Self.body([Self.person(4, "P4"), Self.person(5, "P5"), Self.person(6, "P6")]))
         store.merge(again)
-        #expect(store.state.withLock { $0.shared[ObjectIdentifier(again)]?.live } == 2)
+        #expect(store.readParts { $0.records.shared[ObjectIdentifier(again)]?.live } == 2)
         let mostlySame = try JSONAPIDecoder().records(
             from: Self.body([Self.person(4, "P4"), Self.person(5, "P5"), Self.person(6, "P6"), Self.person(7, "P7")]))
         store.merge(mostlySame)
-        #expect(store.state.withLock { $0.shared[ObjectIdentifier(mostlySame)] } == nil)
+        #expect(store.readParts { $0.records.shared[ObjectIdentifier(mostlySame)] } == nil)
         #expect(try store.resource(Person.self, id: "7")?.name == "P7")
     }
 
@@ -241,7 +241,7 @@ struct StoreRecordTests {
             .include(["author", "comments"]).paginate(.pageBased(1, 20))
         let fetched = try #require(page.data)
         #expect(store.count > 20)
-        #expect(store.state.withLock { ($0.bodiesParsed, $0.shared.count) } == (0, 1))  // the decode's records
+        #expect(store.readParts { ($0.waiting.parsed, $0.records.shared.count) } == (0, 1))  // the decode's records
         // The store resolves what it holds, however deep (the response's models stop where `include` did):
         // compared by what both know, never printed whole.
         func outline(_ articles: [TestSupport.Article]) -> [String] {

@@ -76,31 +76,23 @@ extension Session {
         let key = store.responseKey(for: request)
         let stored = store.storedResponse(for: request, key: key)
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
-        if let stored, !CacheControl(request.headerFields).noCache {
-            let freshness = stored.freshness
-            let decision: (answers: Bool, refresh: Bool) =
-                switch policy.kind {
-                case .cacheOnly: (freshness.isFresh(at: requestTime) || freshness.mayServeStale, false)
-                case .cacheFirst: (freshness.isUsable(at: requestTime, maxStale: policy.maxStale), false)
-                case .staleWhileRevalidate:
-                    freshness.isFresh(at: requestTime) ? (true, false) : (freshness.mayServeStale, true)
-                case .networkOnly, .networkFirst: (false, false)
-                }
-            if decision.answers {
-                visit.state.withLock {
-                    $0.source = .cache
-                    $0.refresh = decision.refresh
-                }
-                return stored.response
-            }
-        }
-        if policy.kind == .cacheOnly { throw notCached(request) }
         var conditional = request
-        let setsOwn = request.headerFields[.ifNoneMatch] != nil || request.headerFields[.ifModifiedSince] != nil
-        if let stored, !setsOwn {
-            if let tag = stored.entityTag { conditional.headerFields[.ifNoneMatch] = tag }
-            if let date = stored.lastModified { conditional.headerFields[.ifModifiedSince] = date }
+        let decision = ResponseCache.decide(stored, for: request, policy: policy, now: requestTime)
+        switch decision {
+        case .answer, .answerThenRefresh:
+            guard let stored else { break }  // `decide` answers only with a stored response
+            visit.state.withLock {
+                $0.source = .cache
+                $0.refresh = decision == .answerThenRefresh
+            }
+            return stored.response
+        case .notCached:
+            throw notCached(request)
+        case .send(let ifNoneMatch, let ifModifiedSince):
+            if let ifNoneMatch { conditional.headerFields[.ifNoneMatch] = ifNoneMatch }
+            if let ifModifiedSince { conditional.headerFields[.ifModifiedSince] = ifModifiedSince }
         }
+        let validates = conditional.headerFields != request.headerFields
         let sent = conditional
         let flight = InFlightRequests.key(for: sent, credentials: key.partition)
         let response = try await flights.response(for: flight) { [client] in
@@ -109,7 +101,7 @@ extension Session {
             return try await client.send(sent)
         }
         let responseTime = store.now()
-        if response.status == .notModified, let stored, !setsOwn {
+        if response.status == .notModified, let stored, validates {
             visit.state.withLock { $0.source = .revalidated }
             return store.revalidated(
                 stored, by: response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)

@@ -31,11 +31,11 @@ extension ResourceStore {
 
     /// The records `keys` name as primary data, and every record they reach through relationship linkage as
     /// `included` (breadth first, so that a decode reads them about in order), as the store shows them
-    /// (``State/visibleRecord(_:)``); `nil` when no key has a record.
+    /// (``OptimisticOverlay/visibleRecord(_:in:)``); `nil` when no key has a record.
     ///
     /// A record the store holds in a shared tape follows its linkage through the tape's ``LinkTable``: an
     /// identifier naming a resource of the same tape that the store still holds costs neither a key nor a lookup.
-    /// Only the records an optimistic write changes (``State/layeredKeys()``) are read as shown, by key; a pending
+    /// Only the records an optimistic write changes (``OptimisticOverlay/layeredKeys(in:)``) are read as shown, by key; a pending
     /// write elsewhere costs the others nothing.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
         withMergedState { state -> ([ResourceRecord], [ResourceRecord])? in
@@ -44,7 +44,7 @@ extension ResourceStore {
             defer { walk.end(&state) }
             for key in keys {
                 guard walk.meet(key, in: &state) else { continue }
-                state.records[key]?.lastUse = now
+                state.records.touch(key, at: now)
             }
             let primary = walk.met.map(\.record)
             guard !primary.isEmpty else { return nil }
@@ -100,7 +100,7 @@ extension ResourceStore {
 
         /// Puts the tapes' link tables back.
         func end(_ state: inout State) {
-            for tape in tapes { state.shared[ObjectIdentifier(tape.records)]?.links = tape.links }
+            for tape in tapes { state.records.putLinks(tape.links, of: ObjectIdentifier(tape.records)) }
         }
 
         /// Where `record` is, when the store holds it in a shared tape.
@@ -111,8 +111,7 @@ extension ResourceStore {
             if let known = slots[id] {
                 slot = known
             } else {
-                guard let use = state.shared[id] else { return nil }
-                state.shared[id]?.links = LinkTable()
+                guard let use = state.records.borrowTape(id) else { return nil }
                 slot = tapes.count
                 slots[id] = slot
                 seen.append(Array(repeating: false, count: use.held.count))

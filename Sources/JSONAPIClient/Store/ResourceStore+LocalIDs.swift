@@ -10,14 +10,14 @@ extension ResourceStore {
         let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
             var changes: [StoreChange] = []
             let now = state.tick()
-            for (key, record) in state.records where record.stored.linksByLocalID {
+            for (key, record) in state.records.byKey where record.stored.linksByLocalID {
                 var object = record.object
                 guard let relationships = object.relationships,
                     let replaced = Self.replacingLocalIDs(in: relationships, id)
                 else { continue }
                 object.relationships = replaced
                 guard let updated = Record(object: object, lastUse: record.lastUse, changed: now) else { continue }
-                state.setRecord(updated, for: key)
+                state.records.setRecord(updated, for: key)
                 changes.append(StoreChange(type: key.type, id: key.id, kind: .updated))
             }
             return (changes, changes.isEmpty ? [] : Array(state.observers.values))

@@ -45,9 +45,7 @@ extension ResourceStore {
         var stored = object
         stored.id = id
         let (write, related, observers) = withMergedState { state -> (PendingWrite, [Key], [Observer]) in
-            state.nextLayer += 1
-            state.layers[key, default: []].append(PendingLayer(number: state.nextLayer, kind: kind, object: stored))
-            let write = PendingWrite(key: key, number: state.nextLayer, kind: kind)
+            let write = state.overlay.add(kind, object: stored, for: key)
             return (write, state.pendingInverseTargets(of: key), Array(state.observers.values))
         }
         notifyPending(key, related: related, observers)
@@ -59,12 +57,8 @@ extension ResourceStore {
     /// write is unsettled.
     func confirmPending(_ write: PendingWrite, answer: ResourceObject?) {
         let result = withMergedState { state -> ([Key], [Observer])? in
-            guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
-                return nil
-            }
             let shownBefore = state.pendingInverseTargets(of: write.key)
-            state.layers[write.key]?[index].confirmed = true
-            if let answer { state.layers[write.key]?[index].object = answer }
+            guard state.overlay.confirm(write, answer: answer) else { return nil }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
             return (related, Array(state.observers.values))
         }
@@ -80,11 +74,8 @@ extension ResourceStore {
     @discardableResult
     func dropPending(_ write: PendingWrite) -> ResourceObject? {
         let (undone, related, observers) = withMergedState { state -> (ResourceObject?, [Key], [Observer]) in
-            guard let index = state.layers[write.key]?.firstIndex(where: { $0.number == write.number }) else {
-                return (nil, [], [])
-            }
             let shownBefore = state.pendingInverseTargets(of: write.key)
-            let undone = state.layers[write.key]?.remove(at: index).object
+            guard let undone = state.overlay.drop(write) else { return (nil, [], []) }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
             return (undone, related, Array(state.observers.values))
         }
@@ -102,7 +93,7 @@ extension ResourceStore {
     ///   - id: The resource's id (for a resource created without one, the local id its write returned).
     /// - Returns: The server's record, the record as shown, and the members that differ.
     public func pendingChanges(type: String, id: String) -> PendingChanges? {
-        withMergedState { state in state.pendingChanges(Key(type: type, id: id)) }
+        withMergedState { state in state.overlay.pendingChanges(Key(type: type, id: id), in: state.records) }
     }
 
     /// Every record with local changes the server has not confirmed yet, ordered by type and id.
@@ -110,7 +101,9 @@ extension ResourceStore {
     /// - Returns: One ``PendingChanges`` per record.
     public func pendingChanges() -> [PendingChanges] {
         withMergedState { state in
-            state.layers.keys.sorted { ($0.type, $0.id) < ($1.type, $1.id) }.compactMap { state.pendingChanges($0) }
+            state.overlay.layers.keys.sorted { ($0.type, $0.id) < ($1.type, $1.id) }.compactMap {
+                state.overlay.pendingChanges($0, in: state.records)
+            }
         }
     }
 
@@ -125,116 +118,6 @@ extension ResourceStore {
             observers,
             of: [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)]
                 + others.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) })
-    }
-}
-
-extension ResourceStore.State {
-    /// The record of `key` as the store shows it: the server's record with the pending layers applied in order,
-    /// and the other ends of declared inverse relationships that other records' pending layers move (an article
-    /// created optimistically with an author shows in the author's `articles` at once). A pending update of a
-    /// record the store does not have shows nothing (there is nothing to change).
-    func visibleObject(_ key: ResourceStore.Key) -> ResourceObject? {
-        guard !layers.isEmpty else { return records[key]?.object }
-        let own = layeredObject(key)
-        guard !inverses.isEmpty, var shown = own else { return own }
-        for other in layers.keys.sorted(by: { ($0.type, $0.id) < ($1.type, $1.id) }) where other != key {
-            for move in inverseMoves(of: other, from: records[other]?.object, to: layeredObject(other))
-            where move.target == key {
-                if let relinked = ResourceStore.State.relinked(shown, move) { shown = relinked }
-            }
-        }
-        return shown
-    }
-
-    /// ``visibleObject(_:)`` as a record: the stored one when no write is pending, else the object shown, in a tape
-    /// of its own.
-    func visibleRecord(_ key: ResourceStore.Key) -> ResourceRecord? {
-        guard !layers.isEmpty else { return records[key]?.stored }
-        return visibleObject(key).flatMap { try? ResourceRecord($0) }
-    }
-
-    /// The keys whose shown record is not the stored one: those with pending layers, and the records whose inverse
-    /// relationships those layers move (``visibleObject(_:)`` of any other key is its stored record). Empty, and
-    /// free, while no write is pending.
-    func layeredKeys() -> Set<ResourceStore.Key> {
-        guard !layers.isEmpty else { return [] }
-        var keys = Set(layers.keys)
-        guard !inverses.isEmpty else { return keys }
-        for key in layers.keys { keys.formUnion(pendingInverseTargets(of: key)) }
-        return keys
-    }
-
-    /// The records whose shown inverse relationships the pending layers of `key` move.
-    func pendingInverseTargets(of key: ResourceStore.Key) -> [ResourceStore.Key] {
-        guard layers[key] != nil else { return [] }
-        return inverseMoves(of: key, from: records[key]?.object, to: layeredObject(key)).map(\.target)
-    }
-
-    /// The record of `key` with its own pending layers applied in order.
-    private func layeredObject(_ key: ResourceStore.Key) -> ResourceObject? {
-        guard let stack = layers[key] else { return records[key]?.object }
-        var object = records[key]?.object
-        for layer in stack {
-            switch layer.kind {
-            case .delete:
-                object = nil
-            case .update where !layer.confirmed:
-                object = object.map { ResourceStore.merged($0, with: layer.object) }
-            case .create, .update:
-                object = object.map { ResourceStore.merged($0, with: layer.object) } ?? layer.object
-            }
-        }
-        return object
-    }
-
-    /// The keys of the records of `type` that the store shows, records and pending creates alike.
-    func visibleKeys(of type: String) -> [ResourceStore.Key] {
-        var keys = records.keys.filter { $0.type == type }
-        guard !layers.isEmpty else { return keys }
-        keys += layers.keys.filter { $0.type == type && records[$0] == nil }
-        return keys.filter { layers[$0] == nil || visibleObject($0) != nil }
-    }
-
-    /// Folds the confirmed layers at the bottom of `key`'s stack into the server's record, oldest first, up to the
-    /// first layer still waiting for its answer, keeping the inverse relationships in step as a merge does.
-    ///
-    /// - Returns: The keys of the other records whose inverse relationships changed.
-    mutating func foldConfirmed(_ key: ResourceStore.Key) -> [ResourceStore.Key] {
-        guard var stack = layers[key] else { return [] }
-        let now = tick()
-        var related: [ResourceStore.Key] = []
-        while let first = stack.first, first.confirmed {
-            stack.removeFirst()
-            let old = records[key]?.object
-            switch first.kind {
-            case .delete:
-                removeRecord(key)
-                related += followInverses(of: key, from: old, to: nil, at: now)
-            case .create, .update:
-                let merged = old.map { ResourceStore.merged($0, with: first.object) } ?? first.object
-                if let record = ResourceStore.Record(object: merged, lastUse: now) { setRecord(record, for: key) }
-                related += followInverses(of: key, from: old, to: merged, at: now)
-            }
-        }
-        layers[key] = stack.isEmpty ? nil : stack
-        return related
-    }
-
-    /// The pending changes of `key`, or `nil` without layers.
-    func pendingChanges(_ key: ResourceStore.Key) -> PendingChanges? {
-        guard let stack = layers[key], !stack.isEmpty else { return nil }
-        let server = records[key]?.object
-        let local = visibleObject(key)
-        var names = Set<String>()
-        let attributeNames = Set((server?.attributes ?? [:]).keys).union((local?.attributes ?? [:]).keys)
-        for name in attributeNames where server?.attributes?[name] != local?.attributes?[name] { names.insert(name) }
-        let relationshipNames = Set((server?.relationships ?? [:]).keys).union((local?.relationships ?? [:]).keys)
-        for name in relationshipNames where server?.relationships?[name]?.data != local?.relationships?[name]?.data {
-            names.insert(name)
-        }
-        return PendingChanges(
-            type: key.type, id: key.id, server: server, local: local, changedMembers: names.sorted(),
-            writes: stack.filter { !$0.confirmed }.count)
     }
 }
 

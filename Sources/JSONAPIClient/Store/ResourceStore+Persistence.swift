@@ -82,12 +82,8 @@ extension ResourceStore {
     func contentsToSave() -> (
         records: [(key: Key, record: Record)], responses: [(key: ResponseKey, response: StoredResponse)]
     ) {
-        let (records, responses, order) = withMergedState { ($0.records, $0.responses, $0.responseOrder) }
-        let sorted = records.sorted { $0.value.lastUse < $1.value.lastUse }.map { (key: $0.key, record: $0.value) }
-        let kept = order.keysInOrder { responses[$0]?.lastUse == $1 }.compactMap { key in
-            responses[key].map { (key: key, response: $0) }
-        }
-        return (sorted, kept)
+        let (records, responses) = withMergedState { ($0.records, $0.responses) }
+        return (records.oldestFirst(), responses.oldestFirst())
     }
 
     /// Fills the new store with a file's contents, oldest use first, within the limits.
@@ -95,17 +91,18 @@ extension ResourceStore {
         let limit = configuration.maxResponseBytes
         state.withLock { state in
             if let records = contents.records {
-                state.records.reserveCapacity(records.resources.count)  // once, when the store opens: no regrowth
+                state.records.reserve(adding: records.resources.count)  // once, when the store opens: no regrowth
+                // The file holds each key once (it is written from the table), so every resource is held.
                 for entry in records.resources {
-                    state.records[Key(type: entry.type, id: entry.id)] = Record(entry.record(in: records), lastUse: state.tick())
+                    let record = Record(entry.record(in: records), lastUse: state.tick())
+                    _ = state.records.placeUncounted(record, for: Key(type: entry.type, id: entry.id))
                 }
                 let count = records.resources.count
-                state.share(records, held: Array(repeating: true, count: count), live: count)
+                state.records.share(records, held: Array(repeating: true, count: count), live: count)
             }
             _ = evictRecords(&state)
             for (key, stored) in contents.responses where stored.response.body.count <= limit {
-                if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
-                insert(stored, for: key, into: &state)
+                state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
             }
         }
     }

@@ -1,43 +1,5 @@
 import Foundation
 
-/// The store's responses: the last successful `GET` of each URL per credentials, for conditional requests and cache
-/// policies, with what HTTP's caching rules (RFC 9111, as a private cache) need to know about it.
-struct StoredResponse: Sendable {
-    var response: HTTPResponse
-    var lastUse: UInt64
-    /// The header fields the response's `Vary` names (none without `Vary`).
-    var varyNames: [HTTPField.Name]
-    /// The digest of the values the request had for ``varyNames``: a request is answered with the response only
-    /// when its own values digest the same.
-    var varyDigest: CredentialDigest
-    /// How long it may be used without asking the server.
-    var freshness: Freshness
-    /// The resource types it lists, when its primary data is a collection: a create or delete of one of them makes
-    /// it stale.
-    var collectionTypes: Set<String> = []
-
-    /// The validator to send back as `If-None-Match`.
-    var entityTag: String? { response.headerFields[.eTag] }
-    /// The validator to send back as `If-Modified-Since`.
-    var lastModified: String? { response.headerFields[.lastModified] }
-}
-
-/// The key of a stored response: whose (a digest of the credentials its request carried), its URL, and the media
-/// type it accepts (the same URL in another media type is another representation).
-struct ResponseKey: Hashable, Sendable {
-    var partition: CredentialDigest
-    var url: String
-    var accept: String
-
-    /// The key of `request` as the transport sees it, after the middleware added its credentials, its partition
-    /// digested under `key`.
-    init(_ request: HTTPRequest, key: DigestKey = .process) {
-        partition = CredentialDigest(credentialsOf: request.headerFields, key: key)
-        url = request.url.absoluteString
-        accept = request.headerFields[.accept] ?? ""
-    }
-}
-
 extension ResourceStore {
     /// The key `request` (as the transport gets it) is stored under in this store: its partition is digested with
     /// the store's key.
@@ -55,10 +17,7 @@ extension ResourceStore {
             guard let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
             else { return nil }
-            let now = state.tick()
-            state.responses[key]?.lastUse = now
-            state.noteResponseUse(key, at: now)
-            return stored
+            return state.responses.use(key, at: state.tick())
         }
     }
 
@@ -83,10 +42,10 @@ extension ResourceStore {
             varyDigest: CredentialDigest(of: request.headerFields, names: varyNames ?? [], key: digestKey),
             freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
         let changed = state.withLock { state -> Bool in
-            let old = state.responses.removeValue(forKey: key)
-            if let old { state.responseBytes -= old.response.body.count }
-            guard !forbidden, varyNames != nil, response.body.count <= limit else { return old != nil }
-            insert(stored, for: key, into: &state)
+            guard !forbidden, varyNames != nil, response.body.count <= limit else {
+                return state.responses.remove(key) != nil
+            }
+            state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
             return true
         }
         if changed { self.changed() }
@@ -117,39 +76,20 @@ extension ResourceStore {
         }
         let freshness = Freshness(of: response, requestTime: requestTime, responseTime: responseTime)
         let changed = state.withLock { state -> Bool in
-            guard state.responses[key] != nil else { return false }
-            state.responses[key]?.response = response
-            state.responses[key]?.freshness = freshness
-            return true
+            state.responses.update(key) { stored in
+                stored.response = response
+                stored.freshness = freshness
+            }
         }
         if changed { self.changed() }
         return response
-    }
-
-    /// Adds `stored` under `key` (which has no response) as the most recently used, then evicts the least recently
-    /// used past the byte limit.
-    func insert(_ stored: StoredResponse, for key: ResponseKey, into state: inout State) {
-        var stored = stored
-        stored.lastUse = state.tick()
-        state.responses[key] = stored
-        state.responseBytes += stored.response.body.count
-        state.noteResponseUse(key, at: stored.lastUse)
-        let limit = configuration.maxResponseBytes
-        while state.responseBytes > limit {
-            let responses = state.responses
-            guard let oldest = state.responseOrder.popOldest(isCurrent: { responses[$0]?.lastUse == $1 }),
-                let old = state.responses.removeValue(forKey: oldest)
-            else { break }
-            state.responseBytes -= old.response.body.count
-        }
     }
 
     /// Notes that the stored response under `key` lists resources of `type` (a collection).
     func noteCollection(of type: String, key: ResponseKey) {
         let changed = state.withLock { state -> Bool in
             guard state.responses[key]?.collectionTypes.contains(type) == false else { return false }
-            state.responses[key]?.collectionTypes.insert(type)
-            return true
+            return state.responses.update(key) { $0.collectionTypes.insert(type) }
         }
         if changed { self.changed() }
     }
@@ -159,9 +99,7 @@ extension ResourceStore {
     /// show it.
     func invalidateCollections(of type: String) {
         state.withLock { state in
-            for (key, stored) in state.responses where stored.collectionTypes.contains(type) {
-                state.responses[key]?.freshness.requiresValidation = true
-            }
+            state.responses.requireValidation { _, stored in stored.collectionTypes.contains(type) }
         }
         changed()
     }
@@ -181,11 +119,8 @@ extension ResourceStore {
             paths.insert(parent.hasSuffix("/") ? String(parent.dropLast()) : parent)
         }
         state.withLock { state in
-            for key in state.responses.keys {
-                guard let stored = URL(string: key.url).flatMap(Self.withoutQuery), paths.contains(stored) else {
-                    continue
-                }
-                state.responses[key]?.freshness.requiresValidation = true
+            state.responses.requireValidation { key, _ in
+                URL(string: key.url).flatMap(Self.withoutQuery).map(paths.contains) ?? false
             }
         }
         changed()
@@ -218,13 +153,7 @@ extension ResourceStore {
     @discardableResult
     public func removeResponses(credentials: HTTPFields) -> Int {
         let partition = CredentialDigest(credentialsOf: credentials, key: digestKey)
-        let removed = state.withLock { state in
-            let keys = state.responses.keys.filter { $0.partition == partition }
-            for key in keys {
-                if let old = state.responses.removeValue(forKey: key) { state.responseBytes -= old.response.body.count }
-            }
-            return keys.count
-        }
+        let removed = state.withLock { state in state.responses.removeAll(of: partition) }
         if removed > 0 { changed() }
         return removed
     }
@@ -263,7 +192,7 @@ extension ResourceStore {
     /// How much the store holds: records, responses, and the bytes of the responses' bodies.
     public var usage: Usage {
         _ = count  // merges what waits
-        return state.withLock { Usage(records: $0.records.count, responses: $0.responses.count, responseBytes: $0.responseBytes) }
+        return state.withLock { Usage(records: $0.records.count, responses: $0.responses.count, responseBytes: $0.responses.bytes) }
     }
 
     /// How much a store holds; see ``ResourceStore/usage``.

@@ -130,19 +130,6 @@ public final class ResourceStore: Sendable {
         var links = LinkTable()
     }
 
-    /// A response body waiting to be merged: as it came, or — once its typed decode handed over its parse — as
-    /// records (``merge(_:from:)``), merged then without parsing anything.
-    struct WaitingBody {
-        /// The body, until its records are handed over (then empty: the records hold a copy of its bytes).
-        var body: Data
-        var records: ResourceRecords?
-        /// The body's size: what the byte limit on waiting bodies counts.
-        var count: Int
-
-        /// Whether this waits as `body`, not yet handed over.
-        func isBody(_ other: Data) -> Bool { records == nil && ResourceStore.same(body, other) }
-    }
-
     struct Observer {
         /// The type observed; `nil` for every type (a live object follows the related records its models are
         /// decoded from too).
@@ -151,29 +138,22 @@ public final class ResourceStore: Sendable {
         var deliver: @Sendable ([StoreChange]) -> Void
     }
 
+    /// What the store holds, behind its lock: the four parts, each a value that can be read and tested alone
+    /// (``RecordTable``, ``ResponseCache``, ``WaitingBodies``, ``OptimisticOverlay``), and what the façade itself
+    /// keeps — the clock, the observers, and whether the records were ever used.
     struct State {
-        var records: [Key: Record] = [:]
-        var responses: [ResponseKey: StoredResponse] = [:]
-        /// The responses' keys by last use, for eviction without a sort.
-        var responseOrder = UseOrder<ResponseKey>()
-        var responseBytes = 0
-        /// The records by the last path segment of their `links.self` (`SelfLinks.segment`), so that a delete by
-        /// URL looks at the few records that may have that link instead of all of them. Made by the first delete by
-        /// URL (`nil` until then: a merge pays nothing for it), then kept in step.
-        var selfLinks: [String: Set<Key>]?
-        /// The responses' tapes that more than one record lies in, by identity, with how many of them are held.
-        var shared: [ObjectIdentifier: SharedRecords] = [:]
+        /// The identity map.
+        var records = RecordTable()
+        /// The stored responses.
+        var responses = ResponseCache()
+        /// The response bodies not merged yet (at most ``ResourceStore/maxPending``, and the response byte
+        /// limit's worth: past either, those waiting are merged, none is dropped).
+        var waiting = WaitingBodies()
+        /// The optimistic writes not settled yet, and the inverse relationships.
+        var overlay = OptimisticOverlay()
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
-        /// Response bodies not merged yet, oldest first: merging waits for the first read (or observer), so that a
-        /// session nobody reads the store of pays only for keeping the bytes. At most ``ResourceStore/maxPending``
-        /// bodies and the response byte limit wait: past either, those waiting are merged (none is dropped).
-        var pending: [WaitingBody] = []
-        var pendingBytes = 0
-        /// How many bodies the store parsed itself (not handed over by a decode): what one parse keeps at zero for
-        /// typed fetches.
-        var bodiesParsed = 0
         /// Whether the records were ever used — read, observed, written, saved (anything that merges the bodies
         /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
         /// session whose store is never used pays for keeping the bytes only.
@@ -181,115 +161,84 @@ public final class ResourceStore: Sendable {
         /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
         /// make room.
         var clears: UInt64 = 0
-        /// The optimistic writes not settled yet, per record, in the order they were made
-        /// (`ResourceStore+Pending.swift`): what the store shows is the record with these applied.
-        var layers: [Key: [PendingLayer]] = [:]
-        var nextLayer: UInt64 = 0
-        /// The inverse relationships the store keeps in step (``ResourceStore/register(_:)``).
-        var inverses = InverseTable()
 
         mutating func tick() -> UInt64 {
             clock += 1
             return clock
         }
 
-        /// Sets the record of `key`, keeping the self-link index and the shared tapes' counts in step.
+        /// The record of `key` as the store shows it (``OptimisticOverlay/visibleObject(_:in:)``).
+        func visibleObject(_ key: Key) -> ResourceObject? { overlay.visibleObject(key, in: records) }
+
+        /// The record of `key` as the store shows it, as a record (``OptimisticOverlay/visibleRecord(_:in:)``).
+        func visibleRecord(_ key: Key) -> ResourceRecord? { overlay.visibleRecord(key, in: records) }
+
+        /// The keys whose shown record is not the stored one (``OptimisticOverlay/layeredKeys(in:)``).
+        func layeredKeys() -> Set<Key> { overlay.layeredKeys(in: records) }
+
+        /// The records whose shown inverse relationships the pending layers of `key` move.
+        func pendingInverseTargets(of key: Key) -> [Key] { overlay.pendingInverseTargets(of: key, in: records) }
+
+        /// Changes the other end of every declared pair that the change of record `key` from `old` to `new` (`nil`:
+        /// created, or removed) moves: the records it no longer points at lose it, those it now points at gain it.
         ///
-        /// - Returns: The record it replaced.
-        @discardableResult
-        mutating func setRecord(_ record: Record, for key: Key) -> Record? {
-            let old = records.updateValue(record, forKey: key)
-            if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
-            if let old { released(old.stored) }
-            retained(record.stored)
-            return old
-        }
-
-        /// Moves `key` in the self-link index, when there is one, from `oldLink` to `newLink`.
-        mutating func reindex(_ key: Key, from oldLink: String?, to newLink: String?) {
-            guard oldLink != newLink, var index = selfLinks else { return }
-            selfLinks = nil  // `index` is the only reference: no copy
-            if let oldLink { SelfLinks.remove(key, link: oldLink, from: &index) }
-            if let newLink { index[SelfLinks.segment(of: newLink), default: []].insert(key) }
-            selfLinks = index
-        }
-
-        /// The self-link index, made now if no delete by URL made it before.
-        mutating func selfLinkIndex() -> [String: Set<Key>] {
-            if let selfLinks { return selfLinks }
-            var index: [String: Set<Key>] = [:]
-            for (key, record) in records {
-                if let link = record.stored.selfLink { index[SelfLinks.segment(of: link), default: []].insert(key) }
+        /// - Returns: The keys of the records changed.
+        mutating func followInverses(
+            of key: Key, from old: ResourceObject?, to new: ResourceObject?, at tick: UInt64
+        ) -> [Key] {
+            var changed: [Key] = []
+            for move in overlay.inverseMoves(of: key, from: old, to: new) {
+                guard let record = records[move.target], let relinked = OptimisticOverlay.relinked(record.object, move),
+                    let updated = ResourceStore.Record(object: relinked, lastUse: record.lastUse, changed: tick)
+                else { continue }
+                records.setRecord(updated, for: move.target)
+                changed.append(move.target)
             }
-            selfLinks = index
-            return index
+            return changed
         }
 
-        /// Removes the record of `key`, keeping the self-link index and the shared tapes' counts in step.
-        @discardableResult
-        mutating func removeRecord(_ key: Key) -> Record? {
-            guard let old = records.removeValue(forKey: key) else { return nil }
-            if selfLinks != nil { reindex(key, from: old.stored.selfLink, to: nil) }
-            released(old.stored)
-            return old
-        }
-
-        /// Notes that the store holds the records of `records` at the positions `held` marks (`live` of them), when
-        /// they share a tape.
-        mutating func share(_ records: ResourceRecords, held: [Bool], live: Int) {
-            guard records.resources.count > 1, live > 0 else { return }
-            shared[ObjectIdentifier(records)] = SharedRecords(records: records, held: held, live: live)
-            compactIfSparse(ObjectIdentifier(records))
-        }
-
-        /// Notes that the store holds `stored`, when it lies in a shared tape the store knows.
-        private mutating func retained(_ stored: ResourceRecord) {
-            guard stored.records.resources.count > 1, let position = stored.position else { return }
-            let id = ObjectIdentifier(stored.records)
-            if shared[id] == nil {
-                let count = stored.records.resources.count
-                shared[id] = SharedRecords(
-                    records: stored.records, held: Array(repeating: false, count: count), live: 0)
+        /// Folds the confirmed layers at the bottom of `key`'s stack into the server's record, oldest first, up to
+        /// the first layer still waiting for its answer, keeping the inverse relationships in step as a merge does.
+        ///
+        /// - Returns: The keys of the other records whose inverse relationships changed.
+        mutating func foldConfirmed(_ key: Key) -> [Key] {
+            let confirmed = overlay.takeConfirmedBottom(of: key)
+            guard !confirmed.isEmpty else { return [] }
+            let now = tick()
+            var related: [Key] = []
+            for layer in confirmed {
+                let old = records[key]?.object
+                switch layer.kind {
+                case .delete:
+                    records.removeRecord(key)
+                    related += followInverses(of: key, from: old, to: nil, at: now)
+                case .create, .update:
+                    let merged = old.map { ResourceStore.merged($0, with: layer.object) } ?? layer.object
+                    if let record = Record(object: merged, lastUse: now) { records.setRecord(record, for: key) }
+                    related += followInverses(of: key, from: old, to: merged, at: now)
+                }
             }
-            guard shared[id]?.held[position] == false else { return }
-            shared[id]?.held[position] = true
-            shared[id]?.live += 1
+            return related
         }
+    }
 
-        /// Notes that the store no longer holds `stored`; compacts the other records of its shared tape once fewer
-        /// than half are held.
-        mutating func released(_ stored: ResourceRecord) {
-            guard stored.records.resources.count > 1, let position = stored.position else { return }
-            let id = ObjectIdentifier(stored.records)
-            guard shared[id]?.held[position] == true else { return }
-            shared[id]?.held[position] = false
-            shared[id]?.live -= 1
-            compactIfSparse(id)
-        }
+    /// The store's parts as they are now (the bodies waiting not merged): copies of the values, which cost a
+    /// reference count each, for tests and diagnostics to read without reaching into the state.
+    struct Parts {
+        var records: RecordTable
+        var responses: ResponseCache
+        var waiting: WaitingBodies
+        var overlay: OptimisticOverlay
+        /// Whether the records were ever used (``State/recordsUsed``).
+        var recordsUsed: Bool
+    }
 
-        /// Compacts the shared tape `id` when fewer than half its records are held.
-        mutating func compactIfSparse(_ id: ObjectIdentifier) {
-            guard let use = shared[id], use.live * 2 < use.held.count else { return }
-            compact(id)
-        }
-
-        /// Moves the records still held in the shared tape `id` into tapes of their own, and forgets the tape.
-        mutating func compact(_ id: ObjectIdentifier) {
-            guard let use = shared.removeValue(forKey: id) else { return }
-            guard use.live > 0 else { return }
-            for (entry, held) in zip(use.records.resources, use.held) where held {
-                let key = Key(type: entry.type, id: entry.id)
-                guard var record = records[key] else { continue }
-                record.stored = record.stored.compacted()
-                records[key] = record
-            }
-        }
-
-        /// Notes a use of the response of `key` at `tick` (its `lastUse` is set by the caller).
-        mutating func noteResponseUse(_ key: ResponseKey, at tick: UInt64) {
-            responseOrder.use(key, at: tick)
-            let responses = self.responses
-            responseOrder.compact(live: responses.count) { responses[$0]?.lastUse == $1 }
+    /// The store's parts as they are now; see ``Parts``.
+    var parts: Parts {
+        state.withLock {
+            Parts(
+                records: $0.records, responses: $0.responses, waiting: $0.waiting, overlay: $0.overlay,
+                recordsUsed: $0.recordsUsed)
         }
     }
 
@@ -347,8 +296,7 @@ public final class ResourceStore: Sendable {
         withMergedState { state in
             let key = Key(type: type, id: id)
             guard let object = state.visibleObject(key) else { return nil }
-            let now = state.tick()
-            state.records[key]?.lastUse = now
+            state.records.touch(key, at: state.tick())
             return object
         }
     }
@@ -379,7 +327,7 @@ public final class ResourceStore: Sendable {
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
         let keys = withMergedState { state in
-            state.visibleKeys(of: Model.resourceType).sorted { $0.id < $1.id }
+            state.overlay.visibleKeys(of: Model.resourceType, in: state.records).sorted { $0.id < $1.id }
         }
         guard let (primary, included) = graph(from: keys) else { return [] }
         return try decoder.decode(Model.self, records: primary, included: included)
@@ -394,18 +342,13 @@ public final class ResourceStore: Sendable {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             state.clears += 1
             let changes = state.observers.isEmpty
-                ? [] : Set(state.records.keys).union(state.layers.keys).map {
+                ? [] : Set(state.records.keys).union(state.overlay.layers.keys).map {
                     StoreChange(type: $0.type, id: $0.id, kind: .evicted)
                 }
             state.records.removeAll()
-            state.layers.removeAll()
-            state.selfLinks = nil
-            state.shared.removeAll()
+            state.overlay.removeAll()
             state.responses.removeAll()
-            state.responseOrder.removeAll()
-            state.responseBytes = 0
-            state.pending.removeAll()
-            state.pendingBytes = 0
+            state.waiting.removeAll()
             return (changes, Array(state.observers.values))
         }
         writer?.removeFile()
@@ -456,25 +399,22 @@ public final class ResourceStore: Sendable {
     /// bytes: the response of requests that shared one exchange) is not added again. A body that is not a document
     /// adds nothing.
     func merge(from body: Data, awaitsDecode: Bool = false) {
-        let limit = max(configuration.maxResponseBytes, 0)
+        let limit = configuration.maxResponseBytes
         var changes: [StoreChange] = []
         let (observed, observers) = state.withLock { state -> (Bool, [Observer]) in
             let observers = Array(state.observers.values)
             guard observers.isEmpty || awaitsDecode else { return (true, observers) }
-            guard !state.pending.contains(where: { $0.isBody(body) }) else { return (false, []) }
-            if !state.pending.isEmpty,
-                state.pending.count >= Self.maxPending || body.count > limit - min(state.pendingBytes, limit)
-            {
-                changes = mergePending(&state)
+            guard !state.waiting.contains(body) else { return (false, []) }
+            if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxPending) {
+                changes = mergeWaiting(&state)
             }
-            state.pending.append(WaitingBody(body: body, count: body.count))
-            state.pendingBytes += body.count
+            state.waiting.append(body)
             return (false, observers)
         }
         notify(observers, of: changes)
         changed()
         guard observed else { return }
-        state.withLock { $0.bodiesParsed += 1 }
+        state.withLock { $0.waiting.noteParsed() }
         guard let records = try? decoder.records(from: body) else { return }
         merge(records)
     }
@@ -482,7 +422,7 @@ public final class ResourceStore: Sendable {
     /// Merges the bodies waiting now when someone observes the store (so that they are told), else leaves them
     /// for the next read: what a caller of ``merge(from:awaitsDecode:)`` does when its decode kept no records.
     func settle() {
-        guard state.withLock({ !$0.observers.isEmpty && !$0.pending.isEmpty }) else { return }
+        guard state.withLock({ !$0.observers.isEmpty && !$0.waiting.isEmpty }) else { return }
         withMergedState { _ in }
     }
 
@@ -490,7 +430,7 @@ public final class ResourceStore: Sendable {
     /// and the store's records have been used. A store never used keeps its bodies as they came, parsed only if it
     /// is ever read: the `pipeline` benchmark's session (a store nobody reads) decodes each page as if it had none.
     func takesRecords(of body: Data) -> Bool {
-        state.withLock { state in state.recordsUsed && state.pending.contains { $0.isBody(body) } }
+        state.withLock { state in state.recordsUsed && state.waiting.contains(body) }
     }
 
     /// Takes `records`, parsed from `body` by its typed decode, in `body`'s place among the bodies waiting to be
@@ -499,15 +439,11 @@ public final class ResourceStore: Sendable {
     /// does not wait (a read merged it meanwhile, or the store did not keep it).
     func merge(_ records: ResourceRecords, from body: Data) {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
-            guard let position = state.pending.firstIndex(where: { $0.isBody(body) }) else { return ([], []) }
             guard !state.observers.isEmpty else {
-                state.pending[position].records = records
-                state.pending[position].body = Data()
+                _ = state.waiting.hand(records, for: body)
                 return ([], [])
             }
-            let earlier = state.pending[..<position]
-            state.pending.removeFirst(position + 1)
-            state.pendingBytes = state.pending.reduce(0) { $0 + $1.count }
+            guard let earlier = state.waiting.take(through: body) else { return ([], []) }
             var changes: [StoreChange] = []
             for waiting in earlier { changes += merge(waiting, into: &state) }
             changes += merge(records, into: &state)
@@ -519,7 +455,7 @@ public final class ResourceStore: Sendable {
     /// Merges a waiting body: its records when its decode handed them over, else the body parsed now.
     private func merge(_ waiting: WaitingBody, into state: inout State) -> [StoreChange] {
         if let records = waiting.records { return merge(records, into: &state) }
-        state.bodiesParsed += 1
+        state.waiting.noteParsed()
         guard let records = try? decoder.records(from: waiting.body) else { return [] }
         return merge(records, into: &state)
     }
@@ -542,7 +478,7 @@ public final class ResourceStore: Sendable {
         var observers: [Observer] = []
         let result = try state.withLock { state in
             state.recordsUsed = true
-            changes = mergePending(&state)
+            changes = mergeWaiting(&state)
             if !changes.isEmpty { observers = Array(state.observers.values) }
             return try body(&state)
         }
@@ -553,11 +489,9 @@ public final class ResourceStore: Sendable {
     /// Merges the bodies waiting, oldest first.
     ///
     /// - Returns: The changes, when someone observes the store (a body awaiting its decode waits while observed).
-    private func mergePending(_ state: inout State) -> [StoreChange] {
-        guard !state.pending.isEmpty else { return [] }
-        let bodies = state.pending
-        state.pending = []
-        state.pendingBytes = 0
+    private func mergeWaiting(_ state: inout State) -> [StoreChange] {
+        guard !state.waiting.isEmpty else { return [] }
+        let bodies = state.waiting.takeAll()
         var changes: [StoreChange] = []
         for waiting in bodies { changes += merge(waiting, into: &state) }
         return changes
@@ -589,10 +523,7 @@ public final class ResourceStore: Sendable {
     func merge(_ records: ResourceRecords, into state: inout State) -> [StoreChange] {
         let now = state.tick()
         var changes: [StoreChange] = []
-        // One growth per response at most, and geometric: growing to exactly the size needed would copy every
-        // record again at each page of a walk (quadratic).
-        let needed = state.records.count + records.resources.count
-        if needed > state.records.capacity { state.records.reserveCapacity(max(needed, state.records.capacity * 2)) }
+        state.records.reserve(adding: records.resources.count)
         var held = Array(repeating: false, count: records.resources.count)
         var live = 0
         if !state.observers.isEmpty { changes.reserveCapacity(records.resources.count) }
@@ -603,7 +534,7 @@ public final class ResourceStore: Sendable {
                 live += 1
             }
         }
-        state.share(records, held: held, live: live)
+        state.records.share(records, held: held, live: live)
         changes += evictRecords(&state)
         return changes
     }
@@ -625,9 +556,9 @@ public final class ResourceStore: Sendable {
             changes.append(StoreChange(type: key.type, id: key.id, kind: .updated))
             for other in related { changes.append(StoreChange(type: other.type, id: other.id, kind: .updated)) }
         }
-        guard let old = state.records.updateValue(Record(new, lastUse: now), forKey: key) else {
-            if state.selfLinks != nil { state.reindex(key, from: nil, to: new.selfLink) }
-            guard state.inverses.involves(key.type) else {
+        guard let old = state.records.placeUncounted(Record(new, lastUse: now), for: key) else {
+            if state.records.indexesSelfLinks { state.records.reindex(key, from: nil, to: new.selfLink) }
+            guard state.overlay.inverses.involves(key.type) else {
                 noteChange()
                 return true
             }
@@ -637,7 +568,7 @@ public final class ResourceStore: Sendable {
         var record = old
         record.lastUse = now
         if new.isWrittenAs(old.stored) {
-            state.records[key] = record
+            _ = state.records.placeUncounted(record, for: key)
             return false
         }
         let kept = new.replaces(old.stored)
@@ -646,15 +577,17 @@ public final class ResourceStore: Sendable {
         } else {
             let merged = Self.merged(old.object, with: new.resourceObject())
             guard merged != old.object, let own = Record(object: merged, lastUse: now) else {
-                state.records[key] = record
+                _ = state.records.placeUncounted(record, for: key)
                 return false
             }
             record = own
-            state.records[key] = record
+            _ = state.records.placeUncounted(record, for: key)
         }
-        state.released(old.stored)
-        if state.selfLinks != nil { state.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink) }
-        guard state.inverses.involves(key.type) else {
+        state.records.released(old.stored)
+        if state.records.indexesSelfLinks {
+            state.records.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink)
+        }
+        guard state.overlay.inverses.involves(key.type) else {
             noteChange()
             return kept
         }
@@ -691,7 +624,7 @@ public final class ResourceStore: Sendable {
             object.relationships = relationships
             let now = state.tick()
             guard let updated = Record(object: object, lastUse: now) else { return ([], []) }
-            state.setRecord(updated, for: key)
+            state.records.setRecord(updated, for: key)
             let related = state.followInverses(of: key, from: old, to: object, at: now)
             let changes = ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
             return (changes, Array(state.observers.values))
@@ -709,7 +642,7 @@ public final class ResourceStore: Sendable {
     @discardableResult
     func remove(selfLink url: URL) -> String? {
         let key = withMergedState { state -> Key? in
-            let index = state.selfLinkIndex()
+            let index = state.records.selfLinkIndex()
             let candidates = index[SelfLinks.segment(of: url.absoluteString), default: []]
                 .union(index[SelfLinks.unsegmented, default: []])
             return candidates.sorted { ($0.type, $0.id) < ($1.type, $1.id) }.first { key in
@@ -731,7 +664,7 @@ public final class ResourceStore: Sendable {
     public func remove(type: String, id: String) {
         let result = withMergedState { state -> ([StoreChange], [Observer])? in
             let key = Key(type: type, id: id)
-            guard let old = state.removeRecord(key) else { return nil }
+            guard let old = state.records.removeRecord(key) else { return nil }
             let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
             let changes = [StoreChange(type: type, id: id, kind: .removed)]
                 + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
@@ -771,17 +704,9 @@ public final class ResourceStore: Sendable {
     ///
     /// - Returns: An ``StoreChange/Kind/evicted`` change for each record evicted, when someone observes the store.
     func evictRecords(_ state: inout State) -> [StoreChange] {
-        let limit = max(configuration.maxResources, 0)
-        guard state.records.count > limit else { return [] }
-        let keep = limit - limit / 10
-        let oldest = state.records.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(state.records.count - keep)
-        let observed = !state.observers.isEmpty
-        var changes: [StoreChange] = []
-        for (key, _) in oldest {
-            state.removeRecord(key)
-            if observed { changes.append(StoreChange(type: key.type, id: key.id, kind: .evicted)) }
-        }
-        return changes
+        let evicted = state.records.evict(limit: configuration.maxResources)
+        guard !state.observers.isEmpty else { return [] }
+        return evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
     }
 
     // MARK: Observing

@@ -1,4 +1,5 @@
 import Foundation
+@testable import JSONAPIClient
 import Observation
 import Testing
 
@@ -124,4 +125,9 @@ final class Weak<Object: AnyObject> {
     weak var value: Object?
 
     init(_ value: Object?) { self.value = value }
+}
+
+extension ResourceStore {
+    /// Reads the store's parts (``ResourceStore/parts``): copies of its values, never its state.
+    func readParts<Result>(_ read: (Parts) -> Result) -> Result { read(parts) }
 }

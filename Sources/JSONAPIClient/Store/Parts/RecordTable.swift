@@ -1,0 +1,182 @@
+import JSONAPIClientCore
+
+extension ResourceStore {
+    /// The identity map: one record per resource, with what keeps it cheap — the responses' shared tapes the records
+    /// lie in (``SharedRecords``), the self-link index a delete by URL reads, and eviction by last use.
+    ///
+    /// A value: ``ResourceStore`` holds one under its lock and is the only one to change it; tests make their own.
+    /// Every change that replaces or removes a record goes through ``setRecord(_:for:)`` or ``removeRecord(_:)``,
+    /// which keep the index and the tapes' counts in step; the merge's fast path places a response's records with
+    /// ``placeUncounted(_:for:)`` and counts them all at once with ``share(_:held:live:)``.
+    struct RecordTable {
+        private(set) var byKey: [Key: Record] = [:]
+        /// The records by the last path segment of their `links.self` (``SelfLinks/segment(of:)``), so that a delete
+        /// by URL looks at the few records that may have that link instead of all of them. Made by the first delete
+        /// by URL (`nil` until then: a merge pays nothing for it), then kept in step.
+        private(set) var selfLinks: [String: Set<Key>]?
+        /// The responses' tapes that more than one record lies in, by identity, with how many of them are held.
+        private(set) var shared: [ObjectIdentifier: SharedRecords] = [:]
+
+        /// Whether the self-link index was made (reading a record's link to keep it in step costs nothing before).
+        var indexesSelfLinks: Bool { selfLinks != nil }
+
+        /// The number of records.
+        var count: Int { byKey.count }
+        /// The records' keys.
+        var keys: Dictionary<Key, Record>.Keys { byKey.keys }
+
+        /// The record of `key`.
+        subscript(key: Key) -> Record? { byKey[key] }
+
+        /// Notes a use of the record of `key` at `tick`.
+        mutating func touch(_ key: Key, at tick: UInt64) {
+            byKey[key]?.lastUse = tick
+        }
+
+        /// Makes room for `added` more records: one growth per response at most, and geometric (growing to exactly
+        /// the size needed would copy every record again at each page of a walk: quadratic).
+        mutating func reserve(adding added: Int) {
+            let needed = byKey.count + added
+            if needed > byKey.capacity { byKey.reserveCapacity(max(needed, byKey.capacity * 2)) }
+        }
+
+        /// Sets the record of `key`, keeping the self-link index and the shared tapes' counts in step.
+        ///
+        /// - Returns: The record it replaced.
+        @discardableResult
+        mutating func setRecord(_ record: Record, for key: Key) -> Record? {
+            let old = byKey.updateValue(record, forKey: key)
+            if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
+            if let old { released(old.stored) }
+            retained(record.stored)
+            return old
+        }
+
+        /// Puts `record` in place of `key`'s without counting it in its shared tape, nor releasing the one replaced
+        /// (the caller does both: ``share(_:held:live:)`` for a response's records, ``released(_:)`` for the old
+        /// one), nor indexing its self link (``reindex(_:from:to:)``).
+        ///
+        /// - Returns: The record it replaced.
+        mutating func placeUncounted(_ record: Record, for key: Key) -> Record? {
+            byKey.updateValue(record, forKey: key)
+        }
+
+        /// Moves `key` in the self-link index, when there is one, from `oldLink` to `newLink`.
+        mutating func reindex(_ key: Key, from oldLink: String?, to newLink: String?) {
+            guard oldLink != newLink, var index = selfLinks else { return }
+            selfLinks = nil  // `index` is the only reference: no copy
+            if let oldLink { SelfLinks.remove(key, link: oldLink, from: &index) }
+            if let newLink { index[SelfLinks.segment(of: newLink), default: []].insert(key) }
+            selfLinks = index
+        }
+
+        /// The self-link index, made now if no delete by URL made it before.
+        mutating func selfLinkIndex() -> [String: Set<Key>] {
+            if let selfLinks { return selfLinks }
+            var index: [String: Set<Key>] = [:]
+            for (key, record) in byKey {
+                if let link = record.stored.selfLink { index[SelfLinks.segment(of: link), default: []].insert(key) }
+            }
+            selfLinks = index
+            return index
+        }
+
+        /// Removes the record of `key`, keeping the self-link index and the shared tapes' counts in step.
+        @discardableResult
+        mutating func removeRecord(_ key: Key) -> Record? {
+            guard let old = byKey.removeValue(forKey: key) else { return nil }
+            if selfLinks != nil { reindex(key, from: old.stored.selfLink, to: nil) }
+            released(old.stored)
+            return old
+        }
+
+        /// Removes every record.
+        mutating func removeAll() {
+            byKey.removeAll()
+            selfLinks = nil
+            shared.removeAll()
+        }
+
+        /// Notes that the table holds the records of `records` at the positions `held` marks (`live` of them), when
+        /// they share a tape.
+        mutating func share(_ records: ResourceRecords, held: [Bool], live: Int) {
+            guard records.resources.count > 1, live > 0 else { return }
+            shared[ObjectIdentifier(records)] = SharedRecords(records: records, held: held, live: live)
+            compactIfSparse(ObjectIdentifier(records))
+        }
+
+        /// Notes that the table holds `stored`, when it lies in a shared tape.
+        private mutating func retained(_ stored: ResourceRecord) {
+            guard stored.records.resources.count > 1, let position = stored.position else { return }
+            let id = ObjectIdentifier(stored.records)
+            if shared[id] == nil {
+                let count = stored.records.resources.count
+                shared[id] = SharedRecords(
+                    records: stored.records, held: Array(repeating: false, count: count), live: 0)
+            }
+            guard shared[id]?.held[position] == false else { return }
+            shared[id]?.held[position] = true
+            shared[id]?.live += 1
+        }
+
+        /// Notes that the table no longer holds `stored`; compacts the other records of its shared tape once fewer
+        /// than half are held.
+        mutating func released(_ stored: ResourceRecord) {
+            guard stored.records.resources.count > 1, let position = stored.position else { return }
+            let id = ObjectIdentifier(stored.records)
+            guard shared[id]?.held[position] == true else { return }
+            shared[id]?.held[position] = false
+            shared[id]?.live -= 1
+            compactIfSparse(id)
+        }
+
+        /// Compacts the shared tape `id` when fewer than half its records are held.
+        private mutating func compactIfSparse(_ id: ObjectIdentifier) {
+            guard let use = shared[id], use.live * 2 < use.held.count else { return }
+            compact(id)
+        }
+
+        /// Moves the records still held in the shared tape `id` into tapes of their own, and forgets the tape.
+        private mutating func compact(_ id: ObjectIdentifier) {
+            guard let use = shared.removeValue(forKey: id) else { return }
+            guard use.live > 0 else { return }
+            for (entry, held) in zip(use.records.resources, use.held) where held {
+                let key = Key(type: entry.type, id: entry.id)
+                guard var record = byKey[key] else { continue }
+                record.stored = record.stored.compacted()
+                byKey[key] = record
+            }
+        }
+
+        /// Takes the shared tape `id` out for a read's walk: its link table is left empty in the table until
+        /// ``putLinks(_:of:)`` returns it, so that growing it copies nothing.
+        mutating func borrowTape(_ id: ObjectIdentifier) -> SharedRecords? {
+            guard let use = shared[id] else { return nil }
+            shared[id]?.links = LinkTable()
+            return use
+        }
+
+        /// Puts back the link table of the shared tape `id` that a walk borrowed and grew.
+        mutating func putLinks(_ links: LinkTable, of id: ObjectIdentifier) {
+            shared[id]?.links = links
+        }
+
+        /// Removes the least recently used records down to nine tenths of `limit` once it is passed, so that
+        /// eviction (a sort) runs once per tenth of the limit's insertions, not on each.
+        ///
+        /// - Returns: The keys evicted.
+        mutating func evict(limit: Int) -> [Key] {
+            let limit = max(limit, 0)
+            guard byKey.count > limit else { return [] }
+            let keep = limit - limit / 10
+            let oldest = byKey.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(byKey.count - keep)
+            for (key, _) in oldest { removeRecord(key) }
+            return oldest.map(\.key)
+        }
+
+        /// The records, least recently used first: what a save writes.
+        func oldestFirst() -> [(key: Key, record: Record)] {
+            byKey.sorted { $0.value.lastUse < $1.value.lastUse }.map { (key: $0.key, record: $0.value) }
+        }
+    }
+}
