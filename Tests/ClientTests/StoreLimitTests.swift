@@ -108,7 +108,9 @@ struct StoreLimitTests {
         object.links = Links(["self": Link(href: link)])
         store.merge([object, ResourceObject(type: "labels", id: "8")])
         let url = URL(string: "https://api.example.com/v1/labels/7")!
-        #expect(store.remove(selfLink: url) == (found ? "labels" : nil))
+        let key = store.key(selfLink: url)
+        #expect(key == (found ? ResourceStore.Key(type: "labels", id: "7") : nil))
+        if let key { store.remove(type: key.type, id: key.id) }
         #expect((store.record(type: "labels", id: "7") == nil) == found)
         #expect(store.record(type: "labels", id: "8") != nil)
         #expect(store.readParts { $0.records.selfLinks?.values.reduce(0) { $0 + $1.count } } == (found ? 0 : 1))
@@ -123,7 +125,7 @@ struct StoreLimitTests {
         object.links = Links(["self": Link(href: "https://h/labels/seven")])
         store.merge([object])
         #expect(store.readParts { $0.records.selfLinks } == nil)  // made by the first delete by URL, not by merges
-        #expect(store.remove(selfLink: URL(string: "https://h/labels/7")!) == nil)
+        #expect(store.key(selfLink: URL(string: "https://h/labels/7")!) == nil)
         #expect(store.readParts { $0.records.selfLinks } == ["seven": [ResourceStore.Key(type: "labels", id: "7")]])
         var other = ResourceObject(type: "labels", id: "8")
         other.links = Links(["self": Link(href: "https://h/labels/8")])

@@ -1,6 +1,13 @@
-/// How a write (``DataSource/create(_:headerFields:options:)``, `update`, `delete`) meets the store and the network:
-/// whether the store shows it before the server answers, and whether it waits in the session's ``WriteQueue`` when
-/// the server cannot be reached.
+/// How a write meets the store and the network: whether the store shows it before the server answers, and whether it
+/// waits in the session's ``WriteQueue`` when the server cannot be reached. Every single write takes them, through
+/// one path (``Session`` applies the answer to the store in one place): a data source's
+/// (``DataSource/create(_:headerFields:options:)``, `update`, `delete`), an untyped one
+/// (``Session/create(_:at:headerFields:options:)``, `update`, `delete`) and a relationship endpoint's
+/// (``RelationshipEndpoint/add(_:headerFields:options:)``, `remove`, `replace`: the owner's whole linkage is shown,
+/// worked out from what the store showed when the write was made). A graph
+/// (``Session/create(_:operationsPath:headerFields:)``) and an Atomic Operations request
+/// (``Session/atomic(_:path:headerFields:)``) take none: they are sent at once, never shown early nor queued, since
+/// they are several writes that succeed or fail together.
 ///
 /// ```swift
 /// try await articles.update(article, options: .optimistic) { $0.title = "New title" }  // shown at once

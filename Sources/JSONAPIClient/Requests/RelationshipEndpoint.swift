@@ -48,14 +48,19 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifier: The new related resource; `nil` empties the relationship.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``: the owner's linkage shown at
+    ///     once, the write queued when the server cannot be reached); the session's
+    ///     ``Session/Configuration/writes`` when `nil`.
     /// - Returns: The server's answer: status, `Location`, and its document, if any.
     /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
     ///   `CancellationError` when the task is cancelled.
     @discardableResult
-    public func replace(with identifier: ResourceIdentifier?, headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<PrimaryData>
-    {
-        try await write(.patch, headerFields, { _ in .toOne(identifier) }) { try $0.encodeRelationshipBody(identifier) }
+    public func replace(
+        with identifier: ResourceIdentifier?, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<PrimaryData> {
+        try await write(.patch, headerFields, options, { _ in .toOne(identifier) }) {
+            try $0.encodeRelationshipBody(identifier)
+        }
     }
 
     /// Replaces a to-many relationship (`PATCH`); `[]` empties it.
@@ -63,14 +68,19 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifiers: All the related resources from now on.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``: the owner's linkage shown at
+    ///     once, the write queued when the server cannot be reached); the session's
+    ///     ``Session/Configuration/writes`` when `nil`.
     /// - Returns: The server's answer: status, `Location`, and its document, if any.
     /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
     ///   `CancellationError` when the task is cancelled.
     @discardableResult
-    public func replace(with identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<PrimaryData>
-    {
-        try await write(.patch, headerFields, { _ in .toMany(identifiers) }) { try $0.encodeRelationshipBody(identifiers) }
+    public func replace(
+        with identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<PrimaryData> {
+        try await write(.patch, headerFields, options, { _ in .toMany(identifiers) }) {
+            try $0.encodeRelationshipBody(identifiers)
+        }
     }
 
     /// Adds to a to-many relationship (`POST`).
@@ -78,14 +88,20 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifiers: The resources to add.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``: the owner's linkage shown at
+    ///     once, the write queued when the server cannot be reached); the session's
+    ///     ``Session/Configuration/writes`` when `nil`.
     /// - Returns: The server's answer: status, `Location`, and its document, if any.
     /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
     ///   `CancellationError` when the task is cancelled.
     @discardableResult
-    public func add(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<PrimaryData>
-    {
-        try await write(.post, headerFields, { old in .toMany(old.identifiers + identifiers.filter { !old.identifiers.contains($0) }) }) {
+    public func add(
+        _ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<PrimaryData> {
+        let added: @Sendable (Linkage) -> Linkage = { old in
+            .toMany(old.identifiers + identifiers.filter { !old.identifiers.contains($0) })
+        }
+        return try await write(.post, headerFields, options, added) {
             try $0.encodeRelationshipBody(identifiers)
         }
     }
@@ -95,41 +111,48 @@ public struct RelationshipEndpoint: Sendable {
     /// - Parameters:
     ///   - identifiers: The resources to remove.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``: the owner's linkage shown at
+    ///     once, the write queued when the server cannot be reached); the session's
+    ///     ``Session/Configuration/writes`` when `nil`.
     /// - Returns: The server's answer: status, `Location`, and its document, if any.
     /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
     ///   `CancellationError` when the task is cancelled.
     @discardableResult
-    public func remove(_ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<PrimaryData>
-    {
-        try await write(.delete, headerFields, { old in .toMany(old.identifiers.filter { !identifiers.contains($0) }) }) {
+    public func remove(
+        _ identifiers: [ResourceIdentifier], headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<PrimaryData> {
+        let removed: @Sendable (Linkage) -> Linkage = { old in .toMany(old.identifiers.filter { !identifiers.contains($0) }) }
+        return try await write(.delete, headerFields, options, removed) {
             try $0.encodeRelationshipBody(identifiers)
         }
     }
 
     /// Sends the write; on success, sets the store's linkage to the server's answer, or to what `linkage` makes of
     /// the record's when the answer has none.
+    /// Sends a write to the endpoint through the session's one write path (``WriteOptions`` apply), with what it
+    /// does to the owner's linkage worked out from the linkage the store shows now (`linkage` maps it; an unknown
+    /// one counts as empty), so that an optimistic or queued write shows it and the answer settles it.
     private func write(
-        _ method: HTTPMethod, _ headerFields: HTTPFields, _ linkage: @escaping @Sendable (Linkage) -> Linkage,
-        body: (JSONAPIEncoder) throws -> Data
+        _ method: HTTPMethod, _ headerFields: HTTPFields, _ options: WriteOptions?,
+        _ linkage: @escaping @Sendable (Linkage) -> Linkage, body: (JSONAPIEncoder) throws -> Data
     ) async throws -> WriteResponse<PrimaryData> {
         let url = try target.get()
         let data = try session.encode(method, url, body)
-        let response = try await session.write(
-            JSONAPIRequest(method: method, target: .success(url), headerFields: headerFields, body: data),
-            as: PrimaryData.self)
-        if let owner, let store = session.store {
-            let answered: Linkage? =
-                switch response.data {
-                case .identifier(let identifier): .toOne(identifier)
-                case .identifiers(let identifiers): .toMany(identifiers)
-                case .null: .toOne(nil)
-                default: nil
-                }
-            store.changeLinkage(of: owner.relationship, type: owner.type, id: owner.id) { old in
-                answered ?? old.map(linkage) ?? linkage(.toMany([]))
-            }
+        // `…/articles/1/relationships/tags`: the owner by the recommended URL structure when the endpoint was made
+        // from a URL alone.
+        let ownerURL = url.deletingLastPathComponent().deletingLastPathComponent()
+        let key = owner.map { ResourceStore.Key(type: $0.type, id: $0.id) } ?? Session.resourceKey(of: ownerURL)
+        var write = WriteQueue.Entry(
+            method: method, url: url, type: key.type, resourceID: key.id, body: data, headerFields: headerFields,
+            kind: .update, clientGeneratedID: false)
+        if let owner, let store = session.store, let record = store.record(type: owner.type, id: owner.id) {
+            let old = record.relationships?[owner.relationship]?.data
+            let new = linkage(old ?? .toMany([]))
+            let shown = ResourceObject(
+                type: owner.type, id: owner.id, relationships: [owner.relationship: Relationship(data: new)])
+            write.relationship = owner.relationship
+            write.shown = try? JSONAPIEncoder().encode(RawDocument(data: .resource(shown)))
         }
-        return response
+        return try await session.write(write, options: options, as: PrimaryData.self)
     }
 }

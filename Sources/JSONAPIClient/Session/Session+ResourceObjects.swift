@@ -15,15 +15,21 @@ extension Session {
     ///   - resource: The resource object to send; its `id` only when the server accepts client-generated ids.
     ///   - url: The collection's URL; a relative one resolves under the base URL as a folder, as for ``fetch(_:)``.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``: shown at once, queued when the
+    ///     server cannot be reached); the session's ``Configuration/writes`` when `nil`.
     /// - Returns: The response: the created resource (201) and its `Location`, or no document (202, 204).
     /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
     @discardableResult
-    public func create(_ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<PrimaryData>
-    {
-        let response = try await write(.post, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
-        store?.invalidateCollections(of: resource.type)
-        return response
+    public func create(
+        _ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<PrimaryData> {
+        let target = try resolve(url).get()
+        let body = try encode(.post, target) { try $0.encode(RawDocument(data: .resource(resource))) }
+        let id = resource.id.flatMap { $0.isEmpty ? nil : $0 }
+        let write = WriteQueue.Entry(
+            method: .post, url: target, type: resource.type, resourceID: id ?? resource.lid ?? UUID().uuidString,
+            body: body, headerFields: headerFields, kind: .create, clientGeneratedID: id != nil)
+        return try await self.write(write, options: options, as: PrimaryData.self)
     }
 
     /// Updates a resource: `PATCH` of `resource` to its URL. Only the members `resource` has are sent: an attribute
@@ -39,13 +45,20 @@ extension Session {
     ///   - resource: The resource object with `type`, `id` and the members to change.
     ///   - url: The resource's URL; a relative one resolves under the base URL as a folder.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``: shown at once, queued when the
+    ///     server cannot be reached); the session's ``Configuration/writes`` when `nil`.
     /// - Returns: The response: the updated resource (200), or no document (202, 204).
     /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
     @discardableResult
-    public func update(_ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields()) async throws
-        -> WriteResponse<PrimaryData>
-    {
-        try await write(.patch, url, RawDocument(data: .resource(resource)), headerFields: headerFields)
+    public func update(
+        _ resource: ResourceObject, at url: URL, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil
+    ) async throws -> WriteResponse<PrimaryData> {
+        let target = try resolve(url).get()
+        let body = try encode(.patch, target) { try $0.encode(RawDocument(data: .resource(resource))) }
+        let write = WriteQueue.Entry(
+            method: .patch, url: target, type: resource.type, resourceID: resource.id ?? "", body: body,
+            headerFields: headerFields, kind: .update, clientGeneratedID: false)
+        return try await self.write(write, options: options, as: PrimaryData.self)
     }
 
     /// Deletes the resource at `url` (`DELETE`). The session's store forgets the record whose `links.self` is that
@@ -54,15 +67,27 @@ extension Session {
     /// - Parameters:
     ///   - url: The resource's URL; a relative one resolves under the base URL as a folder.
     ///   - headerFields: Header fields for this request (replacing the session's of the same name).
+    ///   - options: How the write meets the store and the network (``WriteOptions``); the session's
+    ///     ``Configuration/writes`` when `nil`. Optimistic, the record whose `links.self` is `url` disappears at once.
     /// - Returns: The response: a document with meta (200), or none (202, 204).
     /// - Throws: ``JSONAPIClientError``: a refused URL, the server's error response, a transport failure.
     @discardableResult
-    public func delete(_ url: URL, headerFields: HTTPFields = HTTPFields()) async throws -> WriteResponse<PrimaryData> {
-        let response = try await write(.delete, url, nil, headerFields: headerFields)
-        if let store, let target = try? resolve(url).get(), let type = store.remove(selfLink: target) {
-            store.invalidateCollections(of: type)
-        }
-        return response
+    public func delete(_ url: URL, headerFields: HTTPFields = HTTPFields(), options: WriteOptions? = nil)
+        async throws -> WriteResponse<PrimaryData>
+    {
+        let target = try resolve(url).get()
+        let key = store?.key(selfLink: target) ?? Self.resourceKey(of: target)
+        let write = WriteQueue.Entry(
+            method: .delete, url: target, type: key.type, resourceID: key.id, body: nil, headerFields: headerFields,
+            kind: .delete, clientGeneratedID: false)
+        return try await self.write(write, options: options, as: PrimaryData.self)
+    }
+
+    /// The resource a URL names when the store has no record with that `links.self`: by the recommended URL
+    /// structure (`…/articles/1`), its last two path segments.
+    static func resourceKey(of url: URL) -> ResourceStore.Key {
+        let segments = url.pathComponents.filter { $0 != "/" }
+        return ResourceStore.Key(type: segments.dropLast().last ?? "", id: segments.last ?? "")
     }
 
     /// The relationship endpoint at `url` (`…/articles/1/relationships/tags`): read, replace, add to, remove from.
@@ -78,15 +103,5 @@ extension Session {
         Result { () throws(JSONAPIClientError) -> URL in
             try resolveLink(url.absoluteString, relativeTo: Self.folder(baseURL))
         }
-    }
-
-    private func write(_ method: HTTPMethod, _ url: URL, _ document: RawDocument?, headerFields: HTTPFields)
-        async throws -> WriteResponse<PrimaryData>
-    {
-        let target = try resolve(url).get()
-        let body = try document.map { document in try encode(method, target) { try $0.encode(document) } }
-        return try await write(
-            JSONAPIRequest(method: method, target: .success(target), headerFields: headerFields, body: body),
-            as: PrimaryData.self)
     }
 }

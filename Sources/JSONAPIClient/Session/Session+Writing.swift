@@ -29,7 +29,9 @@ extension Session {
         let options = options ?? configuration.writes
         var write = write
         var layer: ResourceStore.PendingWrite?
-        if options.isOptimistic, let store, let object = write.layerObject(decoder: configuration.decoder) {
+        if options.isOptimistic, let store, !write.resourceID.isEmpty,
+            let object = write.layerObject(decoder: configuration.decoder)
+        {
             write.optimistic = true
             layer = store.addPending(write.kind, object: object, id: write.resourceID)
         }
@@ -72,9 +74,8 @@ extension Session {
         }
     }
 
-    /// Sends `write` and brings the store up to date: its optimistic `layer` (if any) confirmed with the server's
-    /// answer — or dropped for a create the server gave an id of its own, whose record then replaces it — and the
-    /// stored responses and lists it changed marked stale. The queue's replay sends its entries here.
+    /// Sends `write` and brings the store up to date (``record(_:answer:sent:layer:in:)``). The queue's replay
+    /// sends its entries here.
     ///
     /// - Returns: The request as sent and the successful response.
     /// - Throws: ``JSONAPIClientError`` for a failure or an error status (the layer is left to the caller).
@@ -84,7 +85,40 @@ extension Session {
         let sent = httpRequest(for: write.request, url: write.url)
         let response = try await transmit(sent, terminal: transport(for: write.owner))
         guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
-        guard let store else { return (sent, response) }
+        if let store { record(write, answer: response, sent: sent, layer: layer, in: store) }
+        return (sent, response)
+    }
+
+    /// What a write the server accepted does to the store — the one place for every write path (data sources,
+    /// untyped writes, relationship endpoints, the queue's replay):
+    /// - optimistic (`layer`): the layer is confirmed with the server's answer — or dropped for a create the server
+    ///   gave an id of its own, whose record then replaces it;
+    /// - otherwise the answer is merged (a 204 to a `PATCH`: what was sent), a delete removes the record, and a
+    ///   relationship endpoint's write sets the owner's linkage (the server's, or what the write worked out);
+    /// - the stored responses of what was written are marked stale (of the owner too, for a relationship), and for
+    ///   a create or delete the lists of its type.
+    func record(
+        _ write: WriteQueue.Entry, answer response: HTTPResponse, sent: HTTPRequest, layer: ResourceStore.PendingWrite?,
+        in store: ResourceStore
+    ) {
+        if let name = write.relationship {
+            let answered = answeredLinkage(response)
+            if let layer {
+                let answer = answered.map {
+                    ResourceObject(type: write.type, id: write.resourceID, relationships: [name: Relationship(data: $0)])
+                }
+                store.confirmPending(layer, answer: answer)
+            } else if let linkage = answered ?? write.layerObject(decoder: configuration.decoder)?
+                .relationships?[name]?.data
+            {
+                store.changeLinkage(of: name, type: write.type, id: write.resourceID) { _ in linkage }
+            }
+            store.invalidateResponses(after: sent.method, to: sent.url)
+            // `…/articles/1/relationships/tags` → `…/articles/1`: the owner's documents show the linkage too.
+            store.invalidateResponses(
+                after: .patch, to: sent.url.deletingLastPathComponent().deletingLastPathComponent())
+            return
+        }
         if let layer {
             settle(layer, with: response, in: store)
             store.invalidateResponses(after: sent.method, to: sent.url)
@@ -93,7 +127,20 @@ extension Session {
             if write.kind == .delete { store.remove(type: write.type, id: write.resourceID) }
         }
         if write.kind != .update { store.invalidateCollections(of: write.type) }
-        return (sent, response)
+    }
+
+    /// The linkage a relationship endpoint's `200` answer says the relationship now has; `nil` for a `204`, a `202`,
+    /// or a body that says none.
+    private func answeredLinkage(_ response: HTTPResponse) -> Linkage? {
+        guard !response.body.isEmpty, response.status != .accepted,
+            let document = try? configuration.decoder.decode(RawDocument.self, from: response.body)
+        else { return nil }
+        switch document.data {
+        case .identifier(let identifier): return .toOne(identifier)
+        case .identifiers(let identifiers): return .toMany(identifiers)
+        case .null: return .toOne(nil)
+        case .resource, .resources, nil: return nil
+        }
     }
 
     /// Confirms an optimistic write's layer with the server's answer: the answer's version of the record replaces the

@@ -146,6 +146,12 @@ public final class WriteQueue: Sendable {
         /// The account that made it (a keyed digest of its credentials): it is sent only with that account's
         /// credentials. `nil` when none was known (no request since launch or since the store was cleared).
         var owner: CredentialDigest?
+        /// For a write to a relationship endpoint: the relationship's name, and the whole linkage the record has
+        /// once the write is made (worked out when it was made, from the linkage the store showed then), as a
+        /// document whose primary data is the record with that relationship alone — what the store shows and
+        /// keeps of it, since the body (identifiers to add, remove or set) does not say it.
+        var relationship: String?
+        var shown: Data?
 
         init(
             method: HTTPMethod, url: URL, type: String, resourceID: String, body: Data?, headerFields: HTTPFields,
@@ -173,10 +179,13 @@ public final class WriteQueue: Sendable {
             JSONAPIRequest(method: method, target: .success(url), headerFields: HTTPFields(headerFields), body: body)
         }
 
-        /// What the store shows of it: the body's resource with the entry's id, or the bare record to delete.
+        /// What the store shows of it: the body's resource with the entry's id (``shown``'s for a relationship
+        /// endpoint), or the bare record to delete.
         func layerObject(decoder: JSONAPIDecoder) -> ResourceObject? {
             guard kind != .delete else { return ResourceObject(type: type, id: resourceID) }
-            guard let body, case .resource(var object)? = try? decoder.decode(RawDocument.self, from: body).data else {
+            guard let document = shown ?? body,
+                case .resource(var object)? = try? decoder.decode(RawDocument.self, from: document).data
+            else {
                 return nil
             }
             object.id = resourceID

@@ -131,6 +131,10 @@ struct WriteQueueFile: WriteQueueStorage {
         var failing: Bool?
         /// The owner's digest (``CredentialDigest/description``), never the credentials.
         var owner: String?
+        /// A relationship endpoint's relationship, and what the store shows of the write (absent in files of
+        /// earlier versions of the library, and for other writes).
+        var relationship: String?
+        var shown: Data?
 
         init(_ entry: WriteQueue.Entry) {
             id = entry.id
@@ -149,6 +153,8 @@ struct WriteQueueFile: WriteQueueStorage {
             sent = entry.sent
             failing = entry.isFailing
             owner = entry.owner?.description
+            relationship = entry.relationship
+            shown = entry.shown
         }
 
         func entry() throws(StoreFile.Unreadable) -> WriteQueue.Entry {
@@ -163,6 +169,8 @@ struct WriteQueueFile: WriteQueueStorage {
             entry.serverErrors = max(serverErrors, 0)
             entry.sent = sent
             entry.isFailing = failing ?? false
+            entry.relationship = relationship
+            entry.shown = shown
             if let owner {
                 guard let digest = CredentialDigest(owner) else {
                     throw StoreFile.Unreadable(reason: "entry \(id) has an invalid owner", offset: 0)

@@ -634,14 +634,11 @@ public final class ResourceStore: Sendable {
         notify(observers, of: changes)
     }
 
-    /// Removes the record whose `links.self` is `url` (relative links resolved against it), if any, and tells the
-    /// observers: what a delete by URL knows of the resource. Only the records whose link ends in the same path
-    /// segment as `url` (or in none) are compared, through the self-link index.
-    ///
-    /// - Returns: The removed record's type, or `nil` when no record has that link.
-    @discardableResult
-    func remove(selfLink url: URL) -> String? {
-        let key = withMergedState { state -> Key? in
+    /// The key of the record whose `links.self` is `url` (relative links resolved against it), if any: only the
+    /// records whose link ends in the same path segment as `url` (or in none) are compared, through the self-link
+    /// index.
+    func key(selfLink url: URL) -> Key? {
+        withMergedState { state -> Key? in
             let index = state.records.selfLinkIndex()
             let candidates = index[SelfLinks.segment(of: url.absoluteString), default: []]
                 .union(index[SelfLinks.unsegmented, default: []])
@@ -650,9 +647,6 @@ public final class ResourceStore: Sendable {
                 return URL(percentEncoding: href, relativeTo: url)?.absoluteURL == url.absoluteURL
             }
         }
-        guard let key else { return nil }
-        remove(type: key.type, id: key.id)
-        return key.type
     }
 
     /// Removes the record of resource `type` `id` and tells the observers; declared inverse relationships of the
