@@ -332,6 +332,8 @@ enum DocCSnippets {
         let sent = try await articles.update(article) { $0.title = "Written on a train" }  // shown at once
         if let entry = sent.queued { print("queued:", entry.id) }          // no network: it waits in the queue
 
+        try await articles.relationship("tags", of: "7").add([ResourceIdentifier(type: "tags", id: "3")], options: .offline)
+
         if let diff = api.store?.pendingChanges(type: "articles", id: "7") {
             print(diff.changedMembers, diff.server?.attributes?["title"] ?? "")   // ["title"] "Old title"
             api.writeQueue.discard(type: "articles", id: "7")                      // drop the unsent edits
