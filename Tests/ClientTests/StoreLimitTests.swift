@@ -13,16 +13,16 @@ struct StoreLimitTests {
         Data(#"{"data":{"type":"labels","id":"\#(id)","attributes":{"name":"n"}}}"#.utf8)
     }
 
-    @Test("Exactly maxPending bodies wait; one more has them merged first, and waits alone")
+    @Test("Exactly maxWaiting bodies wait; one more has them merged first, and waits alone")
     func pendingCount() {
         let store = ResourceStore()
-        for id in 0..<ResourceStore.maxPending { store.merge(from: Self.body(id)) }
-        #expect(store.readParts { $0.waiting.bodies.count } == ResourceStore.maxPending)
+        for id in 0..<ResourceStore.maxWaiting { store.merge(from: Self.body(id)) }
+        #expect(store.readParts { $0.waiting.bodies.count } == ResourceStore.maxWaiting)
         #expect(store.readParts { $0.records.count } == 0)
-        store.merge(from: Self.body(ResourceStore.maxPending))
+        store.merge(from: Self.body(ResourceStore.maxWaiting))
         #expect(store.readParts { $0.waiting.bodies.count } == 1)
-        #expect(store.readParts { $0.records.count } == ResourceStore.maxPending)
-        #expect(store.count == ResourceStore.maxPending + 1)
+        #expect(store.readParts { $0.records.count } == ResourceStore.maxWaiting)
+        #expect(store.count == ResourceStore.maxWaiting + 1)
         #expect(store.readParts { $0.waiting.bodies.count } == 0)
     }
 

@@ -146,7 +146,7 @@ public final class ResourceStore: Sendable {
         var records = RecordTable()
         /// The stored responses.
         var responses = ResponseCache()
-        /// The response bodies not merged yet (at most ``ResourceStore/maxPending``, and the response byte
+        /// The response bodies not merged yet (at most ``ResourceStore/maxWaiting``, and the response byte
         /// limit's worth: past either, those waiting are merged, none is dropped).
         var waiting = WaitingBodies()
         /// The optimistic writes not settled yet, and the inverse relationships.
@@ -243,7 +243,7 @@ public final class ResourceStore: Sendable {
     }
 
     /// The most response bodies that wait to be merged; past it they are merged at once.
-    static let maxPending = 256
+    static let maxWaiting = 256
 
     /// The limits.
     public let configuration: Configuration
@@ -394,7 +394,7 @@ public final class ResourceStore: Sendable {
     /// Merges a response body's resources: at once when someone observes the store, else when it is next read or
     /// saved — or, when `awaitsDecode`, when the typed decode of the same body hands over its records
     /// (``merge(_:from:)``), so that the body is parsed once; the decoding caller then owes the store that call or
-    /// ``settle()``. At most ``maxPending`` bodies and the response byte limit's worth wait: a body that would pass
+    /// ``settle()``. At most ``maxWaiting`` bodies and the response byte limit's worth wait: a body that would pass
     /// either has those waiting merged first (nothing is dropped). A body already waiting (the same storage or
     /// bytes: the response of requests that shared one exchange) is not added again. A body that is not a document
     /// adds nothing.
@@ -405,7 +405,7 @@ public final class ResourceStore: Sendable {
             let observers = Array(state.observers.values)
             guard observers.isEmpty || awaitsDecode else { return (true, observers) }
             guard !state.waiting.contains(body) else { return (false, []) }
-            if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxPending) {
+            if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting) {
                 changes = mergeWaiting(&state)
             }
             state.waiting.append(body)
@@ -471,7 +471,7 @@ public final class ResourceStore: Sendable {
         return shared || a == b
     }
 
-    /// Runs `body` on the state once the pending bodies are merged (no observer is told: there is none while bodies
+    /// Runs `body` on the state once the bodies waiting are merged (no observer is told: there is none while bodies
     /// wait).
     func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         var changes: [StoreChange] = []

@@ -6,7 +6,7 @@
 /// older entry behind, stale: an entry counts only while its tick is still the key's last use (`isCurrent`), and
 /// stale ones are skipped when met and dropped when they outnumber the live ones (`compact`), so a use costs O(1)
 /// amortised and the entries stay under twice the keys plus a constant. The front is an index, not a removal from
-/// the array's start: taking the oldest is O(1) too (the old pending bodies left an array's front, which moved all
+/// the array's start: taking the oldest is O(1) too (the old waiting bodies left an array's front, which moved all
 /// the others, 30 % of a fetch at 170,000 of them).
 struct UseOrder<Key: Hashable> {
     private var entries: [(tick: UInt64, key: Key)] = []
