@@ -7,8 +7,7 @@ extension ResourceStore {
     ///
     /// - Parameter id: The server's id of the resource of type `$0` created with local id `$1`, or `nil`.
     func replaceLocalIDs(_ id: (String, String) -> String?) {
-        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
-            var changes: [StoreChange] = []
+        mutate { state, effects in
             let now = state.tick()
             for (key, record) in state.records.byKey where record.stored.linksByLocalID {
                 var object = record.object
@@ -18,13 +17,10 @@ extension ResourceStore {
                 object.relationships = replaced
                 guard let updated = Record(object: object, lastUse: record.lastUse, changed: now) else { continue }
                 state.records.setRecord(updated, for: key)
-                changes.append(StoreChange(type: key.type, id: key.id, kind: .updated))
+                effects.changes.append(StoreChange(type: key.type, id: key.id, kind: .updated))
             }
-            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+            effects.saves = !effects.changes.isEmpty
         }
-        guard !changes.isEmpty else { return }
-        changed()
-        notify(observers, of: changes)
     }
 
     /// `relationships` with ids in place of the local ids `id` knows; `nil` when none changes.

@@ -44,27 +44,24 @@ extension ResourceStore {
         let key = Key(type: object.type, id: id)
         var stored = object
         stored.id = id
-        let (write, related, observers) = withMergedState { state -> (PendingWrite, [Key], [Observer]) in
+        return mutate { state, effects in
             let write = state.overlay.add(kind, object: stored, for: key)
-            return (write, state.pendingInverseTargets(of: key), Array(state.observers.values))
+            effects.changes = state.shownChanges(of: key, related: state.pendingInverseTargets(of: key))
+            return write
         }
-        notifyPending(key, related: related, observers)
-        return write
     }
 
     /// Confirms `write`: its layer now holds `answer` (the server's version of the record; `nil` keeps the members
     /// sent, as a 204 means), and is folded into the server's record with every confirmed layer before which no
     /// write is unsettled.
     func confirmPending(_ write: PendingWrite, answer: ResourceObject?) {
-        let result = withMergedState { state -> ([Key], [Observer])? in
+        mutate { state, effects in
             let shownBefore = state.pendingInverseTargets(of: write.key)
-            guard state.overlay.confirm(write, answer: answer) else { return nil }
+            guard state.overlay.confirm(write, answer: answer) else { return }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
-            return (related, Array(state.observers.values))
+            effects.changes = state.shownChanges(of: write.key, related: related)
+            effects.saves = true
         }
-        guard let (related, observers) = result else { return }
-        changed()
-        notifyPending(write.key, related: related, observers)
     }
 
     /// Drops `write`'s layer (the server refused it, or it was discarded), folding any confirmed layers it held
@@ -73,16 +70,14 @@ extension ResourceStore {
     /// - Returns: The members the write had set (what was undone), or `nil` when the layer was gone already.
     @discardableResult
     func dropPending(_ write: PendingWrite) -> ResourceObject? {
-        let (undone, related, observers) = withMergedState { state -> (ResourceObject?, [Key], [Observer]) in
+        mutate { state, effects in
             let shownBefore = state.pendingInverseTargets(of: write.key)
-            guard let undone = state.overlay.drop(write) else { return (nil, [], []) }
+            guard let undone = state.overlay.drop(write) else { return nil }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
-            return (undone, related, Array(state.observers.values))
+            effects.changes = state.shownChanges(of: write.key, related: related)
+            effects.saves = true
+            return undone
         }
-        guard undone != nil else { return nil }
-        changed()
-        notifyPending(write.key, related: related, observers)
-        return undone
     }
 
     /// The local changes to resource `type` `id` that the server has not confirmed yet, against the server's record;
@@ -107,17 +102,19 @@ extension ResourceStore {
         }
     }
 
-    /// Tells the observers of `key`'s record that what the store shows of it may have changed, and those of the
-    /// `related` records that their inverse relationships did.
-    private func notifyPending(_ key: Key, related: [Key] = [], _ observers: [Observer]) {
-        guard !observers.isEmpty else { return }
-        let shown = withMergedState { $0.visibleObject(key) != nil }
-        var seen: Set<Key> = [key]
+}
+
+extension ResourceStore.State {
+    /// What the observers are told when an optimistic write's layer comes, is confirmed or goes: what the store
+    /// shows of `key`'s record may have changed (removed when it shows none), and the `related` records' inverse
+    /// relationships did. None while nobody observes.
+    func shownChanges(of key: ResourceStore.Key, related: [ResourceStore.Key]) -> [StoreChange] {
+        guard !observers.isEmpty else { return [] }
+        let shown = visibleObject(key) != nil
+        var seen: Set<ResourceStore.Key> = [key]
         let others = related.filter { seen.insert($0).inserted }
-        notify(
-            observers,
-            of: [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)]
-                + others.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) })
+        return [StoreChange(type: key.type, id: key.id, kind: shown ? .updated : .removed)]
+            + others.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
     }
 }
 

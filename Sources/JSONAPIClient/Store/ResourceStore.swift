@@ -372,23 +372,19 @@ public final class ResourceStore: Sendable {
     /// - Parameter objects: The resource objects to merge.
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
-        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
-            let changes = merge(objects, into: &state)
-            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+        mutate { state, effects in
+            effects.changes = merge(objects, into: &state)
+            effects.saves = true
         }
-        changed()
-        notify(observers, of: changes)
     }
 
     /// Merges records a decode kept from its parse (``JSONAPIDecoder/decodeKeepingRecords(_:from:resourceMeta:)``),
     /// after the bodies waiting, and tells the observers. `package`: the session merges through ``merge(_:from:)``.
     package func merge(_ records: ResourceRecords) {
-        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
-            let changes = merge(records, into: &state)
-            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+        mutate { state, effects in
+            effects.changes = merge(records, into: &state)
+            effects.saves = true
         }
-        changed()
-        notify(observers, of: changes)
     }
 
     /// Merges a response body's resources: at once when someone observes the store, else when it is next read or
@@ -469,6 +465,32 @@ public final class ResourceStore: Sendable {
         guard a.count == b.count else { return false }
         let shared = a.withUnsafeBytes { a in b.withUnsafeBytes { a.baseAddress == $0.baseAddress } }
         return shared || a == b
+    }
+
+    /// What a change of the store does beyond its state, carried out once by ``mutate(_:)`` outside the lock: the
+    /// one place that tells the observers what changed and the persistence that there is something to save.
+    struct Effects {
+        /// The records changed, for the observers.
+        var changes: [StoreChange] = []
+        /// Whether the writer has something new to save.
+        var saves = false
+    }
+
+    /// Runs `mutation` on the state once the bodies waiting are merged, then carries out the effects it noted,
+    /// outside the lock: the observers are told of the changes (on this thread), and the writer, when the store is
+    /// persisted, of something to save.
+    @discardableResult
+    func mutate<Result>(_ mutation: (inout State, inout Effects) -> Result) -> Result {
+        var effects = Effects()
+        var observers: [Observer] = []
+        let result = withMergedState { state in
+            let result = mutation(&state, &effects)
+            if !effects.changes.isEmpty { observers = Array(state.observers.values) }
+            return result
+        }
+        if effects.saves { changed() }
+        notify(observers, of: effects.changes)
+        return result
     }
 
     /// Runs `body` on the state once the bodies waiting are merged (no observer is told: there is none while bodies
@@ -610,28 +632,25 @@ public final class ResourceStore: Sendable {
     /// Sets the linkage of relationship `name` of the record of `type` `id` (when the store has the record) to what
     /// `change` makes of the current one, and tells the observers.
     func changeLinkage(of name: String, type: String, id: String, _ change: (Linkage?) -> Linkage) {
-        let (changes, observers) = withMergedState { state -> ([StoreChange], [Observer]) in
+        mutate { state, effects in
             let key = Key(type: type, id: id)
-            guard let record = state.records[key] else { return ([], []) }
+            guard let record = state.records[key] else { return }
             let old = record.object
             var object = old
             var relationships = object.relationships ?? [:]
             var relationship = relationships[name] ?? Relationship()
             let linkage = change(relationship.data)
-            guard linkage != relationship.data else { return ([], []) }
+            guard linkage != relationship.data else { return }
             relationship.data = linkage
             relationships[name] = relationship
             object.relationships = relationships
             let now = state.tick()
-            guard let updated = Record(object: object, lastUse: now) else { return ([], []) }
+            guard let updated = Record(object: object, lastUse: now) else { return }
             state.records.setRecord(updated, for: key)
             let related = state.followInverses(of: key, from: old, to: object, at: now)
-            let changes = ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
-            return (changes, Array(state.observers.values))
+            effects.changes = ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
+            effects.saves = true
         }
-        guard !changes.isEmpty else { return }
-        self.changed()
-        notify(observers, of: changes)
     }
 
     /// The key of the record whose `links.self` is `url` (relative links resolved against it), if any: only the
@@ -656,17 +675,14 @@ public final class ResourceStore: Sendable {
     ///   - type: The resource type.
     ///   - id: The resource's id.
     public func remove(type: String, id: String) {
-        let result = withMergedState { state -> ([StoreChange], [Observer])? in
+        mutate { state, effects in
             let key = Key(type: type, id: id)
-            guard let old = state.records.removeRecord(key) else { return nil }
+            guard let old = state.records.removeRecord(key) else { return }
             let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
-            let changes = [StoreChange(type: type, id: id, kind: .removed)]
+            effects.changes = [StoreChange(type: type, id: id, kind: .removed)]
                 + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
-            return (changes, Array(state.observers.values))
+            effects.saves = true
         }
-        guard let (changes, observers) = result else { return }
-        changed()
-        notify(observers, of: changes)
     }
 
     /// `record` with the members `newer` has.
