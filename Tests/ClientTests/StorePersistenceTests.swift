@@ -48,6 +48,29 @@ struct StorePersistenceTests {
         return (Session(baseURL: exampleBase, client: client, configuration: .init(headerFields: headers, store: store)), client)
     }
 
+    @Test("Every kind of change is saved: a relationship's new linkage, a removal and a local id rewritten survive a restart")
+    func everyChangeSaved() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        let article = #"{"data":[{"type":"articles","id":"1","relationships":{"tags":{"data":[]},"#
+            + #""author":{"data":{"type":"people","lid":"p1"}}}},{"type":"articles","id":"2"}]}"#
+        store.merge(try JSONAPIDecoder().decode(RawDocument.self, from: Data(article.utf8)))
+        try await store.flush()
+        store.changeLinkage(of: "tags", type: "articles", id: "1") { _ in .toMany([ResourceIdentifier(type: "tags", id: "3")]) }
+        try await store.flush()
+        #expect(ResourceStore(configuration: .init(persistence: persistence))
+            .record(type: "articles", id: "1")?.relationships?["tags"]?.data == .toMany([ResourceIdentifier(type: "tags", id: "3")]))
+        store.remove(type: "articles", id: "2")
+        try await store.flush()
+        #expect(ResourceStore(configuration: .init(persistence: persistence)).record(type: "articles", id: "2") == nil)
+        store.replaceLocalIDs { type, lid in type == "people" && lid == "p1" ? "9" : nil }
+        try await store.flush()
+        #expect(ResourceStore(configuration: .init(persistence: persistence))
+            .record(type: "articles", id: "1")?.relationships?["author"]?.data == .toOne(ResourceIdentifier(type: "people", id: "9")))
+    }
+
     @Test("A restarted session answers cacheFirst and cacheOnly from disk, records and validators included, sending nothing")
     func restart() async throws {
         let directory = Self.directory()
