@@ -165,6 +165,9 @@ struct IntegrationWalkCancellationTests {
         consumer.cancel()
         holds.release(2)  // page 2 completes just after the cancellation, and page 3 sets off
         #expect(await log.wait { $0.arrived.contains(3) })
+        // While the consumer is still in its loop body, page 3 goes no further than the gate: a request that
+        // should not exist has time to reach the server (as it did before the gate, within a few milliseconds).
+        #expect(await log.wait(within: .milliseconds(300)) { $0.outcomes[3] != nil } == false)
         holds.release(0)
         #expect(isCancellation(await bounded { await consumer.result }))
         #expect(await log.wait { $0.outcomes[3] != nil })
