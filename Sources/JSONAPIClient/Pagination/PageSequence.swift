@@ -46,8 +46,12 @@ extension PaginationProgress: CustomStringConvertible {
 ///   yielded in order, each once. Otherwise (cursors, no totals) the walk prefetches.
 ///
 /// Memory holds the current page and those in flight. Cancelling the consuming task (or dropping the iterator)
-/// cancels the requests in flight and ends the iteration with `CancellationError`; no further request is sent. A
-/// repeating or cyclic `next` link ends it with ``JSONAPIClientError/Code/paginationLoop``.
+/// cancels the requests in flight and ends the iteration with `CancellationError`; once `cancel()` has returned no
+/// request of the walk is let into the transport, whether the consumer was waiting in `next()` or running its loop
+/// body. For that, the pages ahead go to the transport only while the consumer is inside `next()`, which returns
+/// once the requests it started are on their way; with `prefetch` above 1, a page that waits for the one before it
+/// and would set off while your loop body runs sets off when you next ask. A repeating or cyclic `next` link ends
+/// the iteration with ``JSONAPIClientError/Code/paginationLoop``.
 ///
 /// ```swift
 /// for try await page in source.fetch().page(.pageBased(1, 50)).pages(concurrency: 4) {
