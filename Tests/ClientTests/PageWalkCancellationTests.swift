@@ -252,6 +252,41 @@ struct PageWalkCancellationTests {
     }
 }
 
+extension PageWalkCancellationTests {
+    @Test("After a page fails, the walk is over: next() gives nil, not CancellationError, and nothing more is sent")
+    func nilAfterAnError() async throws {
+        let scene = Scene()
+        let failing = ScriptedClient { request in
+            let page = Scene.page(of: request)
+            guard page != 3 else { return .document(#"{"errors":[{"status":"500"}]}"#, status: 500) }
+            return try await scene.client.send(request)
+        }
+        let request = DataSource<Item>(
+            baseURL: exampleBase, router: .path("items/<id>"), client: failing,
+            configuration: .init(prefetchThreshold: .zero)
+        ).fetch().page(.pageBased(1, 3))
+        let outcome = await bounded { () -> (pages: Int, failed: Bool, after: Bool) in
+            var iterator = request.pages(concurrency: 2).makeAsyncIterator()
+            var pages = 0
+            var failed = false
+            while true {
+                do {
+                    guard try await iterator.next() != nil else { break }
+                    pages += 1
+                } catch {
+                    failed = error is JSONAPIClientError
+                    break
+                }
+            }
+            let after: Bool
+            do { after = try await iterator.next() == nil } catch { after = false }
+            return (pages, failed, after)
+        }
+        #expect(outcome?.pages == 2 && outcome?.failed == true && outcome?.after == true)
+        #expect(scene.log.value.entered.allSatisfy { (1...4).contains($0) })
+    }
+}
+
 /// The middleware chain's entry to the transport: only a walk's `GET`s wait for, or are refused by, its gate.
 @Suite("Page gate at the transport")
 struct PageGateAdmissionTests {

@@ -125,7 +125,8 @@ struct IntegrationWalkCancellationTests {
         }
         // Page 6 is the refill after page 2: the second next() cannot return before it has passed the gate, so the
         // consumer is inside next() when it is cancelled.
-        #expect(await log.wait { $0.arrived.contains(6) })
+        let arrived = await log.wait { $0.arrived.contains(6) }
+        #expect(arrived, "page 6 did not set off: \(log.value)")
         consumer.cancel()
         holds.release(6)
         #expect(isCancellation(await bounded { await consumer.result }))
@@ -161,7 +162,8 @@ struct IntegrationWalkCancellationTests {
             }
         }
         // The consumer works on page 1; page 2 was answered, and is held before its task completes.
-        #expect(await log.wait { $0.inBody && $0.answered.contains(2) })
+        let answered = await log.wait { $0.inBody && $0.answered.contains(2) }
+        #expect(answered, "the consumer is not in its loop body with page 2 answered: \(log.value)")
         consumer.cancel()
         holds.release(2)  // page 2 completes just after the cancellation, and page 3 sets off
         #expect(await log.wait { $0.arrived.contains(3) })

@@ -140,6 +140,11 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         /// The next page, with the gate open to the walk's requests until it returns.
         private mutating func step() async throws -> FetchResponse<Primary>? {
             if let handedOver { consumerIsQuick = ContinuousClock.now - handedOver < prefetchThreshold }
+            // Over (the last page, an error, a cancellation): nil, as before, unless this task is cancelled.
+            if case .finished = mode {
+                try Task.checkCancellation()
+                return nil
+            }
             guard gate.enter(isCancelled: Task.isCancelled) else {
                 finish(stopping: true)
                 throw CancellationError()
@@ -148,7 +153,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             let page: FetchResponse<Primary>?
             do {
                 switch mode {
-                case .finished: return nil
+                case .finished: page = nil
                 case .initial(let request):
                     page = try await request.result()
                     try Task.checkCancellation()
