@@ -5,11 +5,12 @@ import Foundation
 /// awaited does not stop when the waiter is cancelled), which is left running when the bound passes.
 ///
 /// - Parameters:
-///   - timeout: How long to wait at most; a passing test never waits for it.
+///   - timeout: How long to wait at most (60 s, for the reason ``Watched/wait(within:until:)`` gives); a passing test
+///     never waits for it.
 ///   - operation: What to wait for.
 /// - Returns: Its value, or `nil` after `timeout`.
 public func bounded<Value: Sendable>(
-    _ timeout: Duration = .seconds(10), _ operation: @escaping @Sendable () async -> Value
+    _ timeout: Duration = .seconds(60), _ operation: @escaping @Sendable () async -> Value
 ) async -> Value? {
     let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
     let work = Task {
@@ -69,10 +70,12 @@ public final class Watched<State: Sendable>: @unchecked Sendable {
     /// Waits until `condition` holds for the value.
     ///
     /// - Parameters:
-    ///   - limit: How long to wait at most (10 s: far above any wait a passing test has, however loaded the machine).
+    ///   - limit: How long to wait at most. 60 s: in a full run on a two-core machine, the hundreds of tests started
+    ///     at once keep a scripted walk of a few dozen task hops from running for over 20 s (a test of a pure
+    ///     function took 25 s there), and a 10 s bound failed walks that were only waiting for a thread.
     ///   - condition: What to wait for.
     /// - Returns: `true` when it holds, `false` when it did not within `limit`.
-    public func wait(within limit: Duration = .seconds(10), until condition: @escaping @Sendable (State) -> Bool) async
+    public func wait(within limit: Duration = .seconds(60), until condition: @escaping @Sendable (State) -> Bool) async
         -> Bool
     {
         let id = lock.withLock { () -> UInt64 in
