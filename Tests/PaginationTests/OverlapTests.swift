@@ -92,7 +92,10 @@ struct OverlapTests {
         let first = try await pages.next()
         #expect(first?.data?.count == 3)
         try await settle(collection, at: 1 + prefetch)
-        #expect(collection.requested == Array(1...1 + prefetch))
+        // With prefetch 2, page 3 is asked for when page 2 arrives if the consumer is still inside next() then, else
+        // when it comes back: nothing of the walk enters the transport while the consumer runs its own code.
+        let expected = prefetch == 2 ? [[1, 2], [1, 2, 3]] : [Array(1...1 + prefetch)]
+        #expect(expected.contains(collection.requested))
         var ids = first?.data?.map(\.id) ?? []
         while let page = try await pages.next() { ids += page.data?.map(\.id) ?? [] }
         #expect(ids == (1...15).map(String.init))
@@ -150,7 +153,8 @@ struct OverlapTests {
             }
             return count
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        // Bounded: a walk whose next() never returned would fail here instead of hanging the run.
+        #expect(isCancellation(await bounded { await task.result }))
         for _ in 0..<100 where !cancelled.value { try await Task.sleep(for: .milliseconds(5)) }
         #expect(cancelled.value)
         try await Task.sleep(for: .milliseconds(50))
@@ -291,7 +295,7 @@ struct RefillCancellationTests {
         for _ in 0..<400 where gate.held.count < 4 { await Self.pause() }
         #expect(gate.held.sorted() == [2, 3, 4, 5])
         consumer.cancel()
-        await #expect(throws: CancellationError.self) { try await consumer.value }
+        #expect(isCancellation(await bounded { await consumer.result }))
         gate.release()
         for _ in 0..<20 { await Self.pause() }
         #expect(client.requests.map { $0.url.queryValue("page[number]") } == ["1"])

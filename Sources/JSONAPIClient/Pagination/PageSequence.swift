@@ -46,8 +46,12 @@ extension PaginationProgress: CustomStringConvertible {
 ///   yielded in order, each once. Otherwise (cursors, no totals) the walk prefetches.
 ///
 /// Memory holds the current page and those in flight. Cancelling the consuming task (or dropping the iterator)
-/// cancels the requests in flight and ends the iteration with `CancellationError`; no further request is sent. A
-/// repeating or cyclic `next` link ends it with ``JSONAPIClientError/Code/paginationLoop``.
+/// cancels the requests in flight and ends the iteration with `CancellationError`; once `cancel()` has returned no
+/// request of the walk is let into the transport, whether the consumer was waiting in `next()` or running its loop
+/// body. For that, the pages ahead go to the transport only while the consumer is inside `next()`, which returns
+/// once the requests it started are on their way; with `prefetch` above 1, a page that waits for the one before it
+/// and would set off while your loop body runs sets off when you next ask. A repeating or cyclic `next` link ends
+/// the iteration with ``JSONAPIClientError/Code/paginationLoop``.
 ///
 /// ```swift
 /// for try await page in source.fetch().page(.pageBased(1, 50)).pages(concurrency: 4) {
@@ -88,8 +92,12 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private let concurrency: Int
         private let progress: (@Sendable (PaginationProgress) -> Void)?
         private var mode: Mode
-        /// The requests in flight, in the order their pages are yielded; cancelled when the iterator goes.
-        private let ahead = InFlight()
+        /// The requests in flight, in the order their pages are yielded; cancelled when the iterator goes, or with
+        /// the consumer.
+        private let ahead: InFlight
+        /// Lets the walk's requests go on to the transport only while the consumer is inside `next()`, never once it
+        /// is cancelled.
+        private let gate: PageGate
         private var pages = 0
         private var resources = 0
         /// When the last page was handed to the consumer, and whether the consumer came back for the next one
@@ -103,6 +111,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             progress: (@Sendable (PaginationProgress) -> Void)?
         ) {
             self.mode = .initial(request)
+            self.gate = PageGate()
+            self.ahead = InFlight(gate: gate)
             self.prefetchThreshold = request.session.configuration.prefetchThreshold
             self.prefetch = Swift.max(prefetch, 0)
             self.concurrency = Swift.max(concurrency, 1)
@@ -115,12 +125,35 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         /// - Throws: ``JSONAPIClientError`` (an error status, a transport or decoding failure, a refused link);
         ///   `CancellationError` when the task is cancelled.
         public mutating func next() async throws -> FetchResponse<Primary>? {
+            let (gate, ahead) = (self.gate, self.ahead)
+            // The consumer's cancellation, while it is in here, stops the walk at once: the gate refuses every request
+            // of it from then on (under the lock they pass by), a refill starts nothing, and the requests in flight are
+            // cancelled. A consumer cancelled in its loop body gets here cancelled: the handler runs first.
+            return try await withTaskCancellationHandler {
+                try await step()
+            } onCancel: {
+                gate.stop()
+                ahead.cancelAll()
+            }
+        }
+
+        /// The next page, with the gate open to the walk's requests until it returns.
+        private mutating func step() async throws -> FetchResponse<Primary>? {
             if let handedOver { consumerIsQuick = ContinuousClock.now - handedOver < prefetchThreshold }
+            // Over (the last page, an error, a cancellation): nil, as before, unless this task is cancelled.
+            if case .finished = mode {
+                try Task.checkCancellation()
+                return nil
+            }
+            guard gate.enter(isCancelled: Task.isCancelled) else {
+                finish(stopping: true)
+                throw CancellationError()
+            }
+            defer { gate.leave() }
             let page: FetchResponse<Primary>?
             do {
-                try Task.checkCancellation()
                 switch mode {
-                case .finished: return nil
+                case .finished: page = nil
                 case .initial(let request):
                     page = try await request.result()
                     try Task.checkCancellation()
@@ -135,12 +168,16 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                     try Task.checkCancellation()
                     if let page { refill(after: page) }
                 }
+                // The requests just started reach the gate before the consumer goes back to its own code, where none
+                // may pass; they are on the network while it works, as before.
+                await gate.admissions()
+                try Task.checkCancellation()
             } catch {
-                finish()
+                finish(stopping: true)
                 throw error
             }
             guard let page else {
-                finish()
+                finish(stopping: false)
                 return nil
             }
             pages += 1
@@ -175,8 +212,10 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             switch mode {
             case .addressed(let requests, var index):
                 while ahead.count < concurrency, index < requests.count {
+                    // Nothing starts once the consumer is cancelled (a page that completed just after it).
+                    guard let ticket = gate.start(awaited: true) else { break }
                     let request = requests[index]
-                    ahead.append(Task { try await request.result() })
+                    ahead.append(Task { try await Self.run(ticket) { try await request.result() } })
                     index += 1
                 }
                 mode = .addressed(requests, index: index)
@@ -184,11 +223,16 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 mode = .following(page)
                 while ahead.count < (consumerIsQuick ? 0 : prefetch) {
                     let previous = ahead.last
+                    // One that waits for an earlier page first is not waited for: arriving while the consumer runs its
+                    // own code, it waits for the consumer to come back.
+                    guard let ticket = gate.start(awaited: previous == nil) else { break }
                     ahead.append(
                         Task {
-                            let from: FetchResponse<Primary>?
-                            if let previous { from = try await previous.value } else { from = page }
-                            return try await from?.next()
+                            try await Self.run(ticket) {
+                                let from: FetchResponse<Primary>?
+                                if let previous { from = try await previous.value } else { from = page }
+                                return try await from?.next()
+                            }
                         })
                 }
             case .initial, .finished:
@@ -196,9 +240,21 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
             }
         }
 
-        private mutating func finish() {
+        /// Ends the walk: the requests in flight are cancelled; `stopping` (a cancellation or an error) refuses
+        /// whatever of the walk comes late, else (the last page) it passes.
+        private mutating func finish(stopping: Bool) {
             mode = .finished
             ahead.cancelAll()
+            if stopping { gate.stop() } else { gate.finish() }
+        }
+
+        /// Runs a request ahead as the walk's `ticket`: the middleware chain finds it at the transport's door, and the
+        /// gate learns when its task ends.
+        private static func run(
+            _ ticket: PageGate.Ticket, _ body: @Sendable () async throws -> FetchResponse<Primary>?
+        ) async throws -> FetchResponse<Primary>? {
+            defer { ticket.gate.finished(ticket) }
+            return try await PageGate.$current.withValue(ticket) { try await body() }
         }
 
         private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
@@ -213,35 +269,57 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         }
     }
 
-    /// The requests a page iterator has in flight, oldest first; a class so that dropping the iterator cancels them.
-    private final class InFlight: @unchecked Sendable {
-        // Only the iterator that owns it touches it, one call at a time (an async iterator is not shared).
-        private var tasks: [Task<FetchResponse<Primary>?, any Error>] = []
+    /// The requests a page iterator has in flight, oldest first; a class so that dropping the iterator cancels them
+    /// (and stops its gate). The iterator changes it one call at a time; the consumer's cancellation handler cancels
+    /// it from another thread, hence the lock.
+    private final class InFlight: Sendable {
+        private struct State {
+            var tasks: [Task<FetchResponse<Primary>?, any Error>] = []
+            /// Cancelled as a whole: a task appended later (started just before) is cancelled at once.
+            var cancelled = false
+        }
 
-        var count: Int { tasks.count }
-        var last: Task<FetchResponse<Primary>?, any Error>? { tasks.last }
+        private let state = LockedValue(State())
+        private let gate: PageGate
 
-        func append(_ task: Task<FetchResponse<Primary>?, any Error>) { tasks.append(task) }
+        init(gate: PageGate) { self.gate = gate }
 
-        /// The oldest page, waiting for it; cancelling the waiting task cancels every request in flight.
+        var count: Int { state.withLock { $0.tasks.count } }
+        var last: Task<FetchResponse<Primary>?, any Error>? { state.withLock { $0.tasks.last } }
+
+        func append(_ task: Task<FetchResponse<Primary>?, any Error>) {
+            let cancelled = state.withLock { state -> Bool in
+                if !state.cancelled { state.tasks.append(task) }
+                return state.cancelled
+            }
+            if cancelled { task.cancel() }
+        }
+
+        /// The oldest page, waiting for it; cancelling the waiting task cancels it (next()'s handler, the others).
         func take() async throws -> FetchResponse<Primary>? {
-            guard !tasks.isEmpty else { return nil }
-            let task = tasks.removeFirst()
-            let others = tasks
+            guard let task = state.withLock({ $0.tasks.isEmpty ? nil : $0.tasks.removeFirst() }) else { return nil }
             return try await withTaskCancellationHandler {
                 try await task.value
             } onCancel: {
                 task.cancel()
-                for other in others { other.cancel() }
             }
         }
 
         func cancelAll() {
+            let tasks = state.withLock { state in
+                defer {
+                    state.tasks = []
+                    state.cancelled = true
+                }
+                return state.tasks
+            }
             for task in tasks { task.cancel() }
-            tasks = []
         }
 
-        deinit { for task in tasks { task.cancel() } }
+        deinit {
+            cancelAll()
+            gate.drop()
+        }
     }
 }
 

@@ -82,10 +82,10 @@ struct MiddlewareChain: Sendable {
         terminal: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard let first = remaining.first else {
-            // A request whose task was cancelled before it got here is not sent: a prefetched page whose walk was
-            // cancelled never reaches the transport (or the store step), whatever the transport does with
-            // cancellation.
-            try Task.checkCancellation()
+            // A request whose task was cancelled before it got here is not sent, whatever the transport does with
+            // cancellation; nor a page of a walk whose consumer is cancelled, or is running its own code (then it
+            // waits for the consumer to come back): PageGate. Nothing suspends between this and the terminal's call.
+            try await PageGate.admit(request)
             return try await terminal(request)
         }
         let rest = remaining.dropFirst()
