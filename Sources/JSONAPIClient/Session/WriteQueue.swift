@@ -249,7 +249,7 @@ public final class WriteQueue: Sendable {
     let persister: WriteQueuePersister?
 
     convenience init(configuration: Configuration, persistence: ResourceStore.Persistence?) {
-        self.init(configuration: configuration, storage: persistence.map(WriteQueueFile.init), log: persistence?.log)
+        self.init(configuration: configuration, storage: persistence.map(WriteQueueDatabase.init), log: persistence?.log)
     }
 
     init(configuration: Configuration, storage: (any WriteQueueStorage)?, log: (@Sendable (String) -> Void)?) {
@@ -350,6 +350,26 @@ public final class WriteQueue: Sendable {
                     break replaying
                 }
             }
+            if let persister {
+                // Claimed before it goes, so that of several processes replaying this queue exactly one sends it.
+                var claimed = entry
+                claimed.sent = true
+                let claim: Claim
+                do { claim = try await persister.claim(claimed) } catch {
+                    _ = state.withLock { $0.machine.claimFinished(entry, .held, configuration: configuration) }
+                    emit(Event(entry: entry, outcome: .waiting))
+                    break replaying
+                }
+                switch state.withLock({ $0.machine.claimFinished(entry, claim, configuration: configuration) }) {
+                case .send: break
+                case .skip(let actions):
+                    perform(actions, in: session)
+                    continue replaying
+                case .wait(let delay):
+                    do { try await configuration.sleep(delay) } catch { break replaying }
+                    continue replaying
+                }
+            }
             let attempt: StateMachine.Attempt
             do {
                 let (_, response) = try await session.deliver(entry, layer: layer)
@@ -384,6 +404,9 @@ public final class WriteQueue: Sendable {
             case .reject(let entry, let layer, var error):
                 if let layer, let undone = session?.store?.dropPending(layer) { error.rolledBack = undone }
                 emit(Event(entry: entry, outcome: .rejected(error)))
+            case .discard(let entry, let layer):
+                if let layer { session?.store?.dropPending(layer) }
+                emit(Event(entry: entry, outcome: .discarded))
             }
         }
     }
