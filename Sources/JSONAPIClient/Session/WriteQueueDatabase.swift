@@ -33,8 +33,15 @@ import Darwin
 ///
 /// Every SQLite call runs on a serial queue of its own: the caller's thread waits for it (``load()`` when a session
 /// is made; ``save(_:)`` and ``claim(_:)`` from ``WriteQueuePersister``'s queue), never under a lock.
+///
+/// **Checkpoints in the background.** A commit appends pages to the WAL; a checkpoint copies them into the database
+/// file (and `fsync`s both) so that the WAL can start over. SQLite would run one inside the commit that crosses 1,000
+/// WAL pages, making that write wait for it; instead, every ``checkpointInterval`` commits a second connection, on a
+/// queue of its own, runs a passive checkpoint (it never blocks the writer), so writes keep one cost and the copying
+/// comes in small steps. SQLite's own stays as the fallback should the background one fall behind.
 final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
-    // @unchecked Sendable: every stored `var` below is read and changed only inside `queue.sync`, on `queue`.
+    // @unchecked Sendable: every stored `var` below is read and changed only inside `queue.sync`, on `queue` —
+    // but `checkpointer`, only on `checkpointQueue`.
     private let queue = DispatchQueue(label: "JSONAPIClient.WriteQueue.database", qos: .utility)
     private let directory: URL
     private let log: @Sendable (String) -> Void
@@ -43,6 +50,11 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     private var database: SQLiteDatabase?
     /// The `seq` of each entry this object read or inserted, by entry id.
     private var rows: [String: Int64] = [:]
+    /// Commits since the last background checkpoint was started.
+    private var commitsSinceCheckpoint = 0
+    /// Runs the background checkpoints; `checkpointer` is touched on this queue only.
+    private let checkpointQueue = DispatchQueue(label: "JSONAPIClient.WriteQueue.checkpoint", qos: .utility)
+    private var checkpointer: SQLiteDatabase?
     /// This object's claims: a random token, and the process's id.
     private let token = UUID().uuidString
     private let pid = Int64(getpid())
@@ -50,6 +62,8 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// How long a claim holds without its process: two minutes, beyond any request's timeout. A process that is
     /// gone is noticed sooner, by its pid.
     static let lease: Duration = .seconds(120)
+    /// How many commits go between background checkpoints: about 30 database pages copied each time.
+    static let checkpointInterval = 100
     /// The meta key that notes the import of an earlier version's file.
     static let importedKey = "imported writes.jsonapiqueue"
 
@@ -176,6 +190,12 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
             // Only once committed: a rolled-back insert has no row.
             rows.merge(inserted) { _, new in new }
             for case .delete(let id) in changes { rows[id] = nil }
+            commitsSinceCheckpoint += 1
+            if commitsSinceCheckpoint >= Self.checkpointInterval {
+                commitsSinceCheckpoint = 0
+                let path = database.path
+                checkpointQueue.async { [self] in checkpoint(path) }
+            }
         }
     }
 
@@ -209,6 +229,16 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     }
 
     // MARK: Helpers
+
+    /// A passive checkpoint of the database at `path`, on `checkpointQueue` (see the type's documentation). A
+    /// failure (busy, a file set aside meanwhile) is left to the next one, or to SQLite's own.
+    private func checkpoint(_ path: String) {
+        dispatchPrecondition(condition: .onQueue(checkpointQueue))
+        if checkpointer?.path != path {
+            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero)
+        }
+        _ = try? checkpointer?.rows("PRAGMA wal_checkpoint(PASSIVE)")
+    }
 
     /// Whether the process `pid` (as a row keeps it) is alive: `kill(pid, 0)` succeeds, or fails only for want of
     /// permission (another app's extension, in a sandbox). A pid out of range, or not positive, is no process.
