@@ -10,7 +10,8 @@ import JSONAPIClient
 /// store's own files included; `n/a` elsewhere) — a checkpoint every few hundred writes copies the WAL's pages
 /// into the database, so 100 writes hold one or none, and 1,000 hold them in proportion — and the time of the last
 /// 100 writes ÷ the first 100, as sums (`ratio`) and as medians of one write (`ratio_of_medians`, which a
-/// preempted write or a checkpoint in either window does not move). Each run is a new directory; `--queue-runs`
+/// preempted write or a checkpoint in either window does not move), and as CPU time (`cpu_ratio`: the work itself,
+/// which a busy machine's other processes do not lengthen). Each run is a new directory; `--queue-runs`
 /// runs (3 by default), then their medians. Targets (issue 31): ≤ 8 KB and ≤ 1.3.
 enum QueueAppend {
     static let name = "queue-append"
@@ -49,6 +50,10 @@ enum QueueAppend {
         /// The median time of one write among the first and among the last `window`, in milliseconds.
         var firstMedian: Double
         var lastMedian: Double
+        /// The CPU time (user and system, every thread of the process) spent over the first and over the last
+        /// `window` writes, in milliseconds: what the writes cost, whatever else the machine runs meanwhile.
+        var firstCPU: Double
+        var lastCPU: Double
         /// Bytes written per write over the last `window` writes, and over the last `wideWindow` (which holds the
         /// WAL's checkpoints in their proportion); `nil` without `/proc/self/io`.
         var bytes: Int64?
@@ -56,6 +61,18 @@ enum QueueAppend {
     }
 
     static let window = 100
+
+    /// The process's CPU time so far, user and system, in milliseconds.
+    static func cpuMilliseconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)  // an enum in glibc's header, an Int32 parameter
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e3 + Double(time.tv_usec) / 1e3 }
+        return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
+    }
     static let wideWindow = 1_000
 
     /// Runs `runs` times (each in a new directory) and prints each run and the medians.
@@ -72,6 +89,7 @@ enum QueueAppend {
         let summary = Figures(
             first: median(all.map(\.first)), last: median(all.map(\.last)),
             firstMedian: median(all.map(\.firstMedian)), lastMedian: median(all.map(\.lastMedian)),
+            firstCPU: median(all.map(\.firstCPU)), lastCPU: median(all.map(\.lastCPU)),
             bytes: all.compactMap(\.bytes).sorted().dropFirst(all.count / 2).first,
             bytesWide: all.compactMap(\.bytesWide).sorted().dropFirst(all.count / 2).first)
         print(line("median of \(runs)", summary, count: count) + " (targets: ratio ≤ 1.3, bytes_per_write ≤ 8192)")
@@ -81,6 +99,8 @@ enum QueueAppend {
         "\(name) \(count) \(label): first\(window)_ms=\(format(figures.first)) last\(window)_ms=\(format(figures.last))"
             + " ratio=\(format(figures.last / figures.first, 3))"
             + " ratio_of_medians=\(format(figures.lastMedian / figures.firstMedian, 3))"
+            + " cpu_first\(window)_ms=\(format(figures.firstCPU)) cpu_last\(window)_ms=\(format(figures.lastCPU))"
+            + " cpu_ratio=\(format(figures.lastCPU / figures.firstCPU, 3))"
             + " bytes_per_write_last\(window)=\(figures.bytes.map { "\($0)" } ?? "n/a")"
             + " bytes_per_write_last\(wideWindow)=\(figures.bytesWide.map { "\($0)" } ?? "n/a")"
     }
@@ -99,14 +119,22 @@ enum QueueAppend {
             times.reserveCapacity(count)
             var bytesBeforeWide: Int64?
             var bytesBefore: Int64?
+            var firstCPU = 0.0
+            var lastCPU = 0.0
+            var cpuStart = cpuMilliseconds()
             for n in 0..<count {
                 if n == count - wideWindow { bytesBeforeWide = writtenBytes() }
-                if n == count - window { bytesBefore = writtenBytes() }
+                if n == count - window {
+                    bytesBefore = writtenBytes()
+                    cpuStart = cpuMilliseconds()
+                }
+                if n == window { firstCPU = cpuMilliseconds() - cpuStart }
                 let start = DispatchTime.now().uptimeNanoseconds
                 let response = try await notes.create(Note(id: "note-\(n)", text: text))
                 times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                 guard response.queued != nil else { throw BenchmarkFailure(description: "write \(n) was not queued") }
             }
+            lastCPU = cpuMilliseconds() - cpuStart
             let bytesAfter = writtenBytes()
             guard api.writeQueue.entries.count == count else {
                 throw BenchmarkFailure(description: "\(api.writeQueue.entries.count) entries queued, not \(count)")
@@ -115,7 +143,7 @@ enum QueueAppend {
             let last = times.suffix(window)
             return Figures(
                 first: first.reduce(0, +), last: last.reduce(0, +), firstMedian: median(Array(first)),
-                lastMedian: median(Array(last)),
+                lastMedian: median(Array(last)), firstCPU: firstCPU, lastCPU: lastCPU,
                 bytes: bytesBefore.flatMap { before in bytesAfter.map { ($0 - before) / Int64(window) } },
                 bytesWide: bytesBeforeWide.flatMap { before in bytesAfter.map { ($0 - before) / Int64(wideWindow) } })
         }
