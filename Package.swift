@@ -15,7 +15,13 @@ let package = Package(
     targets: [
         // The folder of speed pieces keeps its invariants in a README beside them.
         .target(name: "JSONAPIClientCore", exclude: ["Coding/FastPath/README.md"]),
-        .target(name: "JSONAPIClient", dependencies: ["JSONAPIClientCore"]),
+        // SQLite, the system's (persistence: Sources/JSONAPIClient/Persistence): Apple platforms import their
+        // `SQLite3` module; Linux links libsqlite3 through this system-library target (`libsqlite3-dev`). A system
+        // library, not a package: the package still depends on none.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "JSONAPIClient",
+            dependencies: ["JSONAPIClientCore", .target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
         .target(name: "JSONAPIClientTesting", dependencies: ["JSONAPIClient"]),
         .executableTarget(name: "jsonapi", dependencies: ["JSONAPIClient"], path: "Sources/JSONAPITool"),
         .executableTarget(name: "jsonapi-bench", dependencies: ["JSONAPIClient"], path: "Benchmarks/JSONAPIBenchmark"),

@@ -3,4 +3,5 @@
 # See Docs/Performance.md for what it measures and the latest results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 exec swift run -c release jsonapi-bench "$@"

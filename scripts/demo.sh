@@ -3,6 +3,7 @@
 # `jsonapi` commands against it, and stops the server, whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 
 swift build --product jsonapi-demo
 swift build --product jsonapi

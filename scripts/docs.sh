@@ -5,6 +5,7 @@
 #   scripts/docs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 
 if command -v xcrun >/dev/null 2>&1 && xcrun --find docc >/dev/null 2>&1; then
     docc=$(xcrun --find docc)

@@ -8,6 +8,7 @@
 # Not part of CI's test command (.ci/run); the Fuzz/ sources are outside Sources/, so `swift build` never sees them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 
 seconds=${1:-60}
 shift || true

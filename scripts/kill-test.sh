@@ -8,6 +8,7 @@
 #     scripts/kill-test.sh [N]        # N kills, 200 by default
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 kills="${1:-200}"
 swift build --build-tests
 STORE_KILL_COUNT="$kills" swift test --skip-build --filter StoreKillTests 2>&1 | grep -E '^kill-test:|✘|✔ Test run|error'

@@ -10,6 +10,7 @@
 #     HOG=1 scripts/queue-kill-test.sh 6 20         # under load: a busy loop on a core beside the runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 kills="${1:-50}"
 runs="${2:-1}"
 swift build --build-tests

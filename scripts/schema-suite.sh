@@ -6,6 +6,7 @@
 #   scripts/schema-suite.sh PATH-TO-json-api-CHECKOUT
 set -uo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh || exit 2  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 suite=${1:?usage: scripts/schema-suite.sh PATH-TO-json-api-CHECKOUT}/_schemas/1.0/tests
 [ -d "$suite" ] || { echo "no $suite" >&2; exit 2; }
 swift build --product jsonapi >/dev/null || exit 2

@@ -6,6 +6,7 @@
 # also builds the documentation (scripts/docs.sh), which must have no warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/ensure-sqlite.sh  # Linux: the system's SQLite (libsqlite3-dev), installed when missing
 
 # The options only `swift test` knows (SwiftPM 6): they select or report tests and do not change the build.
 build_arguments=()

@@ -3,7 +3,7 @@ import JSONAPIClient
 
 // jsonapi-bench: times the library against JSONDecoder/JSONEncoder on a generated compound document.
 //
-//   jsonapi-bench [--sizes 1000,10000] [--rounds 9] [--cases a,b,…] [--no-rss]
+//   jsonapi-bench [--sizes 1000,10000] [--rounds 9] [--cases a,b,…] [--no-rss] [--queue-count 10000] [--queue-runs 3]
 //   jsonapi-bench --profile CASE [--size 1000] [--iterations 10]   (one case in a loop, for callgrind)
 //   jsonapi-bench --emit N > doc.json                               (the generated document)
 //
@@ -20,6 +20,10 @@ struct Options {
     var profile: String?
     var profileSize = 1_000
     var iterations = 10
+    /// How many offline writes `queue-append` queues.
+    var queueCount = 10_000
+    /// How many times `queue-append` runs.
+    var queueRuns = 3
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -49,10 +53,12 @@ struct Options {
             case "--profile": profile = try value(argument)
             case "--size": profileSize = try integer(argument)
             case "--iterations": iterations = try integer(argument)
+            case "--queue-count": queueCount = try integer(argument)
+            case "--queue-runs": queueRuns = try integer(argument)
             case "-h", "--help":
                 print(
                     """
-                    usage: jsonapi-bench [--sizes 1000,10000] [--rounds 9] [--cases \(Cases.all.joined(separator: ","))] [--no-rss]
+                    usage: jsonapi-bench [--sizes 1000,10000] [--rounds 9] [--cases \(Cases.all.joined(separator: ","))] [--no-rss] [--queue-count 10000] [--queue-runs 3]
                            jsonapi-bench --profile CASE [--size 1000] [--iterations 10]
                     """)
                 exit(0)
@@ -166,7 +172,7 @@ func main() throws {
 
     let selected = Set(options.cases)
     print("# jsonapi-bench: \(options.rounds) rounds (pipeline \(max(options.rounds, 21))), cases round-robin after a warm-up, medians")
-    for size in options.sizes where !selected.subtracting(["pipeline"] + Walk.names + ObservedWalk.names).isEmpty {
+    for size in options.sizes where !selected.subtracting(["pipeline", QueueAppend.name] + Walk.names + ObservedWalk.names).isEmpty {
         let document = GeneratedDocument(articles: size)
         print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
         let cases = try Cases.make(for: document, selected: selected)
@@ -212,6 +218,10 @@ func main() throws {
             }
         }
         try measure(cases, label: ObservedWalk.label, rounds: options.rounds)
+    }
+    if selected.contains(QueueAppend.name) {
+        print("# \(QueueAppend.name): \(options.queueCount) offline writes of a ~420-byte body, one after the other, each durable")
+        try QueueAppend.run(count: options.queueCount, runs: options.queueRuns)
     }
     if options.measuresRSS, let largest = options.sizes.max() {
         try DecodeOnly.report(size: largest)

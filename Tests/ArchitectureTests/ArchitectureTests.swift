@@ -111,6 +111,18 @@ struct ArchitectureTests {
         #expect(checked >= 2)
     }
 
+    @Test("SQLite's C API is called from one file: only Persistence/SQLiteDatabase.swift imports SQLite3 or CSQLite")
+    func sqliteInOneFile() throws {
+        var importers: [String] = []
+        for folder in ["Sources", "Benchmarks", "Examples"] {
+            for file in try Self.sources(folder)
+            where file.code.contains(where: { $0.hasPrefix("import SQLite3") || $0.hasPrefix("import CSQLite") }) {
+                importers.append(file.path)
+            }
+        }
+        #expect(importers == ["Sources/JSONAPIClient/Persistence/SQLiteDatabase.swift"])
+    }
+
     @Test("Code that needs a newer compiler than the manifest declares sits behind a compiler check")
     func newerAPIsGuarded() throws {
         var checked = 0

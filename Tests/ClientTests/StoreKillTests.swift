@@ -44,6 +44,8 @@ struct StoreKillTests {
         }
         /// The saves reported.
         var saves: [Int] { numbers(after: "saved") }
+        /// Everything printed, as text.
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     }
 
     /// Runs a child from save `first` on, kills it after `after` reported saves and `pause` more, and returns the

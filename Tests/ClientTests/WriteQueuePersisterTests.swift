@@ -38,7 +38,7 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
 
     func load() -> [WriteQueue.Entry]? { lock.withLock { kept } }
 
-    func save(_ entries: [WriteQueue.Entry]) throws {
+    func save(_ changes: [WriteQueue.Change]) throws {
         if let probe { let free = probe(); lock.withLock { probes.append(free) } }
         if lock.withLock({ holding }) {
             entered.signal()
@@ -49,6 +49,15 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
                 failures -= 1
                 throw CocoaError(.fileWriteOutOfSpace)
             }
+            var entries = kept ?? []
+            for change in changes {
+                switch change {
+                case .insert(let entry): entries.append(entry)
+                case .update(let entry):
+                    if let index = entries.firstIndex(where: { $0.id == entry.id }) { entries[index] = entry }
+                case .delete(let id): entries.removeAll { $0.id == id }
+                }
+            }
             kept = entries
             saves.append(entries.map(\.id))
         }
@@ -57,13 +66,16 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
 
 @Suite("Write queue persister")
 struct WriteQueuePersisterTests {
-    static func snapshot(_ version: UInt64, _ ids: [String]) -> WriteQueue.StateMachine.Snapshot {
-        let entries = ids.map { id in
-            WriteQueue.Entry(
-                method: .post, url: URL(string: "https://api.example.com/memos")!, type: "memos", resourceID: id,
-                body: nil, headerFields: [:], kind: .create, clientGeneratedID: false, id: id)
-        }
-        return WriteQueue.StateMachine.Snapshot(entries: entries, version: version)
+    static func entry(_ id: String) -> WriteQueue.Entry {
+        WriteQueue.Entry(
+            method: .post, url: URL(string: "https://api.example.com/memos")!, type: "memos", resourceID: id,
+            body: nil, headerFields: [:], kind: .create, clientGeneratedID: false, id: id,
+            created: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    /// The snapshot numbered `version` that appends the entries `ids`.
+    static func snapshot(_ version: UInt64, inserting ids: [String]) -> WriteQueue.StateMachine.Snapshot {
+        WriteQueue.StateMachine.Snapshot(changes: ids.map { .insert(entry($0)) }, version: version)
     }
 
     @Test("Snapshots handed over while one is written are written once, the newest; an older one never after it")
@@ -71,17 +83,17 @@ struct WriteQueuePersisterTests {
         let storage = HeldStorage()
         let persister = WriteQueuePersister(storage: storage, log: { _ in })
         storage.hold(true)
-        persister.submit(Self.snapshot(1, ["a"]))
+        persister.submit(Self.snapshot(1, inserting: ["a"]))
         #expect(await storage.hasEntered())
         storage.hold(false)
-        persister.submit(Self.snapshot(2, ["a", "b"]))
-        persister.submit(Self.snapshot(4, ["a", "b", "c", "d"]))
-        persister.submit(Self.snapshot(3, ["a", "b", "c"]))  // late: older than 4
+        persister.submit(Self.snapshot(2, inserting: ["b"]))
+        persister.submit(Self.snapshot(4, inserting: ["d"]))
+        persister.submit(Self.snapshot(3, inserting: ["c"]))  // late: handed over after 4, appended before it
         storage.proceed.signal()
-        try await persister.save(Self.snapshot(2, ["a", "b"]))  // made durable by version 4's write
+        try await persister.save(Self.snapshot(2, inserting: ["b"]))  // made durable by the write up to 4
         await persister.flush()
         #expect(storage.saved == [["a"], ["a", "b", "c", "d"]])
-        try await persister.save(Self.snapshot(1, ["a"]))  // written long ago: returns at once
+        try await persister.save(Self.snapshot(1, inserting: ["a"]))  // written long ago: returns at once
         #expect(storage.saved.count == 2)
     }
 
@@ -91,10 +103,10 @@ struct WriteQueuePersisterTests {
         let log = StorePersistenceTests.Log()
         let persister = WriteQueuePersister(storage: storage, log: { log.write($0) })
         storage.fail(next: 1)
-        await #expect(throws: CocoaError.self) { try await persister.save(Self.snapshot(1, ["a"])) }
+        await #expect(throws: CocoaError.self) { try await persister.save(Self.snapshot(1, inserting: ["a"])) }
         #expect(log.messages.count == 1 && log.messages.first?.contains("not saved") == true)
-        // The same version again: written this time, though nothing newer was handed over.
-        try await persister.save(Self.snapshot(1, ["a"]))
+        // The same version again: written this time (its changes were kept), though nothing newer was handed over.
+        try await persister.save(Self.snapshot(1, inserting: ["a"]))
         #expect(storage.saved == [["a"]])
     }
 
@@ -104,10 +116,10 @@ struct WriteQueuePersisterTests {
         let persister = WriteQueuePersister(storage: storage, log: { _ in })
         storage.hold(true)
         storage.fail(next: 1)
-        async let first: Void = persister.save(Self.snapshot(1, ["a"]))
+        async let first: Void = persister.save(Self.snapshot(1, inserting: ["a"]))
         #expect(await storage.hasEntered())
         storage.hold(false)
-        persister.submit(Self.snapshot(2, ["a", "b"]))
+        persister.submit(Self.snapshot(2, inserting: ["b"]))
         storage.proceed.signal()
         try await first  // the first write failed, the second includes it
         #expect(storage.saved == [["a", "b"]])
@@ -124,7 +136,7 @@ struct WriteQueuePersisterTests {
             Thread { _ = probed?.entries; done.signal() }.start()
             return done.wait(timeout: .now() + 10) == .success
         }
-        let entry = Self.snapshot(1, ["a"]).entries[0]
+        let entry = Self.entry("a")
         try await queue.enqueue(entry, layer: nil)
         #expect(storage.entries?.map(\.id) == ["a"])
         #expect(storage.probes == [true])
@@ -139,7 +151,7 @@ struct WriteQueuePersisterTests {
             baseURL: HeldWrites.baseURL, client: server.client, configuration: .init(writes: .offline))
         let queue = WriteQueue(configuration: .init(), storage: storage, log: nil)
         queue.attach(api)
-        let entry = Self.snapshot(1, ["a"]).entries[0]
+        let entry = Self.entry("a")
         storage.fail(next: 2)
         await #expect {
             try await queue.enqueue(entry, layer: nil)
@@ -157,12 +169,13 @@ struct WriteQueuePersisterTests {
     func sessionWriteNotDurable() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = FlakyMemos()
-        let (api, memos) = try WriteQueueTests.session(server, persistence: .init(directory: directory))
-        // The queue's file cannot be made: a directory stands where it goes.
+        // The queue's database cannot be made: a directory stands where it goes.
         try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent(WriteQueueFile.name).appendingPathComponent("x"),
-            withIntermediateDirectories: true)
+            at: PartitionDatabase.file(in: directory).appendingPathComponent("x"), withIntermediateDirectories: true)
+        let server = FlakyMemos()
+        let log = StorePersistenceTests.Log()
+        let (api, memos) = try WriteQueueTests.session(
+            server, persistence: .init(directory: directory, log: { log.write($0) }))
         await #expect {
             _ = try await memos.update(WriteQueueTests.draft) { $0.title = "Lost?" }
         } throws: { error in
@@ -171,5 +184,64 @@ struct WriteQueuePersisterTests {
         }
         #expect(api.writeQueue.entries.isEmpty)
         #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Draft")
+        #expect(log.messages.contains { $0.contains("cannot open its database") })
+    }
+
+    @Test("Write queue outbox: the newest change of an entry wins; an insert then its delete is nothing")
+    func outboxMerges() {
+        var outbox = WriteQueueOutbox()
+        var a = Self.entry("a")
+        outbox.take(.insert(a), version: 1)
+        a.attempts = 1
+        outbox.take(.update(a), version: 2)
+        #expect(outbox.pending["a"]?.change == .insert(a) && outbox.pending["a"]?.order == 1)
+        outbox.take(.insert(Self.entry("b")), version: 3)
+        outbox.take(.delete(id: "b"), version: 4)
+        #expect(outbox.pending["b"] == nil)
+        // An entry read at launch: updated, then deleted.
+        outbox.take(.update(Self.entry("c")), version: 5)
+        outbox.take(.delete(id: "c"), version: 6)
+        #expect(outbox.pending["c"]?.change == .delete(id: "c"))
+        let items = outbox.takeAll()
+        #expect(items.map(\.change) == [.delete(id: "c"), .insert(a)])
+        #expect(outbox.isEmpty)
+    }
+
+    @Test("Write queue outbox: a change handed over late is dropped — a stale update, an insert after its delete")
+    func outboxLate() {
+        var outbox = WriteQueueOutbox()
+        var a = Self.entry("a")
+        outbox.take(.insert(a), version: 1)
+        _ = outbox.takeAll()
+        a.attempts = 2
+        outbox.take(.update(a), version: 5)
+        var stale = a
+        stale.attempts = 1
+        outbox.take(.update(stale), version: 4)
+        outbox.take(.update(a), version: 5)  // the same snapshot twice
+        #expect(outbox.takeAll().map(\.change) == [.update(a)])
+        // A discard handed over before the insert it removes: the insert, late, is dropped, and so is its tombstone.
+        outbox.take(.delete(id: "b"), version: 7)
+        outbox.take(.insert(Self.entry("b")), version: 6)
+        #expect(outbox.takeAll().map(\.change) == [.delete(id: "b")])
+        #expect(outbox.remembered == 1)  // "a" alone: b's tombstone went with its insert
+        outbox.take(.delete(id: "a"), version: 8)
+        #expect(outbox.remembered == 0)  // inserted here: nothing older can come
+    }
+
+    @Test("Write queue outbox: changes whose write failed go back under newer ones")
+    func outboxRestore() {
+        var outbox = WriteQueueOutbox()
+        var a = Self.entry("a")
+        outbox.take(.insert(a), version: 1)
+        outbox.take(.insert(Self.entry("b")), version: 2)
+        outbox.take(.insert(Self.entry("c")), version: 3)
+        let failed = outbox.takeAll()
+        a.attempts = 1
+        outbox.take(.update(a), version: 4)
+        outbox.take(.delete(id: "b"), version: 5)
+        outbox.restore(failed)
+        // a: inserted as updated; b: never written, and deleted since; c: as it was.
+        #expect(outbox.takeAll().map(\.change) == [.insert(a), .insert(Self.entry("c"))])
     }
 }

@@ -59,6 +59,7 @@ struct WriteQueueStateMachineTests {
             case .emit(let event): "\(event.outcome)"
             case .reject: "reject"
             case .confirm: "confirm"
+            case .discard: "discard"
             case .persist: nil
             }
         }
@@ -69,11 +70,11 @@ struct WriteQueueStateMachineTests {
         var machine = Machine()
         let entry = Self.entry()
         let snapshot = machine.enqueued(entry, layer: nil)
-        #expect(snapshot.version == 1 && snapshot.entries.map(\.id) == [entry.id])
+        #expect(snapshot.version == 1 && snapshot.changes == [.insert(entry)])
         let startedUnsaved = machine.startReplay()
         #expect(!machine.canReplay && !startedUnsaved)
         let (_, without) = machine.notSaved(entry.id)
-        #expect(without.version == 2 && without.entries.isEmpty && !machine.isWaiting)
+        #expect(without.version == 2 && without.changes == [.delete(id: entry.id)] && !machine.isWaiting)
         _ = machine.enqueued(entry, layer: nil)
         machine.saved(entry.id)
         #expect(machine.canReplay)
@@ -90,7 +91,8 @@ struct WriteQueueStateMachineTests {
         machine.saved(entry.id)
         _ = machine.startReplay()
         guard case .send(let sent, _, let persist?) = machine.next() else { Issue.record("no save"); return }
-        #expect(!sent.sent && persist.entries.first?.sent == true && machine.sending == entry.id)
+        guard case .update(let marked)? = persist.changes.first else { Issue.record("no update"); return }
+        #expect(!sent.sent && persist.changes.count == 1 && marked.sent && machine.sending == entry.id)
         #expect(machine.entries.first?.sent == true)
         let (_, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: Self.configuration())
         #expect(then == .wait(.seconds(1)))
@@ -262,12 +264,94 @@ struct WriteQueueStateMachineTests {
         _ = machine.next()
         let (removed, snapshot) = machine.discard { _ in true }
         #expect(removed.map(\.0.id) == [second.id])
-        #expect(snapshot?.version == 4 && snapshot?.entries.map(\.id) == [first.id])
+        #expect(snapshot?.version == 4 && snapshot?.changes == [.delete(id: second.id)])
         let none = machine.discard { _ in true }
         #expect(none.snapshot == nil && none.removed.isEmpty)
         let (_, then) = machine.attemptFinished(first, .answered(.created), configuration: Self.configuration())
         #expect(then == .next && machine.entries.isEmpty)
         guard case .finished = machine.next() else { Issue.record("not finished"); return }
         #expect(!machine.isReplaying)
+    }
+
+    @Test("Each event saves only what it changed: an insert, the updated entry, a delete")
+    func changesOnly() {
+        var machine = Machine()
+        let entry = Self.entry(sent: true)
+        _ = machine.enqueued(entry, layer: nil)
+        machine.saved(entry.id)
+        _ = machine.startReplay()
+        guard case .send(let sent, _, nil) = machine.next() else { Issue.record("no send"); return }
+        let (failed, _) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: Self.configuration())
+        let saved = failed.compactMap { action -> [WriteQueue.Change]? in
+            if case .persist(let snapshot) = action { snapshot.changes } else { nil }
+        }
+        #expect(saved.count == 1 && saved.first?.count == 1)
+        guard case .update(let counted)? = saved.first?.first else { Issue.record("no update"); return }
+        #expect(counted.id == entry.id && counted.attempts == 1)
+        guard case .send(let again, _, nil) = machine.next() else { Issue.record("no send"); return }
+        let (delivered, _) = machine.attemptFinished(again, .answered(.ok), configuration: Self.configuration())
+        let deleted = delivered.compactMap { action -> [WriteQueue.Change]? in
+            if case .persist(let snapshot) = action { snapshot.changes } else { nil }
+        }
+        #expect(deleted == [[.delete(id: entry.id)]])
+        // Retrying failing entries saves each one changed, and nothing else.
+        var other = Machine()
+        let failing = Self.entry()
+        let fine = Self.entry()
+        _ = other.enqueued(failing, layer: nil)
+        _ = other.enqueued(fine, layer: nil)
+        other.saved(failing.id)
+        other.saved(fine.id)
+        _ = other.startReplay()
+        guard case .send(let first, _, _) = other.next() else { Issue.record("no send"); return }
+        _ = other.attemptFinished(first, .failed(Self.unreachable), configuration: Self.configuration(maxAttempts: 1))
+        other.replayEnded()
+        let retried = other.retryFailing()
+        #expect(retried?.changes.map(\.id) == [failing.id])
+    }
+
+    @Test("A claimed entry is sent; one held by another process waits and is taken again; a gone one is skipped")
+    func claims() {
+        // Claimed: sent.
+        var (machine, sent) = Self.sending(Self.entry(sent: true))
+        guard case .send = machine.claimFinished(sent, .claimed, configuration: Self.configuration()) else {
+            Issue.record("not sent")
+            return
+        }
+        #expect(machine.sending == sent.id)
+        // Held: no longer being sent (a discard may take it), waits, then the same entry comes again.
+        (machine, sent) = Self.sending(Self.entry(sent: true))
+        let configuration = WriteQueue.Configuration(firstDelay: .milliseconds(20))
+        guard case .wait(let delay) = machine.claimFinished(sent, .held, configuration: configuration) else {
+            Issue.record("not waiting")
+            return
+        }
+        #expect(delay == .milliseconds(20) && machine.sending == nil && machine.entries.count == 1)
+        guard case .send(let again, _, _) = machine.next() else { Issue.record("not again"); return }
+        #expect(again.id == sent.id)
+        // The wait is at most a second, whatever the backoff's first delay.
+        guard case .wait(.seconds(1)) = machine.claimFinished(again, .held, configuration: .init(firstDelay: .seconds(30)))
+        else {
+            Issue.record("waits too long")
+            return
+        }
+        // Gone: leaves the queue with its layer dropped and a discarded event, nothing saved; the replay goes on.
+        var gone = Machine()
+        let first = Self.entry(sent: true)
+        let second = Self.entry(sent: true)
+        _ = gone.enqueued(first, layer: nil)
+        _ = gone.enqueued(second, layer: nil)
+        gone.saved(first.id)
+        gone.saved(second.id)
+        _ = gone.startReplay()
+        guard case .send(let taken, _, _) = gone.next() else { Issue.record("no send"); return }
+        guard case .skip(let actions) = gone.claimFinished(taken, .gone, configuration: Self.configuration()) else {
+            Issue.record("not skipped")
+            return
+        }
+        #expect(Self.outcomes(actions) == ["discard"] && gone.entries.map(\.id) == [second.id] && gone.isReplaying)
+        #expect(!actions.contains { if case .persist = $0 { true } else { false } })
+        guard case .send(let next, _, _) = gone.next() else { Issue.record("no next"); return }
+        #expect(next.id == second.id)
     }
 }

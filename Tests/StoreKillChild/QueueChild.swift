@@ -6,6 +6,12 @@
 // on with `WriteOptions.offline`, in a session whose store (and so write queue) is kept in DIRECTORY, and prints
 // `queued n` once the write returned (its entry is on disk then), until its parent kills it. The parent then
 // replays the queue against the real server and checks that each tag was made exactly once.
+//
+//     store-kill-child replay DIRECTORY BASEURL
+//
+// Online, replays the write queue kept in DIRECTORY once, then prints `delivered N discarded M` (its events) and
+// exits: two of them at once on one directory are the two-process test (WriteQueueTwoProcessTests), which checks
+// that each queued write was made exactly once.
 import Foundation
 import JSONAPIClient
 
@@ -44,4 +50,38 @@ func runQueueChild(_ arguments: [String]) async throws -> Never {
         FileHandle.standardOutput.write(Data("queued \(n)\n".utf8))  // unbuffered: one write(2) per line
         n += 1
     }
+}
+
+func runReplayChild(_ arguments: [String]) async -> Never {
+    guard arguments.count == 4, let base = URL(string: arguments[3]) else {
+        FileHandle.standardError.write(Data("usage: store-kill-child replay DIRECTORY BASEURL\n".utf8))
+        exit(2)
+    }
+    let persistence = ResourceStore.Persistence(directory: URL(fileURLWithPath: arguments[2], isDirectory: true))
+    let api = Session(
+        baseURL: base,
+        configuration: .init(
+            store: .init(persistence: persistence),
+            writeQueue: .init(firstDelay: .milliseconds(10), maxDelay: .milliseconds(50))))
+    let events = api.writeQueue.events()
+    let counting = Task {
+        var delivered = 0
+        var discarded = 0
+        for await event in events {
+            switch event.outcome {
+            case .delivered: delivered += 1
+            case .discarded: discarded += 1
+            default: FileHandle.standardError.write(Data("event: \(event)\n".utf8))
+            }
+        }
+        return (delivered, discarded)
+    }
+    await api.writeQueue.replay()
+    // The delivered entries' rows are deleted in the background: given time to be, before the process ends.
+    try? await Task.sleep(for: .seconds(1))
+    let left = api.writeQueue.entries.count
+    counting.cancel()
+    let (delivered, discarded) = await counting.value
+    FileHandle.standardOutput.write(Data("delivered \(delivered) discarded \(discarded) left \(left)\n".utf8))
+    exit(0)
 }

@@ -28,9 +28,10 @@ extension WriteQueue {
         /// Counts the changes to save: a snapshot of a later version replaces any earlier one not yet written.
         private(set) var version: UInt64 = 0
 
-        /// The entries as they are to be saved, numbered.
+        /// What changed in the entries, to be saved, numbered: the changes of one event (never the whole queue, so
+        /// that an append costs the same however long the queue is).
         struct Snapshot: Sendable {
-            var entries: [Entry]
+            var changes: [Change]
             var version: UInt64
         }
 
@@ -44,6 +45,9 @@ extension WriteQueue {
             case confirm(ResourceStore.PendingWrite)
             /// The server refused the entry: drop its layer and tell the observers, with what was undone.
             case reject(Entry, ResourceStore.PendingWrite?, JSONAPIClientError)
+            /// The entry left the queue unsent here (another process sent or discarded it): drop its layer and tell
+            /// the observers it was discarded.
+            case discard(Entry, ResourceStore.PendingWrite?)
         }
 
         /// What the replay does next.
@@ -56,10 +60,10 @@ extension WriteQueue {
             case stop
         }
 
-        /// A new snapshot of the entries, after a change.
-        private mutating func changed() -> Snapshot {
+        /// A new snapshot of `changes`.
+        private mutating func changed(_ changes: [Change]) -> Snapshot {
             version += 1
-            return Snapshot(entries: entries, version: version)
+            return Snapshot(changes: changes, version: version)
         }
 
         // MARK: Entries
@@ -77,7 +81,7 @@ extension WriteQueue {
             entries.append(entry)
             unsaved.insert(entry.id)
             if let layer { layers[entry.id] = layer }
-            return changed()
+            return changed([.insert(entry)])
         }
 
         /// `id`'s entry is durable: it may be sent.
@@ -91,7 +95,7 @@ extension WriteQueue {
         mutating func notSaved(_ id: String) -> (layer: ResourceStore.PendingWrite?, snapshot: Snapshot) {
             unsaved.remove(id)
             entries.removeAll { $0.id == id }
-            return (layers.removeValue(forKey: id), changed())
+            return (layers.removeValue(forKey: id), changed([.delete(id: id)]))
         }
 
         /// Whether a replay would send something now: entries wait, none runs, and the first is neither failing nor
@@ -136,13 +140,50 @@ extension WriteQueue {
             sending = first.id
             guard !first.sent else { return .send(first, layers[first.id], persist: nil) }
             entries[0].sent = true
-            return .send(first, layers[first.id], persist: changed())
+            return .send(first, layers[first.id], persist: changed([.update(entries[0])]))
         }
 
         /// The replay ended (it finished, stopped or was cancelled).
         mutating func replayEnded() {
             sending = nil
             isReplaying = false
+        }
+
+        /// What the replay does after the storage answered the claim of the entry ``next()`` returned.
+        enum AfterClaim {
+            /// Send it: this process holds the claim.
+            case send
+            /// It left the queue (another process sent or discarded it): carry out the actions, then take the next.
+            case skip([Action])
+            /// Another process is sending it: wait this long, then take it again (``next()``).
+            case wait(Duration)
+        }
+
+        /// Settles the claim of `entry` (as ``next()`` returned it), made with several processes on one queue in
+        /// mind: exactly one of them sends an entry.
+        ///
+        /// - Parameters:
+        ///   - entry: The entry to send.
+        ///   - claim: What the storage found.
+        ///   - configuration: The queue's delays (a held entry is asked for again after ``Configuration/firstDelay``,
+        ///     at most a second).
+        /// - Returns: Whether to send it, skip it or wait.
+        mutating func claimFinished(_ entry: Entry, _ claim: Claim, configuration: Configuration) -> AfterClaim {
+            switch claim {
+            case .claimed:
+                return .send
+            case .held:
+                sending = nil
+                return .wait(min(max(configuration.firstDelay, .milliseconds(1)), .seconds(1)))
+            case .gone:
+                sending = nil
+                guard entries.contains(where: { $0.id == entry.id }) else { return .skip([]) }
+                entries.removeAll { $0.id == entry.id }
+                unsaved.remove(entry.id)
+                let layer = layers.removeValue(forKey: entry.id)
+                // Nothing to save: its row is gone already.
+                return .skip([.discard(entry, layer)])
+            }
         }
 
         /// The outcome of one attempt to send `entry`: a success status, or the error it failed with.
@@ -184,8 +225,12 @@ extension WriteQueue {
             if error.code == .securityFailed {
                 // The connection was refused for its security (TLS, a certificate, a pin): not the server's no, and
                 // not to be tried again by itself. The write stays, for the app to decide.
-                let updated = update(entry.id) { $0.isFailing = true } ?? entry
-                return ([.persist(changed()), .emit(Event(entry: updated, outcome: .failing(error)))], .stop)
+                let updated = update(entry.id) { $0.isFailing = true }
+                return (
+                    [.persist(changed(updated.map { [.update($0)] } ?? [])),
+                     .emit(Event(entry: updated ?? entry, outcome: .failing(error)))],
+                    .stop
+                )
             }
             if let status = error.status {
                 let madeBefore = entry.sent && status.code == 409 && entry.kind == .create && entry.clientGeneratedID
@@ -211,14 +256,15 @@ extension WriteQueue {
             failuresInReplay += 1
             let isServerError = error.status?.kind == .serverError
             var failing = false
-            let updated = update(entry.id) { entry in
+            let changedEntry = update(entry.id) { entry in
                 entry.attempts += 1
                 if isServerError { entry.serverErrors += 1 }
                 failing = entry.attempts >= configuration.maxAttempts
                     || entry.serverErrors >= configuration.maxServerErrors
                 entry.isFailing = failing
-            } ?? entry
-            let snapshot = changed()
+            }
+            let updated = changedEntry ?? entry
+            let snapshot = changed(changedEntry.map { [.update($0)] } ?? [])
             if failing {
                 return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .failing(error)))], .stop)
             }
@@ -247,7 +293,7 @@ extension WriteQueue {
             entries.removeAll { $0.id == entry.id }
             layers[entry.id] = nil
             unsaved.remove(entry.id)
-            let snapshot = changed()
+            let snapshot = changed([.delete(id: entry.id)])
             return [.persist(snapshot)] + (outcome.map { [.emit(Event(entry: entry, outcome: $0))] } ?? [])
         }
 
@@ -273,7 +319,9 @@ extension WriteQueue {
             let ids = Set(removed.map(\.id))
             entries.removeAll { ids.contains($0.id) }
             unsaved.subtract(ids)
-            return (removed.map { ($0, layers.removeValue(forKey: $0.id)) }, changed())
+            return (
+                removed.map { ($0, layers.removeValue(forKey: $0.id)) }, changed(removed.map { .delete(id: $0.id) })
+            )
         }
 
         /// Gives the entries marked failing a new start: no longer failing, their counts of attempts and of 5xx
@@ -282,12 +330,14 @@ extension WriteQueue {
         /// - Returns: The snapshot to save; `nil` when no entry was failing.
         mutating func retryFailing() -> Snapshot? {
             guard entries.contains(where: \.isFailing) else { return nil }
+            var changes: [Change] = []
             for index in entries.indices where entries[index].isFailing {
                 entries[index].isFailing = false
                 entries[index].attempts = 0
                 entries[index].serverErrors = 0
+                changes.append(.update(entries[index]))
             }
-            return changed()
+            return changed(changes)
         }
     }
 }

@@ -31,9 +31,18 @@ import Foundation
 ///   (``Outcome/failing(_:)``), its optimistic change still shown — as does one whose connection is refused for its
 ///   security (``JSONAPIClientError/Code/securityFailed``) — and holds the entries behind it until the app
 ///   sends it again (``retry()``) or drops it (``discard(type:id:)``, ``removeAll()``).
-/// - **Durable first.** With persistence, a queued write returns only once its entry is on disk; when it cannot be
-///   saved the write throws ``JSONAPIClientError/Code/storeNotSaved`` and is neither sent nor queued. The file is
-///   written on a queue of its own, never under a lock nor on the caller's thread.
+/// - **Durable first.** With persistence, a queued write returns only once its entry is committed to the database
+///   (`<directory>/JSONAPIClient/default.sqlite`: a row per entry, an append writes its row only); when it cannot be
+///   saved the write throws ``JSONAPIClientError/Code/storeNotSaved`` and is neither sent nor queued. The database is
+///   written on a queue of its own, never under a lock nor on the caller's thread. A committed entry survives the
+///   process being killed at any instant; a power cut may lose the last commits before it (SQLite's WAL with
+///   `synchronous=NORMAL`), never the database.
+/// - **Several processes.** An app and its extensions may share the directory (an app group's container). Each
+///   reads the queue when its session is made, and queues its writes after the others'. An entry is claimed in the
+///   database before it is sent, so exactly one process sends it; another that reaches it waits while the sender is
+///   alive (and for at most two minutes), then finds it gone and reports it ``Outcome/discarded`` — its own
+///   optimistic change dropped, the server's record showing on the next fetch. A process that dies while sending
+///   leaves its claim to be taken over at once.
 /// - **Sent once.** An entry is removed as soon as its answer arrives. When an attempt may
 ///   have reached the server but its answer was lost (a transport failure after sending), the replay sends it again:
 ///   a `PATCH` then sets the same members twice, and a `DELETE` answered 404 counts as delivered (as it does on any
@@ -42,8 +51,8 @@ import Foundation
 ///   delivered too: the first attempt made it. A create without one may be made twice; see the article "Writing
 ///   offline and optimistically".
 ///
-/// Credentials are never written to the queue's file: `Authorization`, `Proxy-Authorization` and `Cookie` fields of
-/// a write's own header fields are dropped (middleware adds them again when the entry is sent).
+/// Credentials are never written to the queue's database: `Authorization`, `Proxy-Authorization` and `Cookie` fields
+/// of a write's own header fields are dropped (middleware adds them again when the entry is sent).
 public final class WriteQueue: Sendable {
     /// How the queue retries; every parameter has a default.
     public struct Configuration: Sendable {
@@ -212,7 +221,8 @@ public final class WriteQueue: Sendable {
         case failing(JSONAPIClientError)
         /// It could not reach the server, and the replay stopped until ``WriteQueue/resume()``.
         case waiting
-        /// It was removed without being sent (``WriteQueue/discard(type:id:)``, ``WriteQueue/removeAll()``).
+        /// It was removed without being sent (``WriteQueue/discard(type:id:)``, ``WriteQueue/removeAll()``), or
+        /// another process sharing the directory sent or discarded it (its optimistic change is dropped here).
         case discarded
     }
 
@@ -258,7 +268,7 @@ public final class WriteQueue: Sendable {
     let persister: WriteQueuePersister?
 
     convenience init(configuration: Configuration, persistence: ResourceStore.Persistence?) {
-        self.init(configuration: configuration, storage: persistence.map(WriteQueueFile.init), log: persistence?.log)
+        self.init(configuration: configuration, storage: persistence.map(WriteQueueDatabase.init), log: persistence?.log)
     }
 
     init(configuration: Configuration, storage: (any WriteQueueStorage)?, log: (@Sendable (String) -> Void)?) {
@@ -359,6 +369,26 @@ public final class WriteQueue: Sendable {
                     break replaying
                 }
             }
+            if let persister {
+                // Claimed before it goes, so that of several processes replaying this queue exactly one sends it.
+                var claimed = entry
+                claimed.sent = true
+                let claim: Claim
+                do { claim = try await persister.claim(claimed) } catch {
+                    _ = state.withLock { $0.machine.claimFinished(entry, .held, configuration: configuration) }
+                    emit(Event(entry: entry, outcome: .waiting))
+                    break replaying
+                }
+                switch state.withLock({ $0.machine.claimFinished(entry, claim, configuration: configuration) }) {
+                case .send: break
+                case .skip(let actions):
+                    perform(actions, in: session)
+                    continue replaying
+                case .wait(let delay):
+                    do { try await configuration.sleep(delay) } catch { break replaying }
+                    continue replaying
+                }
+            }
             let attempt: StateMachine.Attempt
             do {
                 let (_, response) = try await session.deliver(entry, layer: layer)
@@ -393,6 +423,9 @@ public final class WriteQueue: Sendable {
             case .reject(let entry, let layer, var error):
                 if let layer, let undone = session?.store?.dropPending(layer) { error.rolledBack = undone }
                 emit(Event(entry: entry, outcome: .rejected(error)))
+            case .discard(let entry, let layer):
+                if let layer { session?.store?.dropPending(layer) }
+                emit(Event(entry: entry, outcome: .discarded))
             }
         }
     }

@@ -1,33 +1,191 @@
 import Dispatch
 import Foundation
 
-/// Where a ``WriteQueue``'s entries are kept between launches: the queue's file today (``WriteQueueFile``), a test's
-/// memory in tests.
+/// Where a ``WriteQueue``'s entries are kept between launches: the partition's database
+/// (``WriteQueueDatabase``), a test's memory in tests.
+///
+/// It is told what changed, never the whole queue: an append writes one row, however long the queue.
 protocol WriteQueueStorage: Sendable {
-    /// The entries kept; `nil` when none are, or when what was kept could not be read (logged, and set aside).
+    /// The entries kept, oldest first; `nil` when none are, or when what was kept could not be read (logged, and
+    /// set aside).
     func load() -> [WriteQueue.Entry]?
-    /// Replaces what is kept with `entries`. Called on ``WriteQueuePersister``'s queue only, never under a lock.
+    /// Writes `changes` — entries added, changed, removed — all or none. Called on ``WriteQueuePersister``'s queue
+    /// only, never under a lock. An update or removal of an entry the storage no longer holds (another process sent
+    /// it) changes nothing; an update never adds it back.
     ///
-    /// - Throws: The system's error when they could not be kept; what was kept before is intact.
-    func save(_ entries: [WriteQueue.Entry]) throws
+    /// - Throws: The storage's error when they could not be written; what was kept before is intact.
+    func save(_ changes: [WriteQueue.Change]) throws
+    /// Claims `entry` for this process before it is sent, writing it as given (marked sent): so that of several
+    /// processes replaying one queue, exactly one sends it. Called on ``WriteQueuePersister``'s queue only.
+    ///
+    /// - Returns: Whether it was claimed, is held by another live process, or is gone (another process sent or
+    ///   discarded it).
+    /// - Throws: The storage's error when the claim could not be made.
+    func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim
 }
 
-/// Makes a ``WriteQueue``'s snapshots durable on a serial queue of its own, as ``StoreWriter`` does the store's: the
-/// encoding, the writes and the `fsync`s never run under the queue's lock, nor on the cooperative pool's threads.
+extension WriteQueueStorage {
+    /// A storage no other process shares claims every entry.
+    func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim { .claimed }
+}
+
+extension WriteQueue {
+    /// One change of the queue, for its storage to write.
+    enum Change: Sendable, Equatable {
+        /// An entry joined the queue (at its end).
+        case insert(Entry)
+        /// An entry changed (attempts, sent, failing); never adds one that is gone.
+        case update(Entry)
+        /// An entry left the queue.
+        case delete(id: String)
+
+        /// The id of the entry changed.
+        var id: String {
+            switch self {
+            case .insert(let entry), .update(let entry): entry.id
+            case .delete(let id): id
+            }
+        }
+    }
+
+    /// What a claim before sending found (``WriteQueueStorage/claim(_:)``).
+    enum Claim: Sendable, Equatable {
+        /// This process may send it.
+        case claimed
+        /// Another process that is alive sends it now (its claim has not expired): wait, then ask again.
+        case held
+        /// It is no longer kept: another process sent or discarded it.
+        case gone
+    }
+}
+
+/// The changes handed to a ``WriteQueuePersister`` and not yet written, merged by entry: the newest change of each
+/// entry wins, an insert followed by an update is an insert of the newer entry, and an insert followed by its delete
+/// is nothing at all. A value, tested alone.
 ///
-/// Snapshots are numbered (``WriteQueue/StateMachine/version``): one handed over while another waits replaces it,
-/// so a burst of changes costs one write, and a waiter is resumed by the first write that includes its version. A
-/// write that fails fails the waiters it would have made durable, unless a later snapshot waits to be written (then
-/// they wait for it).
+/// Changes may arrive out of order (each snapshot is made under the queue's lock but handed over after it), so each
+/// is numbered with its snapshot's version, and one older than what was already taken for its entry is dropped — a
+/// late update would write stale counts, a late insert would bring back an entry already discarded. For that, the
+/// newest version taken is remembered per entry while the entry lives, and after its delete when no insert of it was
+/// seen (an entry read at launch, or an insert still to come): a tombstone that the late insert, if it comes, clears.
+struct WriteQueueOutbox {
+    /// A change waiting, with its snapshot's version and where an insert goes (the insert's version: entries are
+    /// appended in the order of their inserts).
+    struct Item: Equatable {
+        var change: WriteQueue.Change
+        var version: UInt64
+        var order: UInt64
+    }
+
+    /// What is known of an entry's changes.
+    private struct Seen {
+        var version: UInt64
+        /// Whether its insert was taken here.
+        var inserted: Bool
+        /// Whether it was deleted (a tombstone).
+        var deleted = false
+    }
+
+    /// The changes waiting, by entry id.
+    private(set) var pending: [String: Item] = [:]
+    private var seen: [String: Seen] = [:]
+
+    var isEmpty: Bool { pending.isEmpty }
+
+    /// How many entries are remembered (live ones and tombstones): bounded by the entries the queue holds and those
+    /// read at launch.
+    var remembered: Int { seen.count }
+
+    /// Takes `snapshot`'s changes.
+    mutating func take(_ snapshot: WriteQueue.StateMachine.Snapshot) {
+        for change in snapshot.changes { take(change, version: snapshot.version) }
+    }
+
+    /// Takes `change`, made at `version`.
+    mutating func take(_ change: WriteQueue.Change, version: UInt64) {
+        let id = change.id
+        if let known = seen[id] {
+            if known.deleted {
+                // After its delete: dropped. Its late insert clears the tombstone (no other change can come).
+                if case .insert = change { seen[id] = nil }
+                return
+            }
+            guard version > known.version else { return }  // late, or the same snapshot handed over twice
+        }
+        switch change {
+        case .insert:
+            seen[id] = Seen(version: version, inserted: true)
+            pending[id] = Item(change: change, version: version, order: version)
+        case .update(let entry):
+            seen[id] = Seen(version: version, inserted: seen[id]?.inserted ?? false)
+            if var item = pending[id], case .insert = item.change {
+                item.change = .insert(entry)
+                item.version = version
+                pending[id] = item
+            } else {
+                pending[id] = Item(change: change, version: version, order: version)
+            }
+        case .delete:
+            // Once its insert was taken, nothing older can still come: it is forgotten. Otherwise a tombstone.
+            seen[id] = seen[id]?.inserted == true ? nil : Seen(version: version, inserted: false, deleted: true)
+            if let item = pending[id], case .insert = item.change {
+                pending[id] = nil  // never written: nothing to delete
+            } else {
+                pending[id] = Item(change: change, version: version, order: version)
+            }
+        }
+    }
+
+    /// Takes every change waiting, to write: deletes and updates first, then inserts in the queue's order.
+    mutating func takeAll() -> [Item] {
+        let items = pending.values.sorted { ($0.isInsert ? 1 : 0, $0.order) < ($1.isInsert ? 1 : 0, $1.order) }
+        pending = [:]
+        return items
+    }
+
+    /// Puts back `items`, whose write failed, under any newer change of the same entries taken meanwhile.
+    mutating func restore(_ items: [Item]) {
+        for item in items {
+            let id = item.change.id
+            guard let newer = pending[id] else {
+                pending[id] = item
+                continue
+            }
+            switch (item.change, newer.change) {
+            case (.insert, .update(let entry)):
+                pending[id] = Item(change: .insert(entry), version: newer.version, order: item.order)
+            case (.insert, .delete):
+                pending[id] = nil  // never written, and deleted since
+            default:
+                break  // the newer change stands
+            }
+        }
+    }
+}
+
+extension WriteQueueOutbox.Item {
+    var isInsert: Bool { if case .insert = change { true } else { false } }
+}
+
+/// Makes a ``WriteQueue``'s changes durable on a serial queue of its own, as ``StoreWriter`` does the store's: the
+/// encoding and the database's transactions never run under the queue's lock, nor on the cooperative pool's threads.
+///
+/// Snapshots are numbered (``WriteQueue/StateMachine/version``) and carry the changes made since the one before;
+/// those handed over while a write runs are merged (``WriteQueueOutbox``), so a burst of changes costs one
+/// transaction, and a waiter is resumed by the first write that includes its version. A write that fails fails the
+/// waiters it would have made durable, unless a later snapshot waits to be written (then they wait for it); its
+/// changes are kept, to go with the next write.
 final class WriteQueuePersister: Sendable {
     private let storage: any WriteQueueStorage
     private let queue = DispatchQueue(label: "JSONAPIClient.WriteQueue.persister", qos: .utility)
     private let log: @Sendable (String) -> Void
 
     private struct State {
-        /// The newest snapshot handed over.
-        var newest: WriteQueue.StateMachine.Snapshot?
-        /// Whether `newest` is still to be written.
+        /// The changes not yet written.
+        var outbox = WriteQueueOutbox()
+        /// The newest version handed over.
+        var newest: UInt64 = 0
+        /// Whether a write is due (changes waiting, or a waiter whose write failed asks again).
         var dirty = false
         /// The version being written, while one is.
         var writing: UInt64?
@@ -37,10 +195,10 @@ final class WriteQueuePersister: Sendable {
         var draining = false
         var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
 
-        /// Takes `snapshot` as the newest, when it is newer.
+        /// Takes `snapshot`'s changes.
         mutating func take(_ snapshot: WriteQueue.StateMachine.Snapshot) {
-            guard snapshot.version > newest?.version ?? 0 else { return }
-            newest = snapshot
+            outbox.take(snapshot)
+            newest = max(newest, snapshot.version)
             dirty = true
         }
 
@@ -59,7 +217,7 @@ final class WriteQueuePersister: Sendable {
         self.log = log
     }
 
-    /// Reads the entries kept (on the caller's thread: a session reads its queue once, when it is made).
+    /// Reads the entries kept (a session reads its queue once, when it is made).
     func load() -> [WriteQueue.Entry]? { storage.load() }
 
     /// Hands `snapshot` over to be written in the background; a failure is logged.
@@ -80,9 +238,9 @@ final class WriteQueuePersister: Sendable {
                 guard snapshot.version > state.written else { return nil }
                 state.waiters.append((snapshot.version, continuation))
                 state.take(snapshot)
-                // A write in progress that includes it settles it; otherwise the newest (which includes it) is
-                // written again, even when its last write failed.
-                if state.writing ?? 0 < snapshot.version { state.dirty = true }
+                // A write in progress that includes it settles it; otherwise the changes waiting (its own, or
+                // those of a write that failed, kept) are written, even when nothing newer was handed over.
+                if state.writing ?? 0 >= snapshot.version { state.dirty = !state.outbox.isEmpty }
                 return state.startsDraining()
             }
             switch start {
@@ -93,29 +251,44 @@ final class WriteQueuePersister: Sendable {
         }
     }
 
-    /// Writes the newest snapshot until none is left to write; runs on `queue` only, never under a lock.
+    /// Claims `entry` for this process before it is sent (``WriteQueueStorage/claim(_:)``), on the queue, after
+    /// the writes handed over before.
+    ///
+    /// - Throws: The storage's error when the claim could not be made (logged).
+    func claim(_ entry: WriteQueue.Entry) async throws -> WriteQueue.Claim {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WriteQueue.Claim, any Error>) in
+            queue.async { [self] in
+                let result = Result { try storage.claim(entry) }
+                if case .failure(let error) = result { log("JSONAPIClient write queue: not claimed: \(error)") }
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// Writes the changes waiting until none is left to write; runs on `queue` only, never under a lock.
     private func drain() {
         dispatchPrecondition(condition: .onQueue(queue))
-        while let snapshot = state.withLock({ state -> WriteQueue.StateMachine.Snapshot? in
-            guard state.dirty, let newest = state.newest else {
+        while let (items, version) = state.withLock({ state -> ([WriteQueueOutbox.Item], UInt64)? in
+            guard state.dirty else {
                 state.draining = false
                 return nil
             }
             state.dirty = false
-            state.writing = newest.version
-            return newest
+            state.writing = state.newest
+            return (state.outbox.takeAll(), state.newest)
         }) {
-            let result = Result { try storage.save(snapshot.entries) }
+            let result = Result { try items.isEmpty ? () : storage.save(items.map(\.change)) }
             let settled = state.withLock { state -> [(CheckedContinuation<Void, any Error>, Result<Void, any Error>)] in
                 state.writing = nil
                 let settles: UInt64
                 switch result {
                 case .success:
-                    state.written = max(state.written, snapshot.version)
+                    state.written = max(state.written, version)
                     settles = state.written
                 case .failure:
+                    state.outbox.restore(items)
                     guard !state.dirty else { return [] }  // a newer snapshot may still make them durable
-                    settles = snapshot.version
+                    settles = version
                 }
                 let done = state.waiters.filter { $0.version <= settles }
                 state.waiters.removeAll { $0.version <= settles }

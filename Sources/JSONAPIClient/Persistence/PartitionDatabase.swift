@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the library keeps its database in the directory the app gives (``ResourceStore/Persistence/directory``),
+/// and how it opens one: `<directory>/JSONAPIClient/<partition>.sqlite` (with SQLite's `-wal` and `-shm` beside it).
+///
+/// **A folder of its own.** The library works in `JSONAPIClient/` inside the app's directory and changes nothing of
+/// the directory itself (its backup exclusion, its protection class): the directory is the app's, and may be
+/// Application Support or an app group's shared container.
+///
+/// **One database per account partition.** Everything kept for one partition — the write queue's entries now, the
+/// store's rows later — lives in one file, `default.sqlite` for now (the accounts issue adds one per account). A
+/// partition is found, hidden or removed as a unit by its files: removing an account removes its file, which leaves
+/// no free pages with its data inside a database still in use, and no query can ever read across two accounts,
+/// since no connection holds both. The alternative, an account key on every row of one file, would leave both
+/// open to a mistake of a single `WHERE`.
+///
+/// **Its own file, or set aside.** The file carries an application id (`JAPI`) and a schema version
+/// (`user_version`). A file that is not a database, is damaged, belongs to another program or was written by a
+/// newer schema is renamed whole (`default.sqlite.set-aside-<time>`, its `-wal` with it) with the reason logged,
+/// and a new one is made: the data starts empty, and the old file stays for a person to look at. Any other failure
+/// (no permission, a full disk, a file the device cannot read yet) leaves the file alone and is reported to the
+/// caller.
+enum PartitionDatabase {
+    /// The library's folder inside the app's directory.
+    static let folderName = "JSONAPIClient"
+    /// The partition used until accounts have their own.
+    static let defaultPartition = "default"
+    /// `JAPI`: marks a file as this library's (`PRAGMA application_id`).
+    static let applicationID: Int32 = 0x4A41_5049
+    /// The schema this library writes: 1, the write queue.
+    static let schemaVersion: Int32 = 1
+
+    /// The tables of schema 1.
+    ///
+    /// `write_queue`: one row per queued write, in the order written (`seq`, the rowid); `entry` is the entry as
+    /// JSON. `claim_token`, `claim_pid` and `claim_until` (milliseconds since 1970) say which process is sending it
+    /// and until when its claim holds (``WriteQueueDatabase``). No index: rows are found by `seq`, which each
+    /// process keeps for the rows it knows, so an append writes one table page. `meta`: facts about the file (the
+    /// import of an earlier version's queue file).
+    static let schema = """
+        CREATE TABLE write_queue (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,
+            entry BLOB NOT NULL,
+            claim_token TEXT,
+            claim_pid INTEGER,
+            claim_until INTEGER
+        );
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value);
+        """
+
+    /// The library's folder in `directory`.
+    static func folder(in directory: URL) -> URL {
+        directory.appendingPathComponent(folderName, isDirectory: true)
+    }
+
+    /// The database file of `partition` in `directory`.
+    static func file(in directory: URL, partition: String = defaultPartition) -> URL {
+        folder(in: directory).appendingPathComponent(partition + ".sqlite")
+    }
+
+    /// Opens the database of `partition` in `directory`: makes the folder (owner-only) and the schema when
+    /// missing; sets a damaged or foreign file aside (logged) and opens a new one.
+    ///
+    /// - Parameters:
+    ///   - directory: The app's directory.
+    ///   - partition: The partition's name.
+    ///   - log: Told when a file is set aside, and why.
+    /// - Returns: The open database, with the current schema.
+    /// - Throws: ``SQLiteError`` when the folder or database cannot be opened for a reason other than damage.
+    static func open(
+        in directory: URL, partition: String = defaultPartition, log: @Sendable (String) -> Void
+    ) throws(SQLiteError) -> SQLiteDatabase {
+        let folder = folder(in: directory)
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw SQLiteError(code: 14, message: "\(error)", operation: "making the folder \(folder.path)")  // CANTOPEN
+        }
+        Platform.protectDirectory(folder)
+        let path = file(in: directory, partition: partition).path
+        var setAside = false
+        while true {
+            do throws(SQLiteError) {
+                let database = try SQLiteDatabase(path: path)
+                if let foreign = try prepare(database) {
+                    guard !setAside else {
+                        throw SQLiteError(code: SQLiteError.notADatabase, message: foreign, operation: "opening \(path)")
+                    }
+                    database.close()
+                    Self.setAside(path, reason: foreign, log: log)
+                    setAside = true
+                    continue
+                }
+                return database
+            } catch {
+                guard error.isDamage && !setAside else { throw error }
+                Self.setAside(path, reason: error.description, log: log)
+                setAside = true
+            }
+        }
+    }
+
+    /// Makes the schema of a new file, or checks that the file is this library's.
+    ///
+    /// - Returns: Why the file is not this library's (to set it aside); `nil` when it is, with the current schema.
+    private static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
+        if let foreign = try check(database) { return foreign }
+        guard try database.userVersion() == 0 else { return nil }
+        // New: made in a write transaction, checked again inside it, since another process may be making it too.
+        return try database.immediateTransaction { () throws(SQLiteError) -> String? in
+            if let foreign = try check(database) { return foreign }
+            guard try database.userVersion() == 0 else { return nil }
+            try database.executeScript(schema)
+            try database.setApplicationID(applicationID)
+            try database.setUserVersion(schemaVersion)
+            return nil
+        }
+    }
+
+    /// Why the file is not this library's at the current schema, or `nil` (its schema, or a new empty file).
+    private static func check(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
+        let id = try database.applicationID()
+        let version = try database.userVersion()
+        if id == 0 && version == 0 {
+            let tables = try database.rows("SELECT count(*) FROM sqlite_master").first?.first?.integer ?? 0
+            return tables == 0 ? nil : "the file is another program's database (\(tables) objects, no application id)"
+        }
+        guard id == Int64(applicationID) else { return "the file is another program's database (application id \(id))" }
+        guard version <= Int64(schemaVersion) else {
+            return "the file was written by a newer version of the library (schema \(version), this one reads \(schemaVersion))"
+        }
+        guard version >= 1 else { return "the file has no schema version" }
+        return nil
+    }
+
+    /// Renames the file at `path` (and its `-wal`) aside, removes its `-shm`, and logs why. Paths and reasons only:
+    /// no row of the file is read into the message.
+    private static func setAside(_ path: String, reason: String, log: @Sendable (String) -> Void) {
+        let aside = path + ".set-aside-" + String(Int64(Date().timeIntervalSince1970)) + "-"
+            + String(UInt32.random(in: 0 ... .max), radix: 16)
+        let moved = rename(path, aside) == 0
+        let failure = errno
+        _ = rename(path + "-wal", aside + "-wal")
+        unlink(path + "-shm")
+        let result = moved ? "set aside as \(aside)" : "could not be set aside (\(String(cString: strerror(failure))))"
+        log("JSONAPIClient persistence: \(path) \(result): \(reason); it starts empty")
+    }
+}

@@ -1,0 +1,316 @@
+import Foundation
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite  // Linux: the system's libsqlite3 (Sources/CSQLite)
+#endif
+
+/// One connection to a SQLite database file: the only file of the package that calls SQLite's C API.
+///
+/// Nothing unsafe leaves it: statements are prepared, bound, stepped and reset inside each call, and what a query
+/// reads is copied into ``SQLiteValue``s before it returns, so no SQLite pointer outlives the call that got it.
+///
+/// **Threads.** A connection is opened with `SQLITE_OPEN_NOMUTEX` (SQLite's "multi-thread" mode: no lock of its
+/// own per call), so it must never be used by two threads at once. It is not `Sendable`; its owner keeps it on one
+/// serial queue of its own (``WriteQueueDatabase``), which is where every call — and the waits of the busy timeout —
+/// happens: never under a lock of the library, never on the cooperative pool.
+///
+/// **Opening.** WAL journal (readers and one writer at once, across processes; a commit appends to the `-wal`
+/// file), `synchronous=NORMAL` (a commit is not `fsync`ed: it survives the process being killed at any instant, and
+/// a power cut leaves the database whole but may lose the last commits before it), a busy timeout (a writer waits
+/// for another process's transaction instead of failing at once), and foreign keys enforced.
+///
+/// **Writers.** ``immediateTransaction(_:)`` begins with `BEGIN IMMEDIATE`, which takes the database's write lock at
+/// once: two processes that read-then-write in a transaction (a claim) are serialised, never interleaved.
+final class SQLiteDatabase {
+    /// The database file.
+    let path: String
+    /// The connection; `nil` once closed. Invariant: only this class touches it, and only on its owner's thread.
+    private var handle: OpaquePointer?
+    /// Prepared statements by their SQL, finalized by ``close()``. Invariant: each is reset (and its bindings
+    /// cleared) before the call that used it returns, so none holds a read transaction or a bound value open.
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (or creates) the database at `path` and sets it up.
+    ///
+    /// - Parameters:
+    ///   - path: The file; created when missing, in a directory that must exist.
+    ///   - busyTimeout: How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database (SQLITE_NOTADB shows on the
+    ///   first statement, the journal mode, so it is thrown here).
+    init(path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        self.path = path
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &opened, flags, nil)
+        guard result == SQLITE_OK, let opened else {
+            // Invariant: SQLite may allocate a handle even when opening fails; it is closed here (nil is a no-op).
+            let message = opened.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot allocate"
+            sqlite3_close_v2(opened)
+            throw SQLiteError(code: result, message: message, operation: "opening \(path)")
+        }
+        handle = opened
+        sqlite3_extended_result_codes(opened, 1)
+        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(opened, Int32(clamping: max(milliseconds, 0)))
+        do {
+            _ = try rows("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+            try execute("PRAGMA foreign_keys=ON")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Finalizes the statements and closes the connection; later calls throw SQLITE_MISUSE. Idempotent.
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        // `close_v2`: should a statement still be unfinalized, the connection closes once it is, instead of failing.
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    // MARK: Statements
+
+    /// Runs `sql` with `values` bound to its parameters (`?`, in order) to completion, discarding any rows.
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be prepared, bound or run.
+    func execute(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) {
+        try run(sql, values) { _ in }
+    }
+
+    /// Runs `sql` with `values` bound, and returns its rows, each column copied out as a value.
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be prepared, bound or run.
+    func rows(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        var rows: [[SQLiteValue]] = []
+        try run(sql, values) { rows.append($0) }
+        return rows
+    }
+
+    /// Runs several statements without parameters (a schema), in one call.
+    ///
+    /// - Throws: ``SQLiteError`` when one fails; the earlier ones took effect unless a transaction wraps them.
+    func executeScript(_ sql: String) throws(SQLiteError) {
+        let handle = try open("running a script")
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        // Invariant: the message SQLite allocates is copied, then freed with sqlite3_free (nil is a no-op).
+        let text = message.map { String(cString: $0) }
+        sqlite3_free(message)
+        guard result == SQLITE_OK else {
+            throw SQLiteError(code: result, message: text ?? errorMessage(handle), operation: "running a script")
+        }
+    }
+
+    /// The rowid of the last row this connection inserted.
+    var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// How many rows the last `INSERT`, `UPDATE` or `DELETE` of this connection changed.
+    var changes: Int64 { handle.map { Int64(sqlite3_changes($0)) } ?? 0 }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction begun with `BEGIN IMMEDIATE` (the write lock taken at once, waiting up to the
+    /// busy timeout for another process's), committed when it returns and rolled back when it throws.
+    ///
+    /// - Throws: ``SQLiteError`` from the body, or when the transaction cannot begin or commit (then rolled back).
+    func immediateTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            // A failed COMMIT may leave the transaction open: rolled back, so the connection is usable again.
+            // Its own failure (no transaction left) changes nothing.
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The schema version the file records (`PRAGMA user_version`; 0 in a new file).
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be read (a damaged file).
+    func userVersion() throws(SQLiteError) -> Int64 {
+        guard case .integer(let version)? = try rows("PRAGMA user_version").first?.first else { return 0 }
+        return version
+    }
+
+    /// Records the schema version (inside the transaction that makes the schema, so both commit together).
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be written.
+    func setUserVersion(_ version: Int32) throws(SQLiteError) {
+        // A pragma takes no parameter: the number is written into the SQL, from an integer, so nothing else can be.
+        try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// The application id the file records (`PRAGMA application_id`; 0 in a new file).
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be read.
+    func applicationID() throws(SQLiteError) -> Int64 {
+        guard case .integer(let id)? = try rows("PRAGMA application_id").first?.first else { return 0 }
+        return id
+    }
+
+    /// Records the application id that marks the file as this library's.
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be written.
+    func setApplicationID(_ id: Int32) throws(SQLiteError) {
+        try execute("PRAGMA application_id = \(id)")
+    }
+
+    // MARK: The C API
+
+    /// The open connection, or SQLITE_MISUSE once closed.
+    private func open(_ operation: String) throws(SQLiteError) -> OpaquePointer {
+        guard let handle else {
+            throw SQLiteError(code: SQLiteError.misuse, message: "the database is closed", operation: operation)
+        }
+        return handle
+    }
+
+    private func errorMessage(_ handle: OpaquePointer) -> String {
+        // Invariant: sqlite3_errmsg's text belongs to SQLite and changes with the next call: copied at once.
+        sqlite3_errmsg(handle).map { String(cString: $0) } ?? "unknown error"
+    }
+
+    /// Prepares (once, then from the cache) `sql`, binds `values`, steps it to the end handing each row to `row`,
+    /// and resets it, whatever happens.
+    private func run(
+        _ sql: String, _ values: [SQLiteValue], _ row: ([SQLiteValue]) -> Void
+    ) throws(SQLiteError) {
+        let handle = try open("preparing \(sql)")
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            let result = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
+            guard result == SQLITE_OK, let prepared else {
+                // Invariant: on failure SQLite leaves `prepared` nil; an empty SQL text is OK with nil too.
+                sqlite3_finalize(prepared)
+                throw SQLiteError(
+                    code: result == SQLITE_OK ? SQLiteError.misuse : result,
+                    message: result == SQLITE_OK ? "no statement in the SQL" : errorMessage(handle),
+                    operation: "preparing \(sql)")
+            }
+            statements[sql] = prepared
+            statement = prepared
+        }
+        // Invariant: a statement leaves this function reset, with no value bound, even when a step fails.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        let parameters = sqlite3_bind_parameter_count(statement)
+        guard Int(parameters) == values.count else {
+            throw SQLiteError(
+                code: SQLiteError.range, message: "\(values.count) values for \(parameters) parameters",
+                operation: "binding \(sql)")
+        }
+        for (offset, value) in values.enumerated() {
+            // `offset` < `parameters`, an Int32: the conversion cannot fail.
+            let index = Int32(truncatingIfNeeded: offset + 1)
+            let result = bind(value, to: statement, at: index)
+            guard result == SQLITE_OK else {
+                throw SQLiteError(code: result, message: errorMessage(handle), operation: "binding \(sql)")
+            }
+        }
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return }
+            guard result == SQLITE_ROW else {
+                throw SQLiteError(code: sqlite3_extended_errcode(handle), message: errorMessage(handle), operation: sql)
+            }
+            row(read(statement))
+        }
+    }
+
+    /// `SQLITE_TRANSIENT`, a C macro Swift does not import: the destructor value `-1`, which tells SQLite to copy a
+    /// bound text or blob before the bind call returns. Invariant: SQLite compares the pointer with -1 and never
+    /// calls it; `Int` and a C function pointer have the same size on every platform Swift runs on (32-bit watches
+    /// included), which `unsafeBitCast` requires.
+    private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+    private func bind(_ value: SQLiteValue, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch value {
+        case .null:
+            return sqlite3_bind_null(statement, index)
+        case .integer(let integer):
+            return sqlite3_bind_int64(statement, index, integer)
+        case .real(let real):
+            return sqlite3_bind_double(statement, index, real)
+        case .text(let text):
+            var text = text
+            return text.withUTF8 { bytes in
+                // Invariant: a nil base address (an empty string) would bind NULL, so "" is bound from a literal;
+                // otherwise the pointer is valid for the call, and SQLite copies the bytes (transient). The length
+                // is given, so a NUL inside the text is kept; `_64` takes it as UInt64: no 32-bit conversion.
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text64(statement, index, $0, UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            return data.withUnsafeBytes { bytes in
+                // Invariant: as for text; an empty blob is bound as a zero-length blob, not NULL.
+                guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(statement, index, 0) }
+                return sqlite3_bind_blob64(statement, index, base, UInt64(bytes.count), Self.transient)
+            }
+        }
+    }
+
+    /// The current row's columns, copied.
+    private func read(_ statement: OpaquePointer) -> [SQLiteValue] {
+        // Invariant: called only after SQLITE_ROW, with 0 ≤ column < sqlite3_column_count, as SQLite requires.
+        (0..<sqlite3_column_count(statement)).map { column in
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER:
+                return .integer(sqlite3_column_int64(statement, column))
+            case SQLITE_FLOAT:
+                return .real(sqlite3_column_double(statement, column))
+            case SQLITE_TEXT:
+                // Invariant: the text pointer first, then its length (SQLite's order), both valid until the next
+                // step or reset of this statement: copied into a String here. Not NUL-terminated-read: the length
+                // is used, so a NUL inside is kept. Count is ≥ 0; nil only when empty or out of memory.
+                let text = sqlite3_column_text(statement, column)
+                let count = Int(sqlite3_column_bytes(statement, column))
+                guard let text, count > 0 else { return .text("") }
+                return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            case SQLITE_BLOB:
+                // Invariant: as for text; a zero-length blob has a nil pointer.
+                let bytes = sqlite3_column_blob(statement, column)
+                let count = Int(sqlite3_column_bytes(statement, column))
+                guard let bytes, count > 0 else { return .blob(Data()) }
+                return .blob(Data(bytes: bytes, count: count))
+            default:
+                return .null
+            }
+        }
+    }
+}
+
+/// A value bound to a statement or read from a row. Integers are `Int64`, SQLite's own width, so nothing read
+/// from a file is narrowed where it could trap.
+enum SQLiteValue: Equatable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    /// The integer, or `nil` for any other kind of value.
+    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+    /// The text, or `nil` for any other kind of value.
+    var text: String? { if case .text(let value) = self { value } else { nil } }
+    /// The blob, or `nil` for any other kind of value.
+    var blob: Data? { if case .blob(let value) = self { value } else { nil } }
+}

@@ -1,0 +1,312 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A persisted session's ``WriteQueue`` in the partition's database (``PartitionDatabase``): one row per entry in
+/// `write_queue`, in the order queued.
+///
+/// **What changed, only.** ``save(_:)`` writes the changes it is given — a row inserted per new entry, updated per
+/// changed one, deleted per removed one — in one `BEGIN IMMEDIATE` transaction. An append is one row, whatever the
+/// length of the queue. Rows are addressed by their `seq` (the rowid), which this object keeps for every entry it
+/// read or inserted, together with the entry's id: a row another process deleted (and whose `seq` SQLite may give to
+/// a new row) is never mistaken for it.
+///
+/// **Several processes.** An app and its extensions may open the same directory. Each reads the queue when its
+/// session is made, and queues its own writes at the end. Before an entry is sent it is claimed (``claim(_:)``): in
+/// one transaction, the row is found (gone: another process sent or discarded it), its claim read (held by another
+/// process that is alive and whose claim has not expired: wait), and it is marked with this process's claim —
+/// a random token of this object, its pid, and a time until which the claim holds (``lease``). So exactly one
+/// process sends an entry. The claim ends when the entry is deleted (delivered, rejected) or updated by its holder
+/// (an attempt failed); a claim whose process is gone (`kill(pid, 0)` says so) or whose lease ran out is taken over.
+/// An update or delete by a process that does not hold a live claim of the row changes nothing.
+///
+/// **The file of earlier versions.** When it opens, an existing `writes.jsonapiqueue` (``WriteQueueFile``) is
+/// imported into the database once — in the transaction that notes the import, so a process killed in between
+/// imports it again or not at all — and removed; one that cannot be read is discarded with the reason logged.
+///
+/// Every SQLite call runs on a serial queue of its own: the caller's thread waits for it (``load()`` when a session
+/// is made; ``save(_:)`` and ``claim(_:)`` from ``WriteQueuePersister``'s queue), never under a lock.
+///
+/// **Checkpoints in the background.** A commit appends pages to the WAL; a checkpoint copies them into the database
+/// file (and `fsync`s both) so that the WAL can start over. SQLite would run one inside the commit that crosses 1,000
+/// WAL pages, making that write wait for it; instead, every ``checkpointInterval`` commits a second connection, on a
+/// queue of its own, runs a passive checkpoint (it never blocks the writer), so writes keep one cost and the copying
+/// comes in small steps. SQLite's own stays as the fallback should the background one fall behind.
+final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
+    // @unchecked Sendable: every stored `var` below is read and changed only inside `queue.sync`, on `queue` —
+    // but `checkpointer`, only on `checkpointQueue`.
+    private let queue = DispatchQueue(label: "JSONAPIClient.WriteQueue.database", qos: .utility)
+    private let directory: URL
+    private let log: @Sendable (String) -> Void
+    private let now: @Sendable () -> Date
+    /// The connection, once opened (opening is tried again on each use until it succeeds).
+    private var database: SQLiteDatabase?
+    /// The `seq` of each entry this object read or inserted, by entry id.
+    private var rows: [String: Int64] = [:]
+    /// Commits since the last background checkpoint was started.
+    private var commitsSinceCheckpoint = 0
+    /// Runs the background checkpoints; `checkpointer` is touched on this queue only.
+    private let checkpointQueue = DispatchQueue(label: "JSONAPIClient.WriteQueue.checkpoint", qos: .utility)
+    private var checkpointer: SQLiteDatabase?
+    /// This object's claims: a random token, and the process's id.
+    private let token = UUID().uuidString
+    private let pid = Int64(getpid())
+
+    /// How long a claim holds without its process: two minutes, beyond any request's timeout. A process that is
+    /// gone is noticed sooner, by its pid.
+    static let lease: Duration = .seconds(120)
+    /// How many commits go between background checkpoints: about 30 database pages copied each time.
+    static let checkpointInterval = 100
+    /// The meta key that notes the import of an earlier version's file.
+    static let importedKey = "imported writes.jsonapiqueue"
+
+    /// A queue in `persistence`'s directory.
+    convenience init(_ persistence: ResourceStore.Persistence) {
+        self.init(directory: persistence.directory, log: persistence.log)
+    }
+
+    /// A queue in `directory`.
+    ///
+    /// - Parameters:
+    ///   - directory: The app's directory (the database is in its `JSONAPIClient` folder).
+    ///   - log: Told of files set aside or discarded and of failures.
+    ///   - now: The time claims are made and read at.
+    init(directory: URL, log: @escaping @Sendable (String) -> Void, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.directory = directory
+        self.log = log
+        self.now = now
+    }
+
+    /// The open database, opened (and the earlier file imported) on first use. On `queue` only.
+    private func open() throws(SQLiteError) -> SQLiteDatabase {
+        if let database { return database }
+        let opened: SQLiteDatabase
+        do {
+            opened = try PartitionDatabase.open(in: directory, log: log)
+        } catch {
+            log("JSONAPIClient write queue: cannot open its database (\(error)); queued writes cannot be saved")
+            throw error
+        }
+        database = opened
+        importEarlierFile(into: opened)
+        return opened
+    }
+
+    // MARK: WriteQueueStorage
+
+    /// The entries, oldest first; `nil` when there are none or the database cannot be opened (logged). A row that
+    /// does not read as an entry makes the file foreign: it is set aside whole (logged) and the queue starts empty.
+    func load() -> [WriteQueue.Entry]? {
+        queue.sync { () -> [WriteQueue.Entry]? in
+            guard let database = try? open() else { return nil }
+            do throws(SQLiteError) {
+                let read = try database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq")
+                let decoder = JSONDecoder()
+                var entries: [WriteQueue.Entry] = []
+                entries.reserveCapacity(read.count)
+                for row in read {
+                    guard row.count == 3, let seq = row[0].integer, let id = row[1].text, let json = row[2].blob,
+                        let stored = try? decoder.decode(WriteQueue.StoredEntry.self, from: json),
+                        stored.id == id, let entry = try? stored.entry()
+                    else {
+                        throw SQLiteError(
+                            code: SQLiteError.notADatabase, message: "a row of write_queue is not an entry",
+                            operation: "reading the write queue")
+                    }
+                    rows[id] = seq
+                    entries.append(entry)
+                }
+                return entries.isEmpty ? nil : entries
+            } catch {
+                guard error.isDamage else {
+                    log("JSONAPIClient write queue: cannot read its database (\(error)); the queue starts empty")
+                    return nil
+                }
+                // Set aside whole, as PartitionDatabase does a file it cannot open, and started again.
+                database.close()
+                self.database = nil
+                rows = [:]
+                setAside(reason: error.description)
+                return nil
+            }
+        }
+    }
+
+    /// Writes `changes` in one transaction (see the type's documentation).
+    ///
+    /// - Throws: The encoding's or SQLite's error; nothing was written then.
+    func save(_ changes: [WriteQueue.Change]) throws {
+        guard !changes.isEmpty else { return }
+        let encoder = JSONEncoder()
+        // Encoded before the transaction: the write lock is held for SQLite's work only.
+        var encoded: [(change: WriteQueue.Change, json: Data?)] = []
+        encoded.reserveCapacity(changes.count)
+        for change in changes {
+            switch change {
+            case .insert(let entry), .update(let entry):
+                encoded.append((change, try encoder.encode(WriteQueue.StoredEntry(entry))))
+            case .delete:
+                encoded.append((change, nil))
+            }
+        }
+        try queue.sync { () throws in
+            let database = try open()
+            let time = Self.milliseconds(now())
+            let inserted = try database.immediateTransaction { () throws(SQLiteError) -> [String: Int64] in
+                var inserted: [String: Int64] = [:]
+                for (change, json) in encoded {
+                    switch change {
+                    case .insert(let entry):
+                        try database.execute(
+                            "INSERT INTO write_queue (id, entry) VALUES (?, ?)", [.text(entry.id), .blob(json ?? Data())])
+                        inserted[entry.id] = database.lastInsertRowID
+                    case .update(let entry):
+                        guard let seq = rows[entry.id] ?? inserted[entry.id] else { continue }
+                        try database.execute(
+                            """
+                            UPDATE write_queue SET entry = ?, claim_token = NULL, claim_pid = NULL, claim_until = NULL
+                            WHERE seq = ? AND id = ? AND (claim_token IS NULL OR claim_token = ? OR claim_until < ?)
+                            """,
+                            [.blob(json ?? Data()), .integer(seq), .text(entry.id), .text(token), .integer(time)])
+                    case .delete(let id):
+                        guard let seq = rows[id] ?? inserted[id] else { continue }
+                        try database.execute(
+                            """
+                            DELETE FROM write_queue
+                            WHERE seq = ? AND id = ? AND (claim_token IS NULL OR claim_token = ? OR claim_until < ?)
+                            """,
+                            [.integer(seq), .text(id), .text(token), .integer(time)])
+                    }
+                }
+                return inserted
+            }
+            // Only once committed: a rolled-back insert has no row.
+            rows.merge(inserted) { _, new in new }
+            for case .delete(let id) in changes { rows[id] = nil }
+            commitsSinceCheckpoint += 1
+            if commitsSinceCheckpoint >= Self.checkpointInterval {
+                commitsSinceCheckpoint = 0
+                let path = database.path
+                checkpointQueue.async { [self] in checkpoint(path) }
+            }
+        }
+    }
+
+    /// Claims `entry` for this process, writing it as given (see the type's documentation).
+    ///
+    /// - Throws: SQLite's error when the claim could not be made (then nothing changed).
+    func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim {
+        let json = try JSONEncoder().encode(WriteQueue.StoredEntry(entry))
+        return try queue.sync { () throws -> WriteQueue.Claim in
+            guard let seq = rows[entry.id] else { return .gone }
+            let database = try open()
+            let time = Self.milliseconds(now())
+            let claim = try database.immediateTransaction { () throws(SQLiteError) -> WriteQueue.Claim in
+                let found = try database.rows(
+                    "SELECT id, claim_token, claim_pid, claim_until FROM write_queue WHERE seq = ?", [.integer(seq)])
+                guard let row = found.first, row.count == 4, row[0].text == entry.id else { return .gone }
+                if let holder = row[1].text, holder != token, let until = row[3].integer, until >= time,
+                    Self.isAlive(row[2].integer)
+                {
+                    return .held
+                }
+                let until = time.addingReportingOverflow(Self.milliseconds(Self.lease)).partialValue
+                try database.execute(
+                    "UPDATE write_queue SET entry = ?, claim_token = ?, claim_pid = ?, claim_until = ? WHERE seq = ?",
+                    [.blob(json), .text(token), .integer(pid), .integer(until), .integer(seq)])
+                return .claimed
+            }
+            if claim == .gone { rows[entry.id] = nil }
+            return claim
+        }
+    }
+
+    // MARK: Helpers
+
+    /// A passive checkpoint of the database at `path`, on `checkpointQueue` (see the type's documentation). A
+    /// failure (busy, a file set aside meanwhile) is left to the next one, or to SQLite's own.
+    private func checkpoint(_ path: String) {
+        dispatchPrecondition(condition: .onQueue(checkpointQueue))
+        if checkpointer?.path != path {
+            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero)
+        }
+        _ = try? checkpointer?.rows("PRAGMA wal_checkpoint(PASSIVE)")
+    }
+
+    /// Whether the process `pid` (as a row keeps it) is alive: `kill(pid, 0)` succeeds, or fails only for want of
+    /// permission (another app's extension, in a sandbox). A pid out of range, or not positive, is no process.
+    private static func isAlive(_ pid: Int64?) -> Bool {
+        guard let pid, let id = pid_t(exactly: pid), id > 0 else { return false }
+        return kill(id, 0) == 0 || errno == EPERM
+    }
+
+    /// `date` in milliseconds since 1970, clamped to Int64 (no trap on a clock far off).
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        guard value < 9.2e18 else { return .max }
+        guard value > -9.2e18 else { return .min }
+        return Int64(value)
+    }
+
+    /// `duration` in milliseconds (non-negative, clamped).
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = max(seconds, 0).multipliedReportingOverflow(by: 1000)
+        return overflow ? .max : whole + attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Sets the database file aside after a row that is not an entry (it is the library's own file, so this is
+    /// damage): renamed with its `-wal`, the reason logged.
+    private func setAside(reason: String) {
+        let path = PartitionDatabase.file(in: directory).path
+        let aside = path + ".set-aside-" + String(Int64(Date().timeIntervalSince1970))
+        let moved = rename(path, aside) == 0
+        _ = rename(path + "-wal", aside + "-wal")
+        unlink(path + "-shm")
+        log("JSONAPIClient write queue: \(path) \(moved ? "set aside as \(aside)" : "could not be set aside"): \(reason); the queue starts empty")
+    }
+
+    /// Imports `writes.jsonapiqueue` of an earlier version once, then removes it; discards it (logged) when it
+    /// cannot be read. Its unfinished new files (`writes.jsonapiqueue.*.tmp`) are removed too.
+    private func importEarlierFile(into database: SQLiteDatabase) {
+        let url = directory.appendingPathComponent(WriteQueueFile.name)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasPrefix(WriteQueueFile.name + ".") && name.hasSuffix(".tmp") {
+            unlink(directory.appendingPathComponent(name).path)
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else { return }
+        let entries: [WriteQueue.Entry]
+        do {
+            entries = try WriteQueueFile.decode(data)
+        } catch {
+            log("JSONAPIClient write queue: discarded \(url.path): \(error); the queue starts empty")
+            unlink(url.path)
+            return
+        }
+        do {
+            let encoder = JSONEncoder()
+            let encoded = try entries.map { ($0.id, try encoder.encode(WriteQueue.StoredEntry($0))) }
+            try database.immediateTransaction { () throws(SQLiteError) in
+                let done = try database.rows("SELECT 1 FROM meta WHERE key = ?", [.text(Self.importedKey)])
+                guard done.isEmpty else { return }  // imported before (a process killed before removing the file)
+                for (id, json) in encoded {
+                    try database.execute("INSERT INTO write_queue (id, entry) VALUES (?, ?)", [.text(id), .blob(json)])
+                }
+                try database.execute("INSERT INTO meta (key, value) VALUES (?, 1)", [.text(Self.importedKey)])
+            }
+        } catch {
+            log("JSONAPIClient write queue: cannot import \(url.path) (\(error)); it is kept for the next launch")
+            return
+        }
+        unlink(url.path)
+        StoreWriter.synchronizeDirectory(directory)
+    }
+}

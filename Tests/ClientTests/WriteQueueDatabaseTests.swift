@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIClient
+
+/// The write queue's rows in the partition's database: where the file is, what a save writes, claims between
+/// processes (here two storages, each with a claim token of its own), the import of an earlier version's file, and
+/// files that are damaged or not the library's.
+@Suite("Write queue database")
+struct WriteQueueDatabaseTests {
+    static func directory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("queue-db-\(UUID().uuidString)")
+    }
+
+    static func entry(_ id: String, attempts: Int = 0) -> WriteQueue.Entry {
+        WriteQueue.Entry(
+            method: .post, url: URL(string: "https://api.example.com/memos")!, type: "memos", resourceID: id,
+            body: Data(#"{"data":{"type":"memos"}}"#.utf8), headerFields: ["X-Trace": "1"], kind: .create,
+            clientGeneratedID: false, id: id, attempts: attempts, created: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test("The database is JSONAPIClient/default.sqlite in the app's directory; nothing else is added there")
+    func layout() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        #expect(storage.load() == nil)
+        try storage.save([.insert(Self.entry("a"))])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["JSONAPIClient"])
+        let folder = directory.appendingPathComponent("JSONAPIClient")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains("default.sqlite"))
+        #expect(PartitionDatabase.file(in: directory).path == folder.appendingPathComponent("default.sqlite").path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+    }
+
+    @Test("Inserts, updates and deletes read back in the queue's order, with every field of an entry")
+    func changes() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        var a = Self.entry("a")
+        a.owner = CredentialDigest(high: 1, low: 2)
+        a.sent = true
+        a.serverErrors = 3
+        a.isFailing = true
+        try storage.save([.insert(a), .insert(Self.entry("b")), .insert(Self.entry("c"))])
+        let changed = Self.entry("c", attempts: 4)
+        try storage.save([.delete(id: "b"), .update(changed)])
+        try storage.save([.insert(Self.entry("d"))])
+        let reopened = WriteQueueDatabase(directory: directory, log: { _ in })
+        #expect(reopened.load() == [a, changed, Self.entry("d")])
+        // An update or delete of an entry it never knew changes nothing.
+        try reopened.save([.update(Self.entry("x")), .delete(id: "y")])
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["a", "c", "d"])
+    }
+
+    @Test("A save writes only its rows: the database grows by about a page per append, however long the queue")
+    func appendCost() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        for n in 0..<300 { try storage.save([.insert(Self.entry("e\(n)"))]) }
+        let wal = PartitionDatabase.file(in: directory).path + "-wal"
+        func walSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0 }
+        // The WAL restarts after a checkpoint; measured over appends that do not cross one (1000 pages).
+        let before = walSize()
+        for n in 300..<310 { try storage.save([.insert(Self.entry("e\(n)"))]) }
+        let grown = walSize() - before
+        #expect(grown >= 0 && grown <= 10 * 2 * (4096 + 24), "\(grown) bytes for 10 appends")
+    }
+
+    @Test("An update never brings back a row another process deleted")
+    func noResurrection() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = WriteQueueDatabase(directory: directory, log: { _ in })
+        try first.save([.insert(Self.entry("a")), .insert(Self.entry("b"))])
+        let second = WriteQueueDatabase(directory: directory, log: { _ in })
+        #expect(second.load()?.map(\.id) == ["a", "b"])
+        try second.save([.delete(id: "a")])
+        try first.save([.update(Self.entry("a", attempts: 1))])
+        try first.save([.insert(Self.entry("c"))])  // may take a's rowid: "a" is still gone
+        try first.save([.update(Self.entry("a", attempts: 2))])
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["b", "c"])
+    }
+
+    @Test("Claims: one holder at a time; released by its update or delete; taken over when its lease ran out")
+    func claims() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = TestClock()
+        let first = WriteQueueDatabase(directory: directory, log: { _ in }, now: { clock.now })
+        try first.save([.insert(Self.entry("a")), .insert(Self.entry("b"))])
+        let second = WriteQueueDatabase(directory: directory, log: { _ in }, now: { clock.now })
+        _ = second.load()
+        #expect(try first.claim(Self.entry("a")) == .claimed)
+        #expect(try first.claim(Self.entry("a")) == .claimed)  // its own claim, again
+        #expect(try second.claim(Self.entry("a")) == .held)
+        // While held, another's update and delete change nothing.
+        let third = WriteQueueDatabase(directory: directory, log: { _ in }, now: { clock.now })
+        _ = third.load()
+        try third.save([.update(Self.entry("a", attempts: 9)), .delete(id: "a")])
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.first?.attempts == 0)
+        // Released by the holder's update (an attempt that failed): the other may claim it.
+        try first.save([.update(Self.entry("a", attempts: 1))])
+        #expect(try second.claim(Self.entry("a")) == .claimed)
+        #expect(try first.claim(Self.entry("a")) == .held)
+        // The holder delivered it: gone for the other.
+        try second.save([.delete(id: "a")])
+        #expect(try first.claim(Self.entry("a")) == .gone)
+        // A lease that ran out is taken over, though its process (this one) is alive.
+        #expect(try first.claim(Self.entry("b")) == .claimed)
+        clock.advance(by: 121)
+        #expect(try second.claim(Self.entry("b")) == .claimed)
+    }
+
+    @Test("The claim of a process that is gone is taken over at once")
+    func deadProcess() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        try storage.save([.insert(Self.entry("a"))])
+        // Another process's claim, made by hand: a pid that is no process (beyond the kernel's pid_max).
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        let until = WriteQueueDatabase.milliseconds(Date()) + 60_000
+        for pid in [Int64(Int32.max), -5, Int64.max] {
+            try database.execute(
+                "UPDATE write_queue SET claim_token = 'other', claim_pid = ?, claim_until = ?", [.integer(pid), .integer(until)])
+            #expect(try storage.claim(Self.entry("a")) == .claimed, "pid \(pid)")
+        }
+        // A live one (this process's own pid, another token) holds.
+        try database.execute(
+            "UPDATE write_queue SET claim_token = 'other', claim_pid = ?, claim_until = ?",
+            [.integer(Int64(ProcessInfo.processInfo.processIdentifier)), .integer(until)])
+        #expect(try storage.claim(Self.entry("a")) == .held)
+    }
+
+    @Test("An earlier version's file is imported once, in order, and removed")
+    func importsEarlierFile() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent(WriteQueueFile.name)
+        let entries = [Self.entry("a"), Self.entry("b", attempts: 2)]
+        try Data(try WriteQueueFile.encode(entries)).write(to: file)
+        let log = StorePersistenceTests.Log()
+        let storage = WriteQueueDatabase(directory: directory, log: { log.write($0) })
+        #expect(storage.load() == entries)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(log.messages.isEmpty, "\(log.messages)")
+        // The imported entries are rows like any other.
+        try storage.save([.delete(id: "a")])
+        // The file again (as if a process were killed before removing it): noted as imported, not imported twice.
+        try Data(try WriteQueueFile.encode(entries)).write(to: file)
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["b"])
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    /// Writes `bytes` where the database goes, then loads: the queue must start empty with one logged line.
+    static func loadsAfterSettingAside(_ make: (URL) throws -> Void, reason: String) throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = PartitionDatabase.folder(in: directory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try make(PartitionDatabase.file(in: directory))
+        let log = StorePersistenceTests.Log()
+        let storage = WriteQueueDatabase(directory: directory, log: { log.write($0) })
+        #expect(storage.load() == nil)
+        #expect(log.messages.count == 1 && log.messages.first?.contains("set aside") == true, "\(log.messages)")
+        #expect(log.messages.first?.contains(reason) == true, "\(log.messages)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names.contains { $0.hasPrefix("default.sqlite.set-aside-") }, "\(names)")
+        // A new database works.
+        try storage.save([.insert(Self.entry("a"))])
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["a"])
+    }
+
+    @Test("A file that is not a database is set aside whole, logged, and the queue starts empty")
+    func notADatabase() throws {
+        try Self.loadsAfterSettingAside({ try Data(repeating: 0x5a, count: 10_000).write(to: $0) }, reason: "not a database")
+    }
+
+    @Test("Another program's database is set aside, not changed")
+    func foreign() throws {
+        try Self.loadsAfterSettingAside(
+            { url in
+                let database = try SQLiteDatabase(path: url.path)
+                try database.execute("CREATE TABLE notes(text)")
+            }, reason: "another program's database")
+        try Self.loadsAfterSettingAside(
+            { url in try SQLiteDatabase(path: url.path).setApplicationID(7) }, reason: "application id 7")
+    }
+
+    @Test("A database of a newer schema is set aside")
+    func newer() throws {
+        try Self.loadsAfterSettingAside(
+            { url in
+                let database = try SQLiteDatabase(path: url.path)
+                try database.setApplicationID(PartitionDatabase.applicationID)
+                try database.setUserVersion(PartitionDatabase.schemaVersion + 1)
+            }, reason: "newer version")
+    }
+
+    @Test("A row that is not an entry sets the file aside")
+    func foreignRow() throws {
+        try Self.loadsAfterSettingAside(
+            { url in
+                let storage = WriteQueueDatabase(directory: url.deletingLastPathComponent().deletingLastPathComponent(), log: { _ in })
+                try storage.save([.insert(Self.entry("a"))])
+                try SQLiteDatabase(path: url.path).execute("UPDATE write_queue SET entry = x'00ff'")
+            }, reason: "not an entry")
+    }
+}
+
+/// A clock the test moves.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var time = Date(timeIntervalSince1970: 1_800_000_000)
+    var now: Date { lock.withLock { time } }
+    func advance(by seconds: TimeInterval) { lock.withLock { time += seconds } }
+}
