@@ -20,7 +20,10 @@ extension ResourceStore {
     /// (`partition.key`, readable by its owner only) under which the credentials are digested; the credentials
     /// themselves are never written, nor responses with `Cache-Control: no-store`. On Apple platforms the directory
     /// is excluded from backups and its files are protected until the device is first unlocked
-    /// (`completeUntilFirstUserAuthentication`). One store at a time per directory.
+    /// (`completeUntilFirstUserAuthentication`). The store's file is for one process at a time: two processes on
+    /// one directory (an app and its extension) each save their own store over the other's. The session's
+    /// ``WriteQueue`` keeps its entries in a SQLite database in the `JSONAPIClient` folder inside the directory,
+    /// which any number of processes may share (see ``WriteQueue``).
     public struct Persistence: Sendable, Hashable {
         /// The directory of the store's files; made (owner-only) when missing.
         public var directory: URL
@@ -28,7 +31,7 @@ extension ResourceStore {
         /// same write; one second by default, from zero to an hour.
         public var delay: Duration
         /// Told why a file was discarded (another format version, another key, damaged) or a write failed, for the
-        /// store's file and the ``WriteQueue``'s beside it: paths, reasons and byte offsets, never a credential, URL
+        /// store's file and the ``WriteQueue``'s database: paths, reasons and byte offsets, never a credential, URL
         /// or body. By default the unified log on Apple platforms (subsystem `JSONAPIClient`, category
         /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
         /// your own to send the lines to the app's logging.
