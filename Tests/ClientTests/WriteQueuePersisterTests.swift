@@ -97,6 +97,26 @@ struct WriteQueuePersisterTests {
         #expect(storage.saved.count == 2)
     }
 
+    @Test("A snapshot handed over after a newer one was taken waits for the write that carries its own changes")
+    func lateSnapshotWaitsForItsWrite() async throws {
+        // Snapshots are deltas, made under the queue's lock and handed over after it: the newer one (3) may be
+        // written first. The older one's waiter (2) must not be told its entry is durable by that write.
+        let storage = HeldStorage()
+        let persister = WriteQueuePersister(storage: storage, log: { _ in })
+        storage.hold(true)
+        persister.submit(Self.snapshot(3, inserting: ["c"]))
+        #expect(await storage.hasEntered())  // the write of 3 is under way, held
+        let waiting = Task { () throws -> [String] in
+            try await persister.save(Self.snapshot(2, inserting: ["b"]))
+            return storage.entries?.map(\.id) ?? []  // what is durable when the waiter is told
+        }
+        storage.proceed.signal()  // the write of 3 ends
+        #expect(await storage.hasEntered())  // the write of 2's changes, held in turn
+        storage.hold(false)
+        storage.proceed.signal()
+        #expect(try await waiting.value.contains("b"))
+    }
+
     @Test("A save that fails throws to its waiter; the next one writes the newest again")
     func failure() async throws {
         let storage = HeldStorage()

@@ -46,7 +46,7 @@ struct WriteQueueStateMachineTests {
         machine.saved(entry.id)
         let started = machine.startReplay()
         #expect(started)
-        guard case .send(let sent, _, _) = machine.next() else {
+        guard case .send(let sent, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else {
             Issue.record("nothing to send")
             return (machine, entry)
         }
@@ -90,13 +90,13 @@ struct WriteQueueStateMachineTests {
         _ = machine.enqueued(entry, layer: nil)
         machine.saved(entry.id)
         _ = machine.startReplay()
-        guard case .send(let sent, _, let persist?) = machine.next() else { Issue.record("no save"); return }
+        guard case .send(let sent, _, let persist?) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("no save"); return }
         guard case .update(let marked)? = persist.changes.first else { Issue.record("no update"); return }
         #expect(!sent.sent && persist.changes.count == 1 && marked.sent && machine.sending == entry.id)
         #expect(machine.entries.first?.sent == true)
         let (_, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: Self.configuration())
         #expect(then == .wait(.seconds(1)))
-        guard case .send(_, _, nil) = machine.next() else { Issue.record("saved again"); return }
+        guard case .send(_, _, nil) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("saved again"); return }
     }
 
     @Test("429 and 503 with Retry-After wait as long as it says, and are not counted as failures")
@@ -113,6 +113,46 @@ struct WriteQueueStateMachineTests {
             #expect(machine.entries.first?.attempts == 0 && machine.entries.first?.serverErrors == 0)
             #expect(machine.entries.first?.isFailing == false)
         }
+    }
+
+    @Test("A Retry-After wait is kept in the entry: a restarted queue waits what is left of it, and sends at exactly its end")
+    func retryAfterAcrossRestart() {
+        let configuration = Self.configuration()
+        var (machine, sent) = Self.sending(Self.entry(sent: true))
+        let (actions, then) = machine.attemptFinished(sent, .failed(Self.error(503, retryAfter: "3600")), configuration: configuration)
+        #expect(then == .wait(.seconds(3600)))
+        let saved = actions.compactMap { action -> Machine.Snapshot? in
+            if case .persist(let snapshot) = action { return snapshot }
+            return nil
+        }
+        #expect(saved.count == 1)  // the time is saved with the entry
+        let kept = machine.entries[0]
+        #expect(kept.notBefore == Self.now.addingTimeInterval(3600))
+
+        // A new process loads the entry: 10 s after, it waits the 3,590 s left; at exactly the end, it sends.
+        var restarted = Machine()
+        restarted.loaded([kept], layers: [:])
+        let started = restarted.startReplay()
+        #expect(started)
+        guard case .wait(let left) = restarted.next(now: Self.now.addingTimeInterval(10), configuration: configuration) else {
+            Issue.record("sent before the time the server gave")
+            return
+        }
+        #expect(left == .seconds(3590))
+        guard case .send = restarted.next(now: Self.now.addingTimeInterval(3600), configuration: configuration) else {
+            Issue.record("not sent at the time the server gave")
+            return
+        }
+        // A clock set back a year waits no more than maxRetryAfter.
+        var skewed = Machine()
+        skewed.loaded([kept], layers: [:])
+        _ = skewed.startReplay()
+        let short = Self.configuration(maxRetryAfter: .seconds(60))
+        guard case .wait(let capped) = skewed.next(now: Self.now.addingTimeInterval(-31_536_000), configuration: short) else {
+            Issue.record("no wait")
+            return
+        }
+        #expect(capped == .seconds(60))
     }
 
     @Test("A Retry-After date reads against the configured clock")
@@ -167,14 +207,14 @@ struct WriteQueueStateMachineTests {
         var (actions, then) = machine.attemptFinished(sent, .failed(Self.error(500)), configuration: configuration)
         #expect(then == .wait(.seconds(1)) && machine.entries.first?.serverErrors == 1)
         #expect(machine.entries.first?.isFailing == false)
-        guard case .send(let again, _, _) = machine.next() else { Issue.record("not sent again"); return }
+        guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("not sent again"); return }
         (actions, then) = machine.attemptFinished(again, .failed(Self.error(599)), configuration: configuration)
         #expect(then == .stop && Self.outcomes(actions).first?.hasPrefix("failing") == true)
         #expect(machine.entries.first?.isFailing == true && machine.entries.first?.attempts == 2)
         #expect(!machine.canReplay)
         machine.replayEnded()
         #expect(!machine.canReplay)
-        guard case .finished = { var copy = machine; _ = copy.startReplay(); return copy.next() }() else {
+        guard case .finished = { var copy = machine; _ = copy.startReplay(); return copy.next(now: Self.now, configuration: Self.configuration()) }() else {
             Issue.record("a failing entry was sent")
             return
         }
@@ -194,7 +234,7 @@ struct WriteQueueStateMachineTests {
         for _ in 0..<3 {
             let (_, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: configuration)
             thens.append(then)
-            if case .send(let next, _, _) = machine.next() { sent = next }
+            if case .send(let next, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) { sent = next }
         }
         #expect(thens == [.wait(.seconds(1)), .wait(.seconds(1)), .stop])
         #expect(machine.entries.first?.isFailing == true && machine.entries.first?.attempts == 3)
@@ -206,7 +246,7 @@ struct WriteQueueStateMachineTests {
         var (machine, sent) = Self.sending(Self.entry(sent: true))
         var (actions, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: configuration)
         #expect(then == .wait(.seconds(1)))
-        guard case .send(let again, _, _) = machine.next() else { Issue.record("not sent again"); return }
+        guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("not sent again"); return }
         (actions, then) = machine.attemptFinished(again, .failed(Self.unreachable), configuration: configuration)
         #expect(then == .stop && Self.outcomes(actions) == ["waiting"])
         #expect(machine.entries.first?.isFailing == false)
@@ -228,7 +268,7 @@ struct WriteQueueStateMachineTests {
             _ = machine.enqueued(entry, layer: nil)
             machine.saved(entry.id)
             _ = machine.startReplay()
-            _ = machine.next()
+            _ = machine.next(now: Self.now, configuration: Self.configuration())
             let (actions, _) = machine.attemptFinished(entry, .failed(Self.error(status)), configuration: Self.configuration())
             #expect(Self.outcomes(actions) == (made ? ["delivered(\(status))"] : ["reject"]), "\(entry.kind) \(status)")
         }
@@ -261,7 +301,7 @@ struct WriteQueueStateMachineTests {
         machine.saved(first.id)
         machine.saved(second.id)
         _ = machine.startReplay()
-        _ = machine.next()
+        _ = machine.next(now: Self.now, configuration: Self.configuration())
         let (removed, snapshot) = machine.discard { _ in true }
         #expect(removed.map(\.0.id) == [second.id])
         #expect(snapshot?.version == 4 && snapshot?.changes == [.delete(id: second.id)])
@@ -269,7 +309,7 @@ struct WriteQueueStateMachineTests {
         #expect(none.snapshot == nil && none.removed.isEmpty)
         let (_, then) = machine.attemptFinished(first, .answered(.created), configuration: Self.configuration())
         #expect(then == .next && machine.entries.isEmpty)
-        guard case .finished = machine.next() else { Issue.record("not finished"); return }
+        guard case .finished = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("not finished"); return }
         #expect(!machine.isReplaying)
     }
 
@@ -280,7 +320,7 @@ struct WriteQueueStateMachineTests {
         _ = machine.enqueued(entry, layer: nil)
         machine.saved(entry.id)
         _ = machine.startReplay()
-        guard case .send(let sent, _, nil) = machine.next() else { Issue.record("no send"); return }
+        guard case .send(let sent, _, nil) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("no send"); return }
         let (failed, _) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: Self.configuration())
         let saved = failed.compactMap { action -> [WriteQueue.Change]? in
             if case .persist(let snapshot) = action { snapshot.changes } else { nil }
@@ -288,7 +328,7 @@ struct WriteQueueStateMachineTests {
         #expect(saved.count == 1 && saved.first?.count == 1)
         guard case .update(let counted)? = saved.first?.first else { Issue.record("no update"); return }
         #expect(counted.id == entry.id && counted.attempts == 1)
-        guard case .send(let again, _, nil) = machine.next() else { Issue.record("no send"); return }
+        guard case .send(let again, _, nil) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("no send"); return }
         let (delivered, _) = machine.attemptFinished(again, .answered(.ok), configuration: Self.configuration())
         let deleted = delivered.compactMap { action -> [WriteQueue.Change]? in
             if case .persist(let snapshot) = action { snapshot.changes } else { nil }
@@ -303,7 +343,7 @@ struct WriteQueueStateMachineTests {
         other.saved(failing.id)
         other.saved(fine.id)
         _ = other.startReplay()
-        guard case .send(let first, _, _) = other.next() else { Issue.record("no send"); return }
+        guard case .send(let first, _, _) = other.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("no send"); return }
         _ = other.attemptFinished(first, .failed(Self.unreachable), configuration: Self.configuration(maxAttempts: 1))
         other.replayEnded()
         let retried = other.retryFailing()
@@ -327,7 +367,7 @@ struct WriteQueueStateMachineTests {
             return
         }
         #expect(delay == .milliseconds(20) && machine.sending == nil && machine.entries.count == 1)
-        guard case .send(let again, _, _) = machine.next() else { Issue.record("not again"); return }
+        guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("not again"); return }
         #expect(again.id == sent.id)
         // The wait is at most a second, whatever the backoff's first delay.
         guard case .wait(.seconds(1)) = machine.claimFinished(again, .held, configuration: .init(firstDelay: .seconds(30)))
@@ -344,14 +384,14 @@ struct WriteQueueStateMachineTests {
         gone.saved(first.id)
         gone.saved(second.id)
         _ = gone.startReplay()
-        guard case .send(let taken, _, _) = gone.next() else { Issue.record("no send"); return }
+        guard case .send(let taken, _, _) = gone.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("no send"); return }
         guard case .skip(let actions) = gone.claimFinished(taken, .gone, configuration: Self.configuration()) else {
             Issue.record("not skipped")
             return
         }
         #expect(Self.outcomes(actions) == ["discard"] && gone.entries.map(\.id) == [second.id] && gone.isReplaying)
         #expect(!actions.contains { if case .persist = $0 { true } else { false } })
-        guard case .send(let next, _, _) = gone.next() else { Issue.record("no next"); return }
+        guard case .send(let next, _, _) = gone.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("no next"); return }
         #expect(next.id == second.id)
     }
 }

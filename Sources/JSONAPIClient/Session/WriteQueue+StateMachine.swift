@@ -126,16 +126,30 @@ extension WriteQueue {
             /// the server), with its layer; `persist` first, when set, so that a process killed while the request is
             /// on its way knows after a restart that it may have been made.
             case send(Entry, ResourceStore.PendingWrite?, persist: Snapshot?)
+            /// Nothing yet: the server asked not to send the first entry before a time still this far off
+            /// (``Entry/notBefore``, kept across launches). Ask again after it.
+            case wait(Duration)
             /// Nothing: the queue is empty, or its first entry is failing or not durable yet. The replay is over.
             case finished
         }
 
         /// The oldest entry, marked as being sent and as sent; or the end of the replay (in the same step, so that an
         /// entry queued just after starts a new one).
-        mutating func next() -> Next {
+        ///
+        /// - Parameters:
+        ///   - now: The time by the queue's clock.
+        ///   - configuration: The queue's limits (a wait the server asked for is at most
+        ///     ``Configuration/maxRetryAfter``, whatever the clock did since).
+        mutating func next(now: Date, configuration: Configuration) -> Next {
             guard let first = entries.first, !first.isFailing, !unsaved.contains(first.id) else {
                 replayEnded()
                 return .finished
+            }
+            if let notBefore = first.notBefore, notBefore > now {
+                let seconds = notBefore.timeIntervalSince(now)
+                // Below the limit, a valid `Duration` bounds it: converting cannot overflow.
+                guard seconds < Self.seconds(configuration.maxRetryAfter) else { return .wait(configuration.maxRetryAfter) }
+                return .wait(.seconds(seconds))
             }
             sending = first.id
             guard !first.sent else { return .send(first, layers[first.id], persist: nil) }
@@ -241,8 +255,15 @@ extension WriteQueue {
                 }
                 if let wait = Self.serverWait(error, configuration: configuration) {
                     // 429 or 503 with `Retry-After`: the server says when, and that is not a failure of the write.
-                    let queued = entries.first { $0.id == entry.id } ?? entry
-                    return ([.emit(Event(entry: queued, outcome: .willRetry(after: wait)))], .wait(wait))
+                    guard let index = entries.firstIndex(where: { $0.id == entry.id }) else {
+                        return ([.emit(Event(entry: entry, outcome: .willRetry(after: wait)))], .wait(wait))
+                    }
+                    entries[index].notBefore = configuration.now().addingTimeInterval(Self.seconds(wait))
+                    let snapshot = changed([.update(entries[index])])
+                    return (
+                        [.persist(snapshot), .emit(Event(entry: entries[index], outcome: .willRetry(after: wait)))],
+                        .wait(wait)
+                    )
                 }
                 guard status.kind == .serverError || status.code == 429 else {
                     failuresInReplay = 0
@@ -273,6 +294,11 @@ extension WriteQueue {
             }
             let delay = configuration.delay(after: max(updated.attempts - 1, 1))
             return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .willRetry(after: delay)))], .wait(delay))
+        }
+
+        /// `duration` in seconds.
+        static func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         }
 
         /// How long a `429` or `503` asks to wait by its `Retry-After` (seconds or an HTTP date), at most

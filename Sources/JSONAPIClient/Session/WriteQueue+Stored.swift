@@ -26,6 +26,8 @@ extension WriteQueue {
         /// earlier versions of the library, and for other writes).
         var relationship: String?
         var shown: Data?
+        /// When the server said it may be sent again (absent in entries of earlier versions, and when it did not).
+        var notBefore: Date?
 
         init(_ entry: WriteQueue.Entry) {
             id = entry.id
@@ -46,6 +48,7 @@ extension WriteQueue {
             owner = entry.owner?.description
             relationship = entry.relationship
             shown = entry.shown
+            notBefore = entry.notBefore
         }
 
         func entry() throws(StoreFile.Unreadable) -> WriteQueue.Entry {
@@ -62,6 +65,7 @@ extension WriteQueue {
             entry.isFailing = failing ?? false
             entry.relationship = relationship
             entry.shown = shown
+            entry.notBefore = notBefore
             if let owner {
                 guard let digest = CredentialDigest(owner) else {
                     throw StoreFile.Unreadable(reason: "entry \(id) has an invalid owner", offset: 0)

@@ -161,6 +161,9 @@ public final class WriteQueue: Sendable {
         /// keeps of it, since the body (identifiers to add, remove or set) does not say it.
         var relationship: String?
         var shown: Data?
+        /// When the server said it may be sent again (a `429` or `503` with `Retry-After`): kept across launches,
+        /// so that a restarted app does not send it earlier.
+        var notBefore: Date?
 
         init(
             method: HTTPMethod, url: URL, type: String, resourceID: String, body: Data?, headerFields: HTTPFields,
@@ -359,7 +362,13 @@ public final class WriteQueue: Sendable {
     /// failing.
     private func run() async {
         replaying: while !Task.isCancelled, let session = owner.withLock({ $0.session }) {
-            guard case .send(let entry, let layer, let persist) = state.withLock({ $0.machine.next() }) else {
+            let next = state.withLock { $0.machine.next(now: configuration.now(), configuration: configuration) }
+            if case .wait(let delay) = next {
+                // The server asked for time (`Retry-After`), in this process or before a restart.
+                do { try await configuration.sleep(delay) } catch { break replaying }
+                continue replaying
+            }
+            guard case .send(let entry, let layer, let persist) = next else {
                 return  // next() ended the replay
             }
             if let persist, let persister {

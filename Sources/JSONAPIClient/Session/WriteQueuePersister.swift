@@ -172,7 +172,7 @@ extension WriteQueueOutbox.Item {
 ///
 /// Snapshots are numbered (``WriteQueue/StateMachine/version``) and carry the changes made since the one before;
 /// those handed over while a write runs are merged (``WriteQueueOutbox``), so a burst of changes costs one
-/// transaction, and a waiter is resumed by the first write that includes its version. A write that fails fails the
+/// transaction, and a waiter is resumed by the write that took its own changes (never by a newer snapshot's: they are deltas). A write that fails fails the
 /// waiters it would have made durable, unless a later snapshot waits to be written (then they wait for it); its
 /// changes are kept, to go with the next write.
 final class WriteQueuePersister: Sendable {
@@ -187,13 +187,15 @@ final class WriteQueuePersister: Sendable {
         var newest: UInt64 = 0
         /// Whether a write is due (changes waiting, or a waiter whose write failed asks again).
         var dirty = false
-        /// The version being written, while one is.
-        var writing: UInt64?
-        /// The newest version written.
-        var written: UInt64 = 0
+        /// How many writes took the outbox's changes (``WriteQueueOutbox/takeAll()``): the changes taken now go
+        /// with write number `takes + 1`.
+        var takes: UInt64 = 0
         /// Whether the queue is draining.
         var draining = false
-        var waiters: [(version: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// Each waiter with the number of the write that carries its changes. Changes are deltas: a snapshot's are
+        /// durable only once the write that took them is, whatever newer snapshot was written before (snapshots are
+        /// handed over after the queue's lock, so a newer one may be written first).
+        var waiters: [(write: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
 
         /// Takes `snapshot`'s changes.
         mutating func take(_ snapshot: WriteQueue.StateMachine.Snapshot) {
@@ -234,20 +236,14 @@ final class WriteQueuePersister: Sendable {
     /// - Throws: The storage's error when that write failed.
     func save(_ snapshot: WriteQueue.StateMachine.Snapshot) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let start = state.withLock { state -> Bool? in
-                guard snapshot.version > state.written else { return nil }
-                state.waiters.append((snapshot.version, continuation))
+            let start = state.withLock { state -> Bool in
+                // Its changes go with the next write to take the outbox — not with one already running, which took
+                // what was there before — and it waits for that write (even when they were all superseded).
                 state.take(snapshot)
-                // A write in progress that includes it settles it; otherwise the changes waiting (its own, or
-                // those of a write that failed, kept) are written, even when nothing newer was handed over.
-                if state.writing ?? 0 >= snapshot.version { state.dirty = !state.outbox.isEmpty }
+                state.waiters.append((state.takes + 1, continuation))
                 return state.startsDraining()
             }
-            switch start {
-            case nil: continuation.resume()
-            case true?: queue.async { self.drain() }
-            case false?: break
-            }
+            if start { queue.async { self.drain() } }
         }
     }
 
@@ -268,30 +264,29 @@ final class WriteQueuePersister: Sendable {
     /// Writes the changes waiting until none is left to write; runs on `queue` only, never under a lock.
     private func drain() {
         dispatchPrecondition(condition: .onQueue(queue))
-        while let (items, version) = state.withLock({ state -> ([WriteQueueOutbox.Item], UInt64)? in
+        while let (items, write) = state.withLock({ state -> ([WriteQueueOutbox.Item], UInt64)? in
             guard state.dirty else {
                 state.draining = false
                 return nil
             }
             state.dirty = false
-            state.writing = state.newest
-            return (state.outbox.takeAll(), state.newest)
+            state.takes += 1
+            return (state.outbox.takeAll(), state.takes)
         }) {
             let result = Result { try items.isEmpty ? () : storage.save(items.map(\.change)) }
             let settled = state.withLock { state -> [(CheckedContinuation<Void, any Error>, Result<Void, any Error>)] in
-                state.writing = nil
-                let settles: UInt64
-                switch result {
-                case .success:
-                    state.written = max(state.written, version)
-                    settles = state.written
-                case .failure:
+                if case .failure = result {
                     state.outbox.restore(items)
-                    guard !state.dirty else { return [] }  // a newer snapshot may still make them durable
-                    settles = version
+                    // Newer changes wait: the failed ones go with them, and so do their waiters.
+                    if state.dirty {
+                        for index in state.waiters.indices where state.waiters[index].write <= write {
+                            state.waiters[index].write = state.takes + 1
+                        }
+                        return []
+                    }
                 }
-                let done = state.waiters.filter { $0.version <= settles }
-                state.waiters.removeAll { $0.version <= settles }
+                let done = state.waiters.filter { $0.write <= write }
+                state.waiters.removeAll { $0.write <= write }
                 return done.map { ($0.continuation, result) }
             }
             if case .failure(let error) = result { log("JSONAPIClient write queue: not saved: \(error)") }
