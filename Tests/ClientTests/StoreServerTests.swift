@@ -235,7 +235,7 @@ struct StoreServerTests {
         func launch() throws -> (Session, RecordingClient) {
             let client = RecordingClient()
             let configuration = Session.Configuration(
-                headerFields: ["X-Test-Cache-Control": "max-age=60"],
+                headerFields: ["X-Test-Cache-Control": "max-age=3600"],
                 store: .init(persistence: .init(directory: directory)))
             return (Session(baseURL: try TestServer.url(), client: client, configuration: configuration), client)
         }
