@@ -172,9 +172,9 @@ extension WriteQueueOutbox.Item {
 ///
 /// Snapshots are numbered (``WriteQueue/StateMachine/version``) and carry the changes made since the one before;
 /// those handed over while a write runs are merged (``WriteQueueOutbox``), so a burst of changes costs one
-/// transaction, and a waiter is resumed by the write that took its own changes (never by a newer snapshot's: they are deltas). A write that fails fails the
-/// waiters it would have made durable, unless a later snapshot waits to be written (then they wait for it); its
-/// changes are kept, to go with the next write.
+/// transaction, and a waiter is resumed by the write that took its own changes (never by a newer snapshot's: they
+/// are deltas). A write that fails fails the waiters it would have made durable, unless a later snapshot waits to be
+/// written (then they wait for it); its changes are kept, to go with the next write.
 final class WriteQueuePersister: Sendable {
     private let storage: any WriteQueueStorage
     private let queue = DispatchQueue(label: "JSONAPIClient.WriteQueue.persister", qos: .utility)
@@ -183,8 +183,6 @@ final class WriteQueuePersister: Sendable {
     private struct State {
         /// The changes not yet written.
         var outbox = WriteQueueOutbox()
-        /// The newest version handed over.
-        var newest: UInt64 = 0
         /// Whether a write is due (changes waiting, or a waiter whose write failed asks again).
         var dirty = false
         /// How many writes took the outbox's changes (``WriteQueueOutbox/takeAll()``): the changes taken now go
@@ -200,7 +198,6 @@ final class WriteQueuePersister: Sendable {
         /// Takes `snapshot`'s changes.
         mutating func take(_ snapshot: WriteQueue.StateMachine.Snapshot) {
             outbox.take(snapshot)
-            newest = max(newest, snapshot.version)
             dirty = true
         }
 
