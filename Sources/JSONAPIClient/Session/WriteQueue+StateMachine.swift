@@ -157,6 +157,15 @@ extension WriteQueue {
             return .send(first, layers[first.id], persist: changed([.update(entries[0])]))
         }
 
+        /// The replay slept the wait the server asked for (``Next/wait`` or a `429`/`503` answer's): the first entry
+        /// goes next, whatever the clock says now. Without this, a clock set back (or a `sleep` that returns early)
+        /// would make ``next(now:configuration:)`` ask for the wait again and again. Only the entry in memory
+        /// forgets its time; the stored one keeps it, and it is in the past by the time a restart reads it.
+        mutating func waitServed() {
+            guard !entries.isEmpty else { return }
+            entries[0].notBefore = nil
+        }
+
         /// The replay ended (it finished, stopped or was cancelled).
         mutating func replayEnded() {
             sending = nil

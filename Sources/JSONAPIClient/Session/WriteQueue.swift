@@ -366,6 +366,7 @@ public final class WriteQueue: Sendable {
             if case .wait(let delay) = next {
                 // The server asked for time (`Retry-After`), in this process or before a restart.
                 do { try await configuration.sleep(delay) } catch { break replaying }
+                state.withLock { $0.machine.waitServed() }
                 continue replaying
             }
             guard case .send(let entry, let layer, let persist) = next else {
@@ -413,6 +414,7 @@ public final class WriteQueue: Sendable {
             case .next: continue
             case .wait(let delay):
                 do { try await configuration.sleep(delay) } catch { break replaying }
+                state.withLock { $0.machine.waitServed() }
             case .stop: break replaying
             }
         }
