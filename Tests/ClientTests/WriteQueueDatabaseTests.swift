@@ -211,6 +211,54 @@ struct WriteQueueDatabaseTests {
                 try SQLiteDatabase(path: url.path).execute("UPDATE write_queue SET entry = x'00ff'")
             }, reason: "not an entry")
     }
+
+    @Test("Two connections making a new file at once (an app's queue and store at launch): neither sets it aside")
+    func concurrentFirstOpen() async throws {
+        for _ in 0..<40 {
+            let directory = Self.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let log = StorePersistenceTests.Log()
+            let opened = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        await withCheckedContinuation { continuation in
+                            Thread {
+                                do {
+                                    _ = try PartitionDatabase.open(in: directory, log: { log.write($0) })
+                                    continuation.resume(returning: true)
+                                } catch {
+                                    log.write("not opened: \(error)")
+                                    continuation.resume(returning: false)
+                                }
+                            }.start()
+                        }
+                    }
+                }
+                return await group.reduce(true) { $0 && $1 }
+            }
+            #expect(opened)
+            #expect(log.messages.isEmpty, "\(log.messages)")
+            if !log.messages.isEmpty { break }
+        }
+    }
+
+    @Test("A database of schema 1 (the queue alone) gains the store's tables, its rows kept")
+    func migratesSchema1() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: PartitionDatabase.folder(in: directory), withIntermediateDirectories: true)
+        let old = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        try old.executeScript(PartitionDatabase.schema)
+        try old.setApplicationID(PartitionDatabase.applicationID)
+        try old.setUserVersion(1)
+        old.close()
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        try storage.save([.insert(Self.entry("a"))])
+        let database = try PartitionDatabase.open(in: directory, log: { _ in })
+        #expect(try database.userVersion() == 2)
+        #expect(try database.rows("SELECT count(*) FROM records").first?.first?.integer == 0)
+        #expect(try database.rows("SELECT count(*) FROM write_queue").first?.first?.integer == 1)
+    }
 }
 
 /// A clock the test moves.

@@ -15,8 +15,8 @@ import Darwin
 /// the directory itself (its backup exclusion, its protection class): the directory is the app's, and may be
 /// Application Support or an app group's shared container.
 ///
-/// **One database per account partition.** Everything kept for one partition — the write queue's entries now, the
-/// store's rows later — lives in one file, `default.sqlite` for now (the accounts issue adds one per account). A
+/// **One database per account partition.** Everything kept for one partition — the write queue's entries and the
+/// store's records and responses — lives in one file, `default.sqlite` for now (the accounts issue adds one per account). A
 /// partition is found, hidden or removed as a unit by its files: removing an account removes its file, which leaves
 /// no free pages with its data inside a database still in use, and no query can ever read across two accounts,
 /// since no connection holds both. The alternative, an account key on every row of one file, would leave both
@@ -35,10 +35,10 @@ enum PartitionDatabase {
     static let defaultPartition = "default"
     /// `JAPI`: marks a file as this library's (`PRAGMA application_id`).
     static let applicationID: Int32 = 0x4A41_5049
-    /// The schema this library writes: 1, the write queue.
-    static let schemaVersion: Int32 = 1
+    /// The schema this library writes: 2, the write queue (1) and the store (``storeTables``).
+    static let schemaVersion: Int32 = 2
 
-    /// The tables of schema 1.
+    /// The tables of schema 1 (a new file gets these and ``storeTables`` at once).
     ///
     /// `write_queue`: one row per queued write, in the order written (`seq`, the rowid); `entry` is the entry as
     /// JSON. `claim_token`, `claim_pid` and `claim_until` (milliseconds since 1970) say which process is sending it
@@ -55,6 +55,30 @@ enum PartitionDatabase {
             claim_until INTEGER
         );
         CREATE TABLE meta (key TEXT PRIMARY KEY, value);
+        """
+
+    /// The tables schema 2 adds: a persisted ``ResourceStore``'s rows (``StoreWriter``).
+    ///
+    /// `records`: one row per record, `object` its resource object as JSON, keyed by type and id. `responses`: one
+    /// row per stored response, keyed by its partition digest (16 bytes), URL and `Accept`; `response` holds its
+    /// status, header fields, `Vary`, freshness, collection types and body (``StoreFile/appendResponse(_:for:to:)``).
+    /// A save replaces a changed row whole (`INSERT OR REPLACE`), which gives it the next rowid: reading by rowid
+    /// reads the least recently changed first, the order eviction wants. A row keeps its key in a table with a
+    /// rowid rather than `WITHOUT ROWID`, since records and bodies are often larger than a twentieth of a page.
+    static let storeTables = """
+        CREATE TABLE records (
+            type TEXT NOT NULL,
+            id TEXT NOT NULL,
+            object BLOB NOT NULL,
+            UNIQUE (type, id)
+        );
+        CREATE TABLE responses (
+            partition BLOB NOT NULL,
+            url TEXT NOT NULL,
+            accept TEXT NOT NULL,
+            response BLOB NOT NULL,
+            UNIQUE (partition, url, accept)
+        );
         """
 
     /// The library's folder in `directory`.
@@ -115,24 +139,38 @@ enum PartitionDatabase {
     /// - Returns: Why the file is not this library's (to set it aside); `nil` when it is, with the current schema.
     private static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
         if let foreign = try check(database) { return foreign }
-        guard try database.userVersion() == 0 else { return nil }
-        // New: made in a write transaction, checked again inside it, since another process may be making it too.
+        guard try database.userVersion() < Int64(schemaVersion) else { return nil }
+        // New, or of schema 1: made or migrated in a write transaction, checked again inside it, since another
+        // process may be doing it too.
         return try database.immediateTransaction { () throws(SQLiteError) -> String? in
             if let foreign = try check(database) { return foreign }
-            guard try database.userVersion() == 0 else { return nil }
-            try database.executeScript(schema)
-            try database.setApplicationID(applicationID)
+            switch try database.userVersion() {
+            case 0:
+                try database.executeScript(schema + storeTables)
+                try database.setApplicationID(applicationID)
+            case 1:
+                try database.executeScript(storeTables)
+            default:
+                return nil
+            }
             try database.setUserVersion(schemaVersion)
             return nil
         }
     }
 
     /// Why the file is not this library's at the current schema, or `nil` (its schema, or a new empty file).
+    ///
+    /// The application id, schema version and object count are read by one statement, so from one snapshot: read
+    /// one by one, another connection's commit of a new file's schema could fall between them (id 0, version 2),
+    /// and the file — in use by that connection — would be set aside as another program's.
     private static func check(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
-        let id = try database.applicationID()
-        let version = try database.userVersion()
+        let row = try database.rows(
+            "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), "
+                + "(SELECT count(*) FROM sqlite_master)").first ?? []
+        let id = row.first?.integer ?? 0
+        let version = row.dropFirst().first?.integer ?? 0
         if id == 0 && version == 0 {
-            let tables = try database.rows("SELECT count(*) FROM sqlite_master").first?.first?.integer ?? 0
+            let tables = row.last?.integer ?? 0
             return tables == 0 ? nil : "the file is another program's database (\(tables) objects, no application id)"
         }
         guard id == Int64(applicationID) else { return "the file is another program's database (application id \(id))" }

@@ -55,7 +55,7 @@ final class SQLiteDatabase {
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(opened, Int32(clamping: max(milliseconds, 0)))
         do {
-            _ = try rows("PRAGMA journal_mode=WAL")
+            try enterWAL(waitingUpTo: milliseconds)
             try execute("PRAGMA synchronous=NORMAL")
             try execute("PRAGMA foreign_keys=ON")
         } catch {
@@ -65,6 +65,24 @@ final class SQLiteDatabase {
     }
 
     deinit { close() }
+
+    /// Sets the WAL journal. On a new file this takes the file's exclusive lock, and when another connection is
+    /// doing the same (an app's queue and store opening at launch, or an app and its extension) SQLite answers
+    /// `SQLITE_BUSY` at once instead of calling the busy handler: it is asked again every 2 ms, up to
+    /// `milliseconds` in all. A file already in WAL mode answers at once.
+    private func enterWAL(waitingUpTo milliseconds: Int64) throws(SQLiteError) {
+        var waited: Int64 = 0
+        while true {
+            do {
+                _ = try rows("PRAGMA journal_mode=WAL")
+                return
+            } catch {
+                guard error.primaryCode == SQLiteError.busy, waited < milliseconds else { throw error }
+                Thread.sleep(forTimeInterval: 0.002)
+                waited += 2
+            }
+        }
+    }
 
     /// Finalizes the statements and closes the connection; later calls throw SQLITE_MISUSE. Idempotent.
     func close() {
