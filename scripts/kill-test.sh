@@ -2,8 +2,8 @@
 # The persisted store's kill test at scale: a child process (store-kill-child, Tests/StoreKillChild) saves in a
 # loop and prints each save once flush() returned; the test (Tests/ClientTests/StoreKillTests.swift) SIGKILLs it at
 # random moments N times, reopens the directory after each kill and checks that every reported save is there,
-# whole. Prints one line: kills, saves reported, saves checked, saves lost (must be 0), files discarded (must be
-# 0), and how many kills landed while a write's new file existed.
+# whole. Prints one line: kills, saves reported, saves checked, saves lost (must be 0) and databases set aside or
+# rows discarded (must be 0).
 #
 #     scripts/kill-test.sh [N]        # N kills, 200 by default
 set -euo pipefail

@@ -101,7 +101,8 @@ struct StorePersistenceTests {
         let (alice, _) = Self.session(directory, headers: [.authorization: "Bearer alice-token"])
         _ = try await alice.fetch(URL(string: "labels/3")!).result()
         try await alice.store?.flush()
-        let file = try Data(contentsOf: directory.appendingPathComponent(StoreFile.name))
+        let file = try Self.databaseBytes(directory)
+        #expect(file.range(of: Data("labels/3".utf8)) != nil)  // the response is there
         #expect(file.range(of: Data("alice-token".utf8)) == nil)
         #expect(file.range(of: Data("secret-cookie".utf8)) == nil)
 
@@ -129,52 +130,104 @@ struct StorePersistenceTests {
         #expect(again.store?.usage.responses == 0)
     }
 
-    @Test("clear() removes the file: a restart finds nothing")
-    func clearRemovesFile() async throws {
+    /// The bytes of `directory`'s database and its WAL: everything the store wrote.
+    static func databaseBytes(_ directory: URL) throws -> Data {
+        let path = PartitionDatabase.file(in: directory).path
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+    }
+
+    /// The number of rows of `table` in `directory`'s database, read by a connection of its own.
+    static func rows(_ table: String, in directory: URL) throws -> Int64 {
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        defer { database.close() }
+        return try database.rows("SELECT count(*) FROM \(table)").first?.first?.integer ?? -1
+    }
+
+    @Test("clear() deletes the rows: a restart finds nothing")
+    func clearDeletesRows() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (api, _) = Self.session(directory)
         _ = try await api.fetch(URL(string: "labels/3")!).result()
         try await api.store?.flush()
-        let file = directory.appendingPathComponent(StoreFile.name)
-        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(try Self.rows("records", in: directory) == 1)
+        #expect(try Self.rows("responses", in: directory) == 1)
         api.store?.clear()
-        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(try Self.rows("records", in: directory) == 0)
+        #expect(try Self.rows("responses", in: directory) == 0)
         let (again, _) = Self.session(directory)
         #expect(again.store?.usage == ResourceStore.Usage(records: 0, responses: 0, responseBytes: 0))
     }
 
-    @Test("The directory and its files are the owner's only")
+    @Test("The library's folder is the owner's only; the app's directory keeps its own mode")
     func permissions() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let (api, _) = Self.session(directory)
         _ = try await api.fetch(URL(string: "labels/3")!).result()
         try await api.store?.flush()
         func mode(_ path: String) throws -> Int {
             try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         }
-        #expect(try mode(directory.path) == 0o700)
-        #expect(try mode(directory.appendingPathComponent(StoreWriter.keyName).path) == 0o600)
-        #expect(try mode(directory.appendingPathComponent(StoreFile.name).path) == 0o600)
-        #expect(try Data(contentsOf: directory.appendingPathComponent(StoreWriter.keyName)).count == 32)
+        #expect(try mode(directory.path) == 0o755)
+        #expect(try mode(PartitionDatabase.folder(in: directory).path) == 0o700)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreWriter.keyName).path))
     }
 
-    /// Writes a store with one response to `directory` and returns the file's bytes.
-    static func writtenFile(_ directory: URL) async throws -> [UInt8] {
-        let (api, _) = session(directory)
-        _ = try await api.fetch(URL(string: "labels/3")!).result()
-        try await api.store?.flush()
-        return Array(try Data(contentsOf: directory.appendingPathComponent(StoreFile.name)))
+    /// Writes, as an earlier version did, a store file with one record and one response under a key of its own
+    /// (`partition.key`) into `directory`, and returns its bytes.
+    static func earlierVersionFile(_ directory: URL) async throws -> [UInt8] {
+        // What a session in memory keeps of one fetch, written as an earlier version wrote it, under the key of
+        // the process's digests (so that this process's requests match the response).
+        let client = ScriptedClient { _ in
+            var response = HTTPResponse.document(label3)
+            response.headerFields.append("Cache-Control", "max-age=3600")
+            response.headerFields.append("ETag", "\"v1\"")
+            return response
+        }
+        let memory = Session(baseURL: exampleBase, client: client)
+        _ = try await memory.fetch(URL(string: "labels/3")!).result()
+        let store = try #require(memory.store)
+        #expect(store.count == 1)  // the body merged
+        let (records, responses) = store.readParts { parts in
+            (parts.records.oldestFirst().map(\.record.stored), parts.responses.oldestFirst())
+        }
+        #expect(records.count == 1 && responses.count == 1)
+        let bytes = StoreFile.encode(records: records, responses: responses, key: store.digestKey)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(store.digestKey.bytes).write(to: directory.appendingPathComponent(StoreWriter.keyName))
+        try Data(bytes).write(to: directory.appendingPathComponent(StoreFile.name))
+        return bytes
+    }
+
+    @Test("An earlier version's store file is imported once, under its key, then removed with its key file")
+    func importsEarlierFile() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try await Self.earlierVersionFile(directory)
+        let log = Log()
+        let (api, client) = Self.session(directory, log: log)
+        #expect(log.messages.isEmpty, "\(log.messages)")
+        #expect(api.store?.record(type: "labels", id: "3")?.attributes?["name"] == "swift")
+        #expect(try await api.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result().source == .cache)
+        #expect(client.count == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreFile.name).path))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreWriter.keyName).path))
+        // The next launch reads the rows, and its stored response still answers.
+        let (again, againClient) = Self.session(directory)
+        #expect(try await again.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result().source == .cache)
+        #expect(againClient.count == 0)
     }
 
     @Test(
-        "A file cut short, damaged, of another version or under a lost key is discarded whole, the reason logged without secrets",
+        "An earlier version's file cut short, damaged, of another version or under a lost key is discarded whole, the reason logged without secrets",
         arguments: ["empty", "header", "short", "flipped", "version", "key", "trailing"])
     func discarded(damage: String) async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var bytes = try await Self.writtenFile(directory)
+        var bytes = try await Self.earlierVersionFile(directory)
         let file = directory.appendingPathComponent(StoreFile.name)
         let expected: String
         switch damage {
@@ -197,7 +250,8 @@ struct StorePersistenceTests {
         #expect(message.contains(expected), "\(message)")
         #expect(message.contains("discarded"))
         for secret in ["labels/3", "swift", "secret-cookie", "v1"] { #expect(!message.contains(secret), "\(message)") }
-        // The store works, and writes a good file again.
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        // The store works, and saves.
         _ = try await api.fetch(URL(string: "labels/3")!).result()
         try await api.store?.flush()
         #expect(client.count == 1)
@@ -205,11 +259,11 @@ struct StorePersistenceTests {
         #expect(again.store?.usage.responses == 1)
     }
 
-    @Test("Every prefix of a file, and every byte of its payload changed (checksum made to match), reads or fails with a reason: never a trap")
+    @Test("Every prefix of an earlier version's file, and every byte of its payload changed (checksum made to match), reads or fails with a reason: never a trap")
     func everyDamage() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let bytes = try await Self.writtenFile(directory)
+        let bytes = try await Self.earlierVersionFile(directory)
         let key = try #require(DigestKey(bytes: Array(try Data(contentsOf: directory.appendingPathComponent(StoreWriter.keyName)))))
         #expect(try StoreFile.decode(Data(bytes), key: key).responses.count == 1)
         for length in 0..<bytes.count {
@@ -226,6 +280,57 @@ struct StorePersistenceTests {
             }
         }
         #expect(failures > 0)
+    }
+
+    @Test("A database that is not one is set aside whole, logged without secrets; the store starts empty and saves again")
+    func damagedDatabase() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory)
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        let path = PartitionDatabase.file(in: directory).path
+        try Data(repeating: 0x5a, count: 8192).write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+        let log = Log()
+        let (again, client) = Self.session(directory, log: log)
+        #expect(again.store?.writer != nil)
+        #expect(again.store?.usage == ResourceStore.Usage(records: 0, responses: 0, responseBytes: 0))
+        #expect(log.messages.count == 1)
+        let message = try #require(log.messages.first)
+        #expect(message.contains("set aside"), "\(message)")
+        for secret in ["labels/3", "swift", "secret-cookie"] { #expect(!message.contains(secret), "\(message)") }
+        _ = try await again.fetch(URL(string: "labels/3")!).result()
+        try await again.store?.flush()
+        #expect(client.count == 1)
+        #expect(try Self.rows("responses", in: directory) == 1)
+    }
+
+    @Test("A row that does not read is deleted and logged; the rows beside it load")
+    func damagedRows() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ResourceStore.Configuration(persistence: .init(directory: directory, delay: .seconds(3600)))
+        let store = ResourceStore(configuration: configuration)
+        store.merge((1...3).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
+        let (api, _) = Self.session(directory)
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        try await store.flush()
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        try database.execute("UPDATE records SET object = ? WHERE id = '2'", [.blob(Data("{\"type\":".utf8))])
+        try database.execute("UPDATE responses SET response = ?", [.blob(Data([1, 2, 3]))])
+        database.close()
+        let log = Log()
+        let reopened = ResourceStore(
+            configuration: .init(persistence: .init(directory: directory, log: { log.write($0) })))
+        #expect(reopened.count == 2)
+        #expect(reopened.record(type: "labels", id: "1") != nil && reopened.record(type: "labels", id: "3") != nil)
+        #expect(reopened.usage.responses == 0)
+        #expect(log.messages.count == 2, "\(log.messages)")
+        #expect(try Self.rows("records", in: directory) == 2)
+        #expect(try Self.rows("responses", in: directory) == 0)
     }
 
     @Test("A file written with larger limits is loaded within the new ones")
@@ -251,9 +356,8 @@ struct StorePersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = ResourceStore(configuration: .init(persistence: .init(directory: directory, delay: .zero)))
         store.merge([ResourceObject(type: "labels", id: "9", attributes: ["name": "nine"])])
-        let file = directory.appendingPathComponent(StoreFile.name)
         // Not a timed test: wait for the write, however long it takes, and check what it wrote.
-        while !FileManager.default.fileExists(atPath: file.path) { try await Task.sleep(for: .milliseconds(5)) }
+        while try Self.rows("records", in: directory) == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let reopened = ResourceStore(configuration: .init(persistence: .init(directory: directory)))
         #expect(reopened.record(type: "labels", id: "9")?.attributes?["name"] == "nine")
     }

@@ -4,11 +4,13 @@ extension ResourceStore {
     /// Where and how a ``ResourceStore`` is kept across launches: opt in with
     /// `ResourceStore.Configuration(persistence: .init(directory: url))`.
     ///
-    /// The store writes its records and stored responses — with their validators, freshness and the collection
-    /// types they list — to one file in `directory`, in the background, at most once per ``delay``; a new store
-    /// (a restarted app) on the same directory starts with them. ``ResourceStore/flush()`` writes at once and
-    /// returns when it is on disk — call it when the app moves to the background, since changes of the last
-    /// ``delay`` are otherwise lost if the process is then killed; ``ResourceStore/clear()`` removes the file.
+    /// The store keeps its records and stored responses — with their validators, freshness and the collection
+    /// types they list — in a SQLite database, `JSONAPIClient/default.sqlite` inside `directory`, writing in the
+    /// background, at most once per ``delay``, the rows of what changed since it last wrote (a refetched page writes
+    /// its own records and response, whatever else the store holds); a new store (a restarted app) on the same
+    /// directory starts with them. ``ResourceStore/flush()`` writes at once and returns when it is committed — call
+    /// it when the app moves to the background, since changes of the last ``delay`` are otherwise lost if the
+    /// process is then killed; ``ResourceStore/clear()`` deletes the rows.
     ///
     /// ```swift
     /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
@@ -16,22 +18,23 @@ extension ResourceStore {
     /// let api = Session(baseURL: url, configuration: .init(store: .init(persistence: .init(directory: folder))))
     /// ```
     ///
-    /// Responses stay partitioned by credentials across launches: the directory keeps a random key of its own
-    /// (`partition.key`, readable by its owner only) under which the credentials are digested; the credentials
-    /// themselves are never written, nor responses with `Cache-Control: no-store`. On Apple platforms the directory
-    /// is excluded from backups and its files are protected until the device is first unlocked
-    /// (`completeUntilFirstUserAuthentication`). The store's file is for one process at a time: two processes on
-    /// one directory (an app and its extension) each save their own store over the other's. The session's
-    /// ``WriteQueue`` keeps its entries in a SQLite database in the `JSONAPIClient` folder inside the directory,
-    /// which any number of processes may share (see ``WriteQueue``).
+    /// Responses stay partitioned by credentials across launches: the database keeps a random key of its own under
+    /// which the credentials are digested; the credentials themselves are never written, nor responses with
+    /// `Cache-Control: no-store`. The library works in its `JSONAPIClient` folder and leaves `directory` itself as
+    /// it is; on Apple platforms that folder is excluded from backups and protected until the device is first
+    /// unlocked (`completeUntilFirstUserAuthentication`). Any number of processes may open one directory (an app
+    /// and its extensions in an app group's container): each writes the rows of its own changes, so none
+    /// overwrites another's saves, and a store sees what the others saved when it opens. The session's
+    /// ``WriteQueue`` keeps its entries in the same database (see ``WriteQueue``). A directory written by an
+    /// earlier version (`store.jsonapistore`) is imported once, then its files are removed.
     public struct Persistence: Sendable, Hashable {
-        /// The directory of the store's files; made (owner-only) when missing.
+        /// The app's directory the library keeps its `JSONAPIClient` folder in; made (owner-only) when missing.
         public var directory: URL
         /// How long after a change the store waits before writing, gathering the changes that follow into the
         /// same write; one second by default, from zero to an hour.
         public var delay: Duration
-        /// Told why a file was discarded (another format version, another key, damaged) or a write failed, for the
-        /// store's file and the ``WriteQueue``'s database: paths, reasons and byte offsets, never a credential, URL
+        /// Told why a file was set aside or discarded (damaged, another program's, an earlier version's that does
+        /// not read) or a write failed, for the store and the ``WriteQueue``: paths, reasons and byte offsets, never a credential, URL
         /// or body. By default the unified log on Apple platforms (subsystem `JSONAPIClient`, category
         /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
         /// your own to send the lines to the app's logging.
@@ -69,33 +72,48 @@ extension ResourceStore {
         }
     }
 
-    /// Writes what the store holds now to its directory, without waiting for ``Persistence/delay``, and returns
-    /// when it is on disk: every change made before the call survives a crash after it. Does nothing for a store
-    /// in memory only, or when nothing changed since the last write.
+    /// Writes what changed in the store since its last write, without waiting for ``Persistence/delay``, and
+    /// returns when it is committed: every change made before the call survives the process being killed after
+    /// it. Does nothing for a store in memory only, or when nothing changed since the last write.
     ///
-    /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when the file could not
-    ///   be written (the previous one stays, whole).
+    /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when the database could
+    ///   not be written (it holds the previous write, whole; the next write includes these changes).
     public func flush() async throws(JSONAPIClientError) {
         try await writer?.flush(self)
     }
 
-    /// What to write: the records (with their keys and when they last changed) and the responses, least recently
-    /// used first. Only the copy is made under the lock (after merging the bodies waiting); the ordering happens
-    /// outside it.
-    func contentsToSave() -> (
-        records: [(key: Key, record: Record)], responses: [(key: ResponseKey, response: StoredResponse)]
+    /// What changed since the last save, taken for a save: the records and responses of the keys noted, each with
+    /// its value now (`nil`: gone). Only the copy is made under the lock (after merging the bodies waiting); the
+    /// encoding happens outside it.
+    func takeUnsaved() -> (
+        records: [(key: Key, record: Record?)], responses: [(key: ResponseKey, response: StoredResponse?)]
     ) {
-        let (records, responses) = withMergedState { ($0.records, $0.responses) }
-        return (records.oldestFirst(), responses.oldestFirst())
+        withMergedState { state in
+            let records = state.records.takeUnsaved().map { (key: $0, record: state.records[$0]) }
+            let responses = state.responses.takeUnsaved().map { (key: $0, response: state.responses[$0]) }
+            return (records, responses)
+        }
     }
 
-    /// Fills the new store with a file's contents, oldest use first, within the limits.
+    /// Puts back the keys of a save that failed, so that the next save writes them (with their values then).
+    func restoreUnsaved(records: Set<Key>, responses: Set<ResponseKey>) {
+        state.withLock { state in
+            state.records.restoreUnsaved(records)
+            state.responses.restoreUnsaved(responses)
+        }
+    }
+
+    /// Fills the new store with what its database holds, oldest change first, within the limits, and starts
+    /// noting what changes: what the limits left out is deleted by the next save, what was loaded is not written
+    /// again.
     func load(_ contents: StoreFile.Contents) {
         let limit = configuration.maxResponseBytes
         state.withLock { state in
+            state.records.tracksUnsaved()
+            state.responses.tracksUnsaved()
             if let records = contents.records {
                 state.records.reserve(adding: records.resources.count)  // once, when the store opens: no regrowth
-                // The file holds each key once (it is written from the table), so every resource is held.
+                // The database holds each key once (`UNIQUE (type, id)`), so every resource is held.
                 for entry in records.resources {
                     let record = Record(entry.record(in: records), lastUse: state.tick())
                     _ = state.records.placeUncounted(record, for: Key(type: entry.type, id: entry.id))
@@ -104,9 +122,11 @@ extension ResourceStore {
                 state.records.share(records, held: Array(repeating: true, count: count), live: count)
             }
             _ = evictRecords(&state)
-            for (key, stored) in contents.responses where stored.response.body.count <= limit {
+            for (key, stored) in contents.responses {
                 state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
             }
+            state.records.keepUnsavedRemovals()
+            state.responses.keepUnsavedRemovals()
         }
     }
 }

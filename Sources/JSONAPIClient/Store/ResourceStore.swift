@@ -13,8 +13,8 @@ import Foundation
 ///   the least recently used go first.
 /// - **Optimistic.** Writes with ``WriteOptions/isOptimistic`` show before the server answers, as layers over the
 ///   records, settled in the order they were made; ``pendingChanges(type:id:)`` reads them as a diff.
-/// - **Kept across launches, when asked.** With ``Configuration/persistence`` the records and responses are written
-///   to a directory in the background and read back when a store opens it, so a cold start under
+/// - **Kept across launches, when asked.** With ``Configuration/persistence`` the records and responses that changed
+///   are written to a SQLite database in the background and read back when a store opens it, so a cold start under
 ///   ``CachePolicy/cacheFirst`` or ``CachePolicy/cacheOnly`` answers with no request; ``flush()`` waits for them to
 ///   be on disk. See ``Persistence``.
 ///
@@ -258,11 +258,10 @@ public final class ResourceStore: Sendable {
     /// Creates a store that reads models with `decoder`: empty, or with what its ``Configuration/persistence``
     /// directory holds.
     ///
-    /// With persistence, opening reads the directory's file at once (on this thread: about 0.6 of decoding the
-    /// same documents, one parse of the file). A file this version cannot read — from another format version, written under
-    /// another key, damaged, or cut short — is discarded whole, the reason told to ``Persistence/log`` (never a
-    /// credential or a body), and the store starts empty; so does one whose directory cannot be made, and then
-    /// it stays in memory.
+    /// With persistence, opening reads the database's rows at once (on this thread: the records as one document,
+    /// parsed once). A database that is damaged or another program's is set aside whole, the reason told to
+    /// ``Persistence/log`` (never a credential or a body), and the store starts empty; a row that does not read is
+    /// deleted, logged; a database that cannot be opened at all leaves the store in memory.
     ///
     /// - Parameters:
     ///   - configuration: The limits, clock and persistence.
@@ -273,7 +272,7 @@ public final class ResourceStore: Sendable {
         if let persistence = configuration.persistence, let opened = StoreWriter.open(persistence) {
             digestKey = opened.key
             writer = opened.writer
-            if let contents = opened.contents { load(contents) }
+            load(opened.contents)
         } else {
             digestKey = .process
             writer = nil
@@ -333,9 +332,9 @@ public final class ResourceStore: Sendable {
         return try decoder.decode(Model.self, records: primary, included: included)
     }
 
-    /// Removes every record and response — what to do when the account signs out — and, with persistence, the
-    /// store's file: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then
-    /// removes the file). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
+    /// Removes every record and response — what to do when the account signs out — and, with persistence, their
+    /// rows: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then deletes
+    /// the rows). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
     /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told
     /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
@@ -351,7 +350,7 @@ public final class ResourceStore: Sendable {
             state.waiting.removeAll()
             return (changes, Array(state.observers.values))
         }
-        writer?.removeFile()
+        writer?.removeAll()
         notify(observers, of: changes)
     }
 
@@ -579,6 +578,7 @@ public final class ResourceStore: Sendable {
             for other in related { changes.append(StoreChange(type: other.type, id: other.id, kind: .updated)) }
         }
         guard let old = state.records.placeUncounted(Record(new, lastUse: now), for: key) else {
+            state.records.noteUnsaved(key)
             if state.records.indexesSelfLinks { state.records.reindex(key, from: nil, to: new.selfLink) }
             guard state.overlay.inverses.involves(key.type) else {
                 noteChange()
@@ -605,6 +605,7 @@ public final class ResourceStore: Sendable {
             record = own
             _ = state.records.placeUncounted(record, for: key)
         }
+        state.records.noteUnsaved(key)
         state.records.released(old.stored)
         if state.records.indexesSelfLinks {
             state.records.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink)

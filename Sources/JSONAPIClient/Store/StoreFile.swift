@@ -83,33 +83,58 @@ enum StoreFile {
         for (responseKey, stored) in responses {
             file.append(Section.response.rawValue)
             let start = file.beginLength()
-            file.append(responseKey.partition.high)
-            file.append(responseKey.partition.low)
-            file.append(responseKey.url)
-            file.append(responseKey.accept)
-            file.append(UInt64(clamping: stored.response.status.code))
-            file.append(UInt64(stored.response.headerFields.count))
-            for field in stored.response.headerFields {
-                file.append(field.name.rawName)
-                file.append(field.value)
-            }
-            file.append(UInt64(stored.varyNames.count))
-            for name in stored.varyNames { file.append(name.rawName) }
-            file.append(stored.varyDigest.high)
-            file.append(stored.varyDigest.low)
-            file.append(stored.freshness.lifetime.bitPattern)
-            file.append(stored.freshness.initialAge.bitPattern)
-            file.append(stored.freshness.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
-            file.append(UInt8(stored.freshness.requiresValidation ? 1 : 0))
-            file.append(UInt8(stored.freshness.mustRevalidate ? 1 : 0))
-            file.append(UInt64(stored.collectionTypes.count))
-            for type in stored.collectionTypes.sorted() { file.append(type) }
-            file.append(data: stored.response.body)
+            appendResponse(stored, for: responseKey, to: &file)
             file.endLength(start)
         }
         file.patch(UInt64(file.bytes.count - headerSize), at: 28)
         file.patch(checksum(of: file.bytes[headerSize...]), at: 36)
         return file.bytes
+    }
+
+    /// Appends a response section's bytes (without its kind and length): what the database keeps of a stored
+    /// response, one row each (``StoreWriter``).
+    static func appendResponse(_ stored: StoredResponse, for responseKey: ResponseKey, to file: inout ByteWriter) {
+        file.append(responseKey.partition.high)
+        file.append(responseKey.partition.low)
+        file.append(responseKey.url)
+        file.append(responseKey.accept)
+        file.append(UInt64(clamping: stored.response.status.code))
+        file.append(UInt64(stored.response.headerFields.count))
+        for field in stored.response.headerFields {
+            file.append(field.name.rawName)
+            file.append(field.value)
+        }
+        file.append(UInt64(stored.varyNames.count))
+        for name in stored.varyNames { file.append(name.rawName) }
+        file.append(stored.varyDigest.high)
+        file.append(stored.varyDigest.low)
+        file.append(stored.freshness.lifetime.bitPattern)
+        file.append(stored.freshness.initialAge.bitPattern)
+        file.append(stored.freshness.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
+        file.append(UInt8(stored.freshness.requiresValidation ? 1 : 0))
+        file.append(UInt8(stored.freshness.mustRevalidate ? 1 : 0))
+        file.append(UInt64(stored.collectionTypes.count))
+        for type in stored.collectionTypes.sorted() { file.append(type) }
+        file.append(data: stored.response.body)
+    }
+
+    /// A stored response's bytes, as ``appendResponse(_:for:to:)`` writes them.
+    static func responseBytes(_ stored: StoredResponse, for key: ResponseKey) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.bytes.reserveCapacity(stored.response.body.count + 512)
+        appendResponse(stored, for: key, to: &writer)
+        return writer.bytes
+    }
+
+    /// The stored response of `bytes`, as ``appendResponse(_:for:to:)`` wrote it.
+    ///
+    /// - Throws: ``Unreadable`` when the bytes are not one whole response (damaged, cut short, bytes left over).
+    static func response(from bytes: Data) throws(Unreadable) -> (key: ResponseKey, response: StoredResponse) {
+        let bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
+        var reader = ByteReader(data: bytes)
+        let response = try response(&reader)
+        guard reader.isAtEnd else { throw Unreadable(reason: "a response has bytes left over", offset: reader.offset) }
+        return response
     }
 
     /// The file of `contents` under `key`.
@@ -177,7 +202,7 @@ enum StoreFile {
         return contents
     }
 
-    private static func records(_ bytes: Data, offset: Int) throws(Unreadable) -> ResourceRecords {
+    static func records(_ bytes: Data, offset: Int) throws(Unreadable) -> ResourceRecords {
         let records: ResourceRecords
         do {
             records = try JSONAPIDecoder().records(from: bytes)

@@ -8,124 +8,195 @@ import Musl
 import Darwin
 #endif
 
-/// Keeps a persisted ``ResourceStore``'s directory: its partition key, its file, and the writes, in the background.
+/// Keeps a persisted ``ResourceStore`` in its partition's database (``PartitionDatabase``: the tables `records` and
+/// `responses`, beside the write queue's), writing in the background only what changed.
 ///
-/// The directory holds two files: `partition.key`, the 32 random bytes of the store's ``DigestKey`` (made on first
-/// use, owner-only, never rewritten), and `store.jsonapistore` (``StoreFile``), the whole store.
+/// **What changed, only.** The store's record table and response cache note the keys a change touched
+/// (``ResourceStore/RecordTable/unsaved``, ``ResponseCache/unsaved``); a save takes those keys and their values
+/// under the store's lock (a copy, no encoding), then — on this object's serial queue, outside every lock — encodes
+/// them and writes them in one `BEGIN IMMEDIATE` transaction: a row replaced per changed record or response, deleted
+/// per one that went. A refetched page writes its own rows, whatever the store holds besides; a use writes nothing.
+/// When a save fails, its keys go back to the store's, so the next save writes them.
 ///
-/// **Crash consistency.** The file is replaced, never changed in place: a write goes to a new file of its own in
-/// the directory (owner-only), which is flushed to the disk (`fsync`; `F_FULLFSYNC` on Apple platforms, where
-/// `fsync` leaves the data in the drive's cache), then renamed over the old one (atomic: a reader sees the old file
-/// or the new, whole), and the directory is flushed so the rename itself survives a power cut. A process killed at
-/// any instant leaves the last file whose write completed, and a new file of its own that the next open removes.
-/// The file also carries its length and a checksum, so a file damaged some other way is discarded, never read in
-/// part. One file rather than a log of changes: a read is one parse, there is nothing to compact, and a change
-/// never leaves records and responses out of step; the price is that each save writes the whole store (bounded by
-/// its limits), which the batching below keeps to one write per ``ResourceStore/Persistence/delay``.
+/// **Crash consistency** is SQLite's: a transaction commits whole or not at all (WAL, `synchronous=NORMAL`: a killed
+/// process loses nothing committed; a power cut may lose the last commits, never leaving a torn row).
 ///
-/// **Batching.** A change only marks the store as changed; the first change after a write schedules the next one
-/// `delay` later on a serial utility queue, which merges the bodies waiting, copies the state (copy-on-write,
-/// under the store's lock only for the copy), and encodes and writes it. ``ResourceStore/flush()`` runs a write on
-/// that queue at once and returns when it is on disk.
+/// **Several processes.** An app and its extensions may open one directory: each saves its own changes' rows, so
+/// none overwrites another's saves, and each reads what the others committed when it opens.
 ///
-/// On Apple platforms the directory is excluded from backups and the files get the data protection class
-/// `completeUntilFirstUserAuthentication`.
-final class StoreWriter: Sendable {
+/// **The partition key.** The credential digests that partition the stored responses are made under a random key
+/// kept in the database's `meta` table (made once, in a transaction, by the first process to need it).
+///
+/// **Earlier versions.** A directory of an earlier version holds `partition.key` and `store.jsonapistore` (``StoreFile``):
+/// when the store opens, the key is taken over and the file imported into the database once, then both are
+/// removed; a file that cannot be read is discarded with the reason logged.
+///
+/// **Batching.** A change only counts; the first change after a save schedules the next one ``ResourceStore/Persistence/delay``
+/// later. ``ResourceStore/flush()`` saves at once and returns when it is committed.
+final class StoreWriter: @unchecked Sendable {
+    // @unchecked Sendable: `database` is touched only on `queue` (and by `open` before the object is shared).
+    /// The key file of earlier versions, taken over into the database.
     static let keyName = "partition.key"
+    /// The `meta` row that holds the partition key.
+    static let keyRow = "partition key"
 
-    let directory: URL
     let persistence: ResourceStore.Persistence
     let key: DigestKey
     private let queue = DispatchQueue(label: "JSONAPIClient.ResourceStore.writer", qos: .utility)
+    private let database: SQLiteDatabase
 
     private struct State {
         /// Changes handed over, counted.
         var requested: UInt64 = 0
-        /// The count the last successful write included.
+        /// The count the last successful save included.
         var saved: UInt64 = 0
-        /// Whether a write is scheduled.
+        /// Whether a save is scheduled.
         var scheduled = false
     }
 
     private let state = LockedValue(State())
 
-
-    private init(directory: URL, persistence: ResourceStore.Persistence, key: DigestKey) {
-        self.directory = directory
+    private init(persistence: ResourceStore.Persistence, key: DigestKey, database: SQLiteDatabase) {
         self.persistence = persistence
         self.key = key
+        self.database = database
     }
 
     // MARK: Opening
 
-    /// Opens `persistence`'s directory — made owner-only if missing; its key read, or made — and reads its file.
+    /// Opens `persistence`'s database — made, or a damaged one set aside (logged) — with its partition key, imports
+    /// an earlier version's file, and reads the rows.
     ///
-    /// - Returns: The writer, the key, and the file's contents (`nil` without a file, or when it was discarded:
-    ///   the reason is logged); `nil` when the directory or key cannot be had (logged: the store stays in memory).
+    /// - Returns: The writer, the key, and what the database holds; `nil` when the database cannot be opened
+    ///   (logged: the store stays in memory).
     static func open(_ persistence: ResourceStore.Persistence) -> (
-        writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents?
+        writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents
     )? {
-        let directory = persistence.directory
         let log = persistence.log
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do throws(SQLiteError) {
+            let database = try PartitionDatabase.open(in: persistence.directory, log: log)
+            let (key, oldKey) = try partitionKey(in: database, directory: persistence.directory)
+            let writer = StoreWriter(persistence: persistence, key: key, database: database)
+            try writer.importStoreFile(oldKey: oldKey)
+            return (writer, key, try writer.read())
         } catch {
-            log("JSONAPIClient store: cannot make the directory \(directory.path) (\(error)); the store stays in memory")
+            log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
             return nil
         }
-        Platform.protectDirectory(directory)
-        removeLeftovers(in: directory)
-        let key: DigestKey
-        var keyWasMade = false
-        let keyURL = directory.appendingPathComponent(keyName)
-        if let data = FileManager.default.contents(atPath: keyURL.path), let read = DigestKey(bytes: Array(data)) {
-            key = read
-        } else {
-            if FileManager.default.fileExists(atPath: keyURL.path) {
-                log("JSONAPIClient store: the partition key in \(directory.path) is damaged; a new one is made")
-            }
-            key = DigestKey.random()
-            do {
-                try writeAtomically(key.bytes, to: keyURL, in: directory)
-            } catch {
-                log("JSONAPIClient store: cannot write the partition key in \(directory.path) (\(error.detail)); the store stays in memory")
-                return nil
-            }
-            keyWasMade = true
-        }
-        let writer = StoreWriter(directory: directory, persistence: persistence, key: key)
-        return (writer, key, writer.read(keyWasMade: keyWasMade))
     }
 
-    /// The file's contents, or `nil` (logged, and the file removed) when it is not there or cannot be read whole.
-    private func read(keyWasMade: Bool) -> StoreFile.Contents? {
+    /// The database's partition key, made when it has none: taken over from an earlier version's `partition.key`
+    /// when there is one that reads, else random.
+    ///
+    /// - Returns: The key, and the earlier version's key when its file reads (to import the file written under it).
+    private static func partitionKey(
+        in database: SQLiteDatabase, directory: URL
+    ) throws(SQLiteError) -> (key: DigestKey, oldKey: DigestKey?) {
+        let file = FileManager.default.contents(atPath: directory.appendingPathComponent(keyName).path)
+        let oldKey = file.flatMap { DigestKey(bytes: Array($0)) }
+        let key = try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
+            let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
+            if let bytes = row?.blob, let key = DigestKey(bytes: Array(bytes)) { return key }
+            // None yet (or not 32 bytes: the responses under it can never be matched again, so a new key costs
+            // nothing more than their revalidation).
+            let key = oldKey ?? DigestKey.random()
+            try database.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(keyRow), .blob(Data(key.bytes))])
+            return key
+        }
+        return (key, oldKey)
+    }
+
+    /// Imports an earlier version's `store.jsonapistore` into the database, once: its rows in one transaction, then
+    /// the file and `partition.key` removed (a process killed in between imports the same rows again). Responses
+    /// written under another key than the database's are left out: their partitions would never match.
+    private func importStoreFile(oldKey: DigestKey?) throws(SQLiteError) {
+        let directory = persistence.directory
         let url = directory.appendingPathComponent(StoreFile.name)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let reason: String
-        do {
-            return try StoreFile.decode(try Data(contentsOf: url), key: key)
-        } catch let error as StoreFile.Unreadable {
-            reason = keyWasMade ? "its partition key was lost" : error.description
-        } catch {
-            reason = "it cannot be read (\(error))"
+        let keyPath = directory.appendingPathComponent(Self.keyName).path
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            if oldKey != nil || FileManager.default.fileExists(atPath: keyPath) { unlink(keyPath) }
+            return
         }
-        persistence.log("JSONAPIClient store: discarded \(url.path): \(reason); the store starts empty")
+        var contents: StoreFile.Contents?
+        do {
+            guard let oldKey else {
+                throw StoreFile.Unreadable(reason: "its partition key was lost", offset: 0)
+            }
+            contents = try StoreFile.decode(try Data(contentsOf: url), key: oldKey)
+        } catch let error as StoreFile.Unreadable {
+            persistence.log("JSONAPIClient store: discarded \(url.path): \(error.description); it was not imported")
+        } catch {
+            persistence.log("JSONAPIClient store: discarded \(url.path): it cannot be read (\(error)); it was not imported")
+        }
+        if var contents {
+            if oldKey != key { contents.responses = [] }
+            let records = contents.records.map { records in
+                records.resources.map { (key: ResourceStore.Key(type: $0.type, id: $0.id), record: Optional($0.record(in: records))) }
+            } ?? []
+            try write(records: records, responses: contents.responses.map { ($0.key, Optional($0.response)) })
+        }
         unlink(url.path)
-        return nil
+        unlink(keyPath)
     }
 
-    /// Removes the new files of writes that never finished (a process killed while writing).
-    private static func removeLeftovers(in directory: URL) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where name.hasSuffix(".tmp") && (name.hasPrefix(StoreFile.name) || name.hasPrefix(keyName)) {
-            unlink(directory.appendingPathComponent(name).path)
+    /// What the database holds: the records, least recently changed first, as one document parsed once (a row
+    /// that does not parse is deleted, logged with its count); the responses likewise.
+    private func read() throws(SQLiteError) -> StoreFile.Contents {
+        var contents = StoreFile.Contents()
+        let rows = try database.rows("SELECT rowid, object FROM records ORDER BY rowid")
+        var document = Data(#"{"data":[],"included":["#.utf8)
+        document.reserveCapacity(rows.reduce(64) { $0 + ($1.last?.blob?.count ?? 0) + 1 })
+        for (index, row) in rows.enumerated() {
+            if index > 0 { document.append(UInt8(ascii: ",")) }
+            document.append(row.last?.blob ?? Data())
         }
+        document.append(contentsOf: Array("]}".utf8))
+        if let records = try? StoreFile.records(document, offset: 0) {
+            contents.records = records
+        } else if !rows.isEmpty {
+            contents.records = try readRecordsOneByOne(rows)
+        }
+        var damaged: [Int64] = []
+        for row in try database.rows("SELECT rowid, response FROM responses ORDER BY rowid") {
+            guard let bytes = row.last?.blob, let response = try? StoreFile.response(from: bytes) else {
+                damaged.append(row.first?.integer ?? 0)
+                continue
+            }
+            contents.responses.append(response)
+        }
+        if !damaged.isEmpty {
+            for rowid in damaged { try database.execute("DELETE FROM responses WHERE rowid = ?", [.integer(rowid)]) }
+            persistence.log("JSONAPIClient store: \(damaged.count) stored responses did not read and were deleted")
+        }
+        return contents
+    }
+
+    /// The records of `rows` when they do not parse as one document: each alone, those that do not parse deleted.
+    private func readRecordsOneByOne(_ rows: [[SQLiteValue]]) throws(SQLiteError) -> ResourceRecords? {
+        var document = Data(#"{"data":[],"included":["#.utf8)
+        var damaged: [Int64] = []
+        var first = true
+        for row in rows {
+            let object = row.last?.blob ?? Data()
+            let alone = Data(#"{"data":[],"included":["#.utf8) + object + Data("]}".utf8)
+            guard (try? StoreFile.records(alone, offset: 0)) != nil else {
+                damaged.append(row.first?.integer ?? 0)
+                continue
+            }
+            if !first { document.append(UInt8(ascii: ",")) }
+            first = false
+            document.append(object)
+        }
+        document.append(contentsOf: Array("]}".utf8))
+        for rowid in damaged { try database.execute("DELETE FROM records WHERE rowid = ?", [.integer(rowid)]) }
+        persistence.log("JSONAPIClient store: \(damaged.count) records did not read and were deleted")
+        return try? StoreFile.records(document, offset: 0)
     }
 
     // MARK: Writing
 
-    /// Notes a change of `store` and schedules a write `delay` from now, unless one is scheduled.
+    /// Notes a change of `store` and schedules a save `delay` from now, unless one is scheduled.
     func schedule(_ store: ResourceStore) {
         let start = state.withLock { state -> Bool in
             state.requested &+= 1
@@ -140,9 +211,10 @@ final class StoreWriter: Sendable {
         }
     }
 
-    /// Writes what `store` holds now, unless nothing changed since the last write, and returns when it is on disk.
+    /// Saves what changed in `store`, unless nothing did since the last save, and returns when it is committed.
     ///
-    /// - Throws: ``JSONAPIClientError/Code/storeNotSaved`` when the write failed; the file on disk is the previous one.
+    /// - Throws: ``JSONAPIClientError/Code/storeNotSaved`` when the save failed; the database holds the previous
+    ///   save, and the next one writes these changes too.
     func flush(_ store: ResourceStore) async throws(JSONAPIClientError) {
         let error: JSONAPIClientError? = await withCheckedContinuation { continuation in
             queue.async { [self] in continuation.resume(returning: save(store)) }
@@ -150,60 +222,79 @@ final class StoreWriter: Sendable {
         if let error { throw error }
     }
 
-    /// Removes the file, after any write in progress: when this returns, a restart finds no store.
-    func removeFile() {
+    /// Deletes every record and response, after any save in progress: when this returns, a restart finds none.
+    func removeAll() {
         queue.sync {
-            unlink(directory.appendingPathComponent(StoreFile.name).path)
-            Self.synchronizeDirectory(directory)
+            do throws(SQLiteError) {
+                try database.immediateTransaction { () throws(SQLiteError) in
+                    try database.execute("DELETE FROM records")
+                    try database.execute("DELETE FROM responses")
+                }
+            } catch {
+                persistence.log("JSONAPIClient store: not cleared: \(error)")
+            }
         }
     }
 
-    /// Writes `store` when it changed since the last write (on the queue).
+    /// Writes the rows `store` changed since the last save (on the queue).
     private func save(_ store: ResourceStore) -> JSONAPIClientError? {
         let (target, saved) = state.withLock { ($0.requested, $0.saved) }
         guard target != saved else { return nil }
-        let contents = store.contentsToSave()
-        let records = contents.records.map(\.record.stored)
-        let bytes = StoreFile.encode(records: records, responses: contents.responses, key: key)
-        do {
-            try Self.writeAtomically(bytes, to: directory.appendingPathComponent(StoreFile.name), in: directory)
+        let changes = store.takeUnsaved()
+        let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
+        let responses = changes.responses.sorted { ($0.response?.lastUse ?? 0) < ($1.response?.lastUse ?? 0) }
+        do throws(SQLiteError) {
+            try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses)
         } catch {
-            return error
+            store.restoreUnsaved(records: Set(records.map(\.key)), responses: Set(responses.map(\.key)))
+            return JSONAPIClientError(
+                code: .storeNotSaved, detail: "saving to \(database.path) failed: \(error)", underlyingError: error)
         }
         state.withLock { $0.saved = max($0.saved, target) }
         return nil
     }
 
-    /// Writes `bytes` to a new owner-only file beside `url`, flushes it to the disk, renames it over `url` and
-    /// flushes the directory; on failure the new file is removed and `url` is as it was.
-    static func writeAtomically(_ bytes: [UInt8], to url: URL, in directory: URL) throws(JSONAPIClientError) {
-        let temporary = url.path + "." + String(UInt64.random(in: 0 ... .max), radix: 16) + ".tmp"
-        func failure(_ step: String, _ code: Int32) -> JSONAPIClientError {
-            JSONAPIClientError(
-                code: .storeNotSaved, detail: "\(step) \(temporary) failed: \(String(cString: strerror(code)))",
-                underlyingError: POSIXErrorCode(rawValue: code).map { POSIXError($0) })
+    /// Replaces or deletes the rows of `records` and `responses` (`nil`: gone) in one transaction.
+    private func write(
+        records: [(key: ResourceStore.Key, record: ResourceRecord?)],
+        responses: [(key: ResponseKey, response: StoredResponse?)]
+    ) throws(SQLiteError) {
+        guard !records.isEmpty || !responses.isEmpty else { return }
+        try database.immediateTransaction { () throws(SQLiteError) in
+            var bytes: [UInt8] = []
+            for (key, record) in records {
+                guard let record else {
+                    try database.execute("DELETE FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
+                    continue
+                }
+                bytes.removeAll(keepingCapacity: true)
+                record.write(into: &bytes)
+                try database.execute(
+                    "INSERT OR REPLACE INTO records (type, id, object) VALUES (?, ?, ?)",
+                    [.text(key.type), .text(key.id), .blob(Data(bytes))])
+            }
+            for (key, stored) in responses {
+                let partition = Self.partitionBytes(key.partition)
+                guard let stored else {
+                    try database.execute(
+                        "DELETE FROM responses WHERE partition = ? AND url = ? AND accept = ?",
+                        [.blob(partition), .text(key.url), .text(key.accept)])
+                    continue
+                }
+                try database.execute(
+                    "INSERT OR REPLACE INTO responses (partition, url, accept, response) VALUES (?, ?, ?, ?)",
+                    [.blob(partition), .text(key.url), .text(key.accept),
+                     .blob(Data(StoreFile.responseBytes(stored, for: key)))])
+            }
         }
-        let descriptor = Glibc_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("creating", errno) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            Platform.protectFile(temporary)
-            try handle.write(contentsOf: bytes)
-            try handle.synchronize()
-            Platform.synchronizeFully(descriptor)
-            try handle.close()
-        } catch {
-            try? handle.close()
-            unlink(temporary)
-            throw JSONAPIClientError(
-                code: .storeNotSaved, detail: "writing \(temporary) failed", underlyingError: error)
-        }
-        guard rename(temporary, url.path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw failure("renaming", code)
-        }
-        synchronizeDirectory(directory)
+    }
+
+    /// A partition digest's 16 bytes, the responses' key column.
+    static func partitionBytes(_ digest: CredentialDigest) -> Data {
+        var writer = ByteWriter()
+        writer.append(digest.high)
+        writer.append(digest.low)
+        return Data(writer.bytes)
     }
 
     /// Flushes `directory`'s entries (a rename) to the disk.
@@ -239,22 +330,6 @@ enum Platform {
         try? url.setResourceValues(values)
         try? FileManager.default.setAttributes(
             [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: directory.path)
-        #endif
-    }
-
-    /// Gives the file at `path` the protection class `completeUntilFirstUserAuthentication`.
-    static func protectFile(_ path: String) {
-        #if canImport(Darwin)
-        try? FileManager.default.setAttributes(
-            [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path)
-        #endif
-    }
-
-    /// Asks the drive to write its cache to the medium (`F_FULLFSYNC`), after `fsync`, which on Apple platforms
-    /// does not.
-    static func synchronizeFully(_ descriptor: Int32) {
-        #if canImport(Darwin)
-        _ = fcntl(descriptor, F_FULLFSYNC)
         #endif
     }
 }
