@@ -41,6 +41,7 @@ enum Cases {
         "decode-graph", "floor-encode-graph", "encode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
         "walk-concurrent4", "store-merge", "store-read", "store-read-pending", "store-save", "store-load",
         "store-save-cold", "store-walk-bare", "store-walk", "store-walk-observed", "live-apply", "queue-append",
+        "persist-walk", "persist-edit", "cold-start",
     ]
 
     static func make(for document: GeneratedDocument, selected: Set<String>) throws -> [BenchmarkCase] {

@@ -22,7 +22,7 @@ struct Options {
     var iterations = 10
     /// How many offline writes `queue-append` queues.
     var queueCount = 10_000
-    /// How many times `queue-append` runs.
+    /// How many times `queue-append` and the persisted store's cases (`persist-walk`, `persist-edit`, `cold-start`) run.
     var queueRuns = 3
 
     init(_ arguments: [String]) throws {
@@ -172,7 +172,7 @@ func main() throws {
 
     let selected = Set(options.cases)
     print("# jsonapi-bench: \(options.rounds) rounds (pipeline \(max(options.rounds, 21))), cases round-robin after a warm-up, medians")
-    for size in options.sizes where !selected.subtracting(["pipeline", QueueAppend.name] + Walk.names + ObservedWalk.names).isEmpty {
+    for size in options.sizes where !selected.subtracting(["pipeline", QueueAppend.name] + Walk.names + ObservedWalk.names + Persist.names).isEmpty {
         let document = GeneratedDocument(articles: size)
         print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
         let cases = try Cases.make(for: document, selected: selected)
@@ -222,6 +222,10 @@ func main() throws {
     if selected.contains(QueueAppend.name) {
         print("# \(QueueAppend.name): \(options.queueCount) offline writes of a ~420-byte body, one after the other, each durable")
         try QueueAppend.run(count: options.queueCount, runs: options.queueRuns)
+    }
+    if !selected.isDisjoint(with: Persist.names) {
+        print("# persisted store: pages of \(Persist.pageSize) articles with authors and comments, \(options.queueRuns) runs, medians")
+        try Persist.run(selected: selected, runs: options.queueRuns)
     }
     if options.measuresRSS, let largest = options.sizes.max() {
         try DecodeOnly.report(size: largest)

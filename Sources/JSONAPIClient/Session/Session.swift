@@ -63,8 +63,10 @@ public final class Session: Sendable {
         self.store = configuration.store.map {
             ResourceStore(configuration: $0, decoder: configuration.decoder)
         }
-        // The queue's file goes only where the store's does: a directory the store could open.
-        let persistence = store?.writer != nil ? configuration.store?.persistence : nil
+        // The queue is kept where the store is, in the same database. When that cannot be opened now the store
+        // stays in memory, but the queue tries again at each write and refuses an offline write it cannot keep
+        // (`storeNotSaved`): a write is never acknowledged as queued without being on disk.
+        let persistence = store == nil ? nil : configuration.store?.persistence
         self.writeQueue = WriteQueue(configuration: configuration.writeQueue, persistence: persistence)
         writeQueue.attach(self)
     }
