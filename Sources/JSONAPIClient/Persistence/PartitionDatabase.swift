@@ -61,10 +61,13 @@ enum PartitionDatabase {
     ///
     /// `records`: one row per record, `object` its resource object as JSON, keyed by type and id. `responses`: one
     /// row per stored response, keyed by its partition digest (16 bytes), URL and `Accept`; `response` holds its
-    /// status, header fields, `Vary`, freshness, collection types and body (``StoreFile/appendResponse(_:for:to:)``).
-    /// A save replaces a changed row whole (`INSERT OR REPLACE`), which gives it the next rowid: reading by rowid
-    /// reads the least recently changed first, the order eviction wants. A row keeps its key in a table with a
-    /// rowid rather than `WITHOUT ROWID`, since records and bodies are often larger than a twentieth of a page.
+    /// status, header fields, `Vary`, freshness and collection types (``StoreFile/appendResponse(_:for:to:)``, with
+    /// no body), `body_id` the row of its body in `response_bodies`. The body has a table of its own so that what
+    /// changes without it — a `304`'s freshness, the same body fetched again — rewrites the small row only: SQLite
+    /// writes a row whole, overflow pages included. A save replaces a changed row whole (`INSERT OR REPLACE`), which
+    /// gives it the next rowid: reading by rowid reads the least recently changed first, the order eviction wants.
+    /// A row keeps its key in a table with a rowid rather than `WITHOUT ROWID`, since records and bodies are often
+    /// larger than a twentieth of a page.
     static let storeTables = """
         CREATE TABLE records (
             type TEXT NOT NULL,
@@ -77,7 +80,12 @@ enum PartitionDatabase {
             url TEXT NOT NULL,
             accept TEXT NOT NULL,
             response BLOB NOT NULL,
+            body_id INTEGER NOT NULL,
             UNIQUE (partition, url, accept)
+        );
+        CREATE TABLE response_bodies (
+            id INTEGER PRIMARY KEY,
+            body BLOB NOT NULL
         );
         """
 

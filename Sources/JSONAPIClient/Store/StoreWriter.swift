@@ -158,15 +158,24 @@ final class StoreWriter: @unchecked Sendable {
             contents.records = try readRecordsOneByOne(rows)
         }
         var damaged: [Int64] = []
-        for row in try database.rows("SELECT rowid, response FROM responses ORDER BY rowid") {
-            guard let bytes = row.last?.blob, let response = try? StoreFile.response(from: bytes) else {
+        let responses = try database.rows(
+            "SELECT r.rowid, r.response, b.body FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id ORDER BY r.rowid")
+        for row in responses {
+            guard row.count == 3, let bytes = row[1].blob, let body = row[2].blob,
+                var response = try? StoreFile.response(from: bytes)
+            else {
                 damaged.append(row.first?.integer ?? 0)
                 continue
             }
+            response.response.response.body = body
             contents.responses.append(response)
         }
         if !damaged.isEmpty {
-            for rowid in damaged { try database.execute("DELETE FROM responses WHERE rowid = ?", [.integer(rowid)]) }
+            for rowid in damaged {
+                try database.execute(
+                    "DELETE FROM response_bodies WHERE id = (SELECT body_id FROM responses WHERE rowid = ?)", [.integer(rowid)])
+                try database.execute("DELETE FROM responses WHERE rowid = ?", [.integer(rowid)])
+            }
             persistence.log("JSONAPIClient store: \(damaged.count) stored responses did not read and were deleted")
         }
         return contents
@@ -229,6 +238,7 @@ final class StoreWriter: @unchecked Sendable {
                 try database.immediateTransaction { () throws(SQLiteError) in
                     try database.execute("DELETE FROM records")
                     try database.execute("DELETE FROM responses")
+                    try database.execute("DELETE FROM response_bodies")
                 }
             } catch {
                 persistence.log("JSONAPIClient store: not cleared: \(error)")
@@ -273,20 +283,38 @@ final class StoreWriter: @unchecked Sendable {
                     "INSERT OR REPLACE INTO records (type, id, object) VALUES (?, ?, ?)",
                     [.text(key.type), .text(key.id), .blob(Data(bytes))])
             }
-            for (key, stored) in responses {
-                let partition = Self.partitionBytes(key.partition)
-                guard let stored else {
-                    try database.execute(
-                        "DELETE FROM responses WHERE partition = ? AND url = ? AND accept = ?",
-                        [.blob(partition), .text(key.url), .text(key.accept)])
-                    continue
-                }
-                try database.execute(
-                    "INSERT OR REPLACE INTO responses (partition, url, accept, response) VALUES (?, ?, ?, ?)",
-                    [.blob(partition), .text(key.url), .text(key.accept),
-                     .blob(Data(StoreFile.responseBytes(stored, for: key)))])
-            }
+            for (key, stored) in responses { try write(stored, for: key) }
         }
+    }
+
+    /// Replaces or deletes the rows of the response under `key` (in the caller's transaction): its body's row only
+    /// when the body is not the one stored (compared byte for byte), so that a `304` or the same body fetched again
+    /// writes the small row alone.
+    private func write(_ stored: StoredResponse?, for key: ResponseKey) throws(SQLiteError) {
+        let keyValues: [SQLiteValue] = [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
+        let old = try database.rows(
+            "SELECT r.body_id, b.body FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id "
+                + "WHERE r.partition = ? AND r.url = ? AND r.accept = ?", keyValues).first
+        let oldBody = old?.first?.integer
+        guard let stored else {
+            if let oldBody { try database.execute("DELETE FROM response_bodies WHERE id = ?", [.integer(oldBody)]) }
+            try database.execute("DELETE FROM responses WHERE partition = ? AND url = ? AND accept = ?", keyValues)
+            return
+        }
+        let body = stored.response.body
+        let bodyID: Int64
+        if let oldBody, old?.last?.blob == body {
+            bodyID = oldBody
+        } else {
+            if let oldBody { try database.execute("DELETE FROM response_bodies WHERE id = ?", [.integer(oldBody)]) }
+            try database.execute("INSERT INTO response_bodies (body) VALUES (?)", [.blob(body)])
+            bodyID = database.lastInsertRowID
+        }
+        var withoutBody = stored
+        withoutBody.response.body = Data()
+        try database.execute(
+            "INSERT OR REPLACE INTO responses (partition, url, accept, response, body_id) VALUES (?, ?, ?, ?, ?)",
+            keyValues + [.blob(Data(StoreFile.responseBytes(withoutBody, for: key))), .integer(bodyID)])
     }
 
     /// A partition digest's 16 bytes, the responses' key column.
