@@ -355,6 +355,21 @@ enum DocCSnippets {
         try await notes.create(note, options: .offline)    // replayed after a lost answer: 409, counted as made
     }
 
+    // Caching resources, Accounts
+    static func accounts(baseURL: URL, folder: URL, userID: String) throws {
+        func signIn(userID: String, token: @escaping @Sendable () async throws -> String?) -> Session {
+            Session(
+                baseURL: baseURL,
+                configuration: .init(
+                    middlewares: [BearerTokenMiddleware(token: token)],
+                    store: .init(persistence: .init(directory: folder)),
+                    account: userID))                           // this user's data, kept through every token refresh
+        }
+        // Signing out: drop the session; its data waits for this user's next sign-in. To remove it from the device:
+        try ResourceStore.Persistence(directory: folder).removeData(ofAccount: userID)
+        _ = signIn(userID: userID, token: { "token" })
+    }
+
     static func keptAcrossLaunches(baseURL: URL) async throws {
         let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
             .appendingPathComponent("api-store")

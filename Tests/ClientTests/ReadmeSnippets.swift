@@ -144,10 +144,13 @@ enum ReadmeSnippets {
         let article = try store.resource(Article.self, id: "1")     // with its author, from the store
         let author: Person? = try await articles.load("author", of: first.data!)         // lazily: store, else server
         for await change in store.changes(of: Article.self) { print(change) }           // "updated articles 1", …
-        store.clear()                                                // signing out: everything goes
+        store.clear()                                                // every record and response goes
 
         let kept = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder))))
         try await kept.store?.flush()                                // on disk when it returns (it also saves by itself)
+        let alice = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder)), account: "user-42"))
+        try ResourceStore.Persistence(directory: folder).removeData(ofAccount: "user-42")   // her data off the device
+        _ = alice
         _ = (list, article, author, offline)
     }
 

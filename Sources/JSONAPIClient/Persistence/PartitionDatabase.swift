@@ -89,6 +89,24 @@ enum PartitionDatabase {
         );
         """
 
+    /// The partition of `account` (``Session/Configuration/account``), `nil` for none (``defaultPartition``):
+    /// `account-` and 32 hexadecimal digits, a digest of the identifier under a key fixed in the library, so that
+    /// every process and launch finds the same file and the file's name does not show the identifier. (It is not a
+    /// secret from someone who can guess the identifier and read the app's container.)
+    static func partition(forAccount account: String?) -> String {
+        guard let account else { return defaultPartition }
+        let digest = CredentialDigest(account: account, key: accountNaming)
+        func hex(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return "account-" + hex(digest.high) + hex(digest.low)
+    }
+
+    /// The fixed key that names account partitions (never changed: a new one would lose every account's files).
+    static let accountNaming = DigestKey(
+        k0: 0x4a41_5049_6163_636f, k1: 0x756e_7431_0000_0001, k2: 0x4a41_5049_6163_636f, k3: 0x756e_7431_0000_0002)
+
     /// The library's folder in `directory`.
     static func folder(in directory: URL) -> URL {
         directory.appendingPathComponent(folderName, isDirectory: true)

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Whose writes the queue holds: the session notes the credentials of every request its transport is given (as a
-/// keyed digest, never the values), so that a write queued offline belongs to the account that made it and is never
-/// sent with another account's credentials.
+/// Whose writes the queue holds. A session that names its account (``Session/Configuration/account``) owns every
+/// write by that account: credentials are only credentials, and a refreshed token sends what an older one queued.
+/// A session that names none notes the credentials of every request its transport is given (as a keyed digest,
+/// never the values), so that a write queued offline belongs to the credentials that made it and is never sent with
+/// another's.
 extension Session {
     /// The credentials of the last request given to the transport, and the store's clear count then.
     struct SeenCredentials: Sendable {
@@ -24,17 +26,19 @@ extension Session {
     /// The account of the last request sent, unless the store was cleared since (the account changed, and who is
     /// signed in now is not known until the next request); `nil` before any request.
     var currentAccount: CredentialDigest? {
+        if let account { return account }
         let clears = store?.clears ?? 0
         return lastCredentials.withLock { $0 }.flatMap { $0.clears == clears ? $0.digest : nil }
     }
 
-    /// The transport, for `write`: sends the request only when its credentials are the account's that made the write
-    /// (`owner`; any when `nil`).
+    /// The transport, for `write`: sends the request only when it is sent as the account that made the write
+    /// (`owner`; any when `nil`) — this session's named account, or else the same credentials.
     ///
-    /// - Throws: ``JSONAPIClientError/Code/accountChanged`` when another account's credentials are on the request.
+    /// - Throws: ``JSONAPIClientError/Code/accountChanged`` when the request is another account's.
     func transport(for owner: CredentialDigest?) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
-        { [client, digestKey] request in
-            if let owner, owner != CredentialDigest(credentialsOf: request.headerFields, key: digestKey) {
+        { [client, digestKey, account] request in
+            let sender = account ?? CredentialDigest(credentialsOf: request.headerFields, key: digestKey)
+            if let owner, owner != sender {
                 throw JSONAPIClientError(
                     code: .accountChanged,
                     detail: "the write was queued by another account than the one signed in now; it stays queued",

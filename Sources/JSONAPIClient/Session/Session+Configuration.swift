@@ -44,6 +44,20 @@ extension Session {
         public var writes: WriteOptions
         /// How the ``WriteQueue`` retries (backoff, limits, its clock).
         public var writeQueue: WriteQueue.Configuration
+        /// The account signed in, named by the app — a stable identifier such as the user's id, never a credential —
+        /// or `nil` for a session that names none.
+        ///
+        /// With an account, everything the store and the queue keep is that account's, whatever credentials the
+        /// requests carry: stored responses answer and revalidate across token refreshes and relaunches with a new
+        /// token, queued writes are sent with whatever credentials the account's requests carry now, and with
+        /// persistence it all lives in the account's own database (`JSONAPIClient/account-<digest>.sqlite`), which
+        /// a session of another account never opens. Make a new session when the user changes; a session of the
+        /// same account on the same directory later finds the data where it was.
+        ///
+        /// Without one, stored responses and queued writes are kept per credentials: a new token is another
+        /// partition, and a write queued under the old one is not sent under the new one. An app with sign-in
+        /// should name the account.
+        public var account: String?
 
         /// Creates a configuration; each parameter sets the property of the same name.
         ///
@@ -61,14 +75,16 @@ extension Session {
         ///     ahead.
         ///   - writes: The options of writes that name none.
         ///   - writeQueue: How the write queue retries.
+        ///   - account: The account signed in, named by the app (see ``account``); `nil` for none.
         public init(
             middlewares: [any Middleware] = [], headerFields: HTTPFields = HTTPFields(),
             mediaType: JSONAPIMediaType = JSONAPIMediaType(), decoder: JSONAPIDecoder = JSONAPIDecoder(),
             encoder: JSONAPIEncoder = JSONAPIEncoder(), allowedLinkOrigins: Set<Origin> = [], maxPages: Int = 10_000,
             store: ResourceStore.Configuration? = ResourceStore.Configuration(), cachePolicy: CachePolicy = .networkOnly,
             prefetchThreshold: Duration = .milliseconds(1), writes: WriteOptions = .immediate,
-            writeQueue: WriteQueue.Configuration = WriteQueue.Configuration()
+            writeQueue: WriteQueue.Configuration = WriteQueue.Configuration(), account: String? = nil
         ) {
+            self.account = account
             self.writes = writes
             self.writeQueue = writeQueue
             self.store = store

@@ -44,6 +44,9 @@ public final class Session: Sendable {
     let refusedOperationsPaths = LockedValue<Set<String>>([])
     /// Who the last request was sent as (Session+Accounts.swift).
     let lastCredentials = LockedValue<SeenCredentials?>(nil)
+    /// The digest of ``Configuration/account`` (under the store's key), when the app names one: the owner of every
+    /// write, whatever credentials are sent (Session+Accounts.swift).
+    let account: CredentialDigest?
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
     /// request and every link compares against it.
     let origin: Origin?
@@ -60,14 +63,18 @@ public final class Session: Sendable {
         self.client = client
         self.configuration = configuration
         self.chain = MiddlewareChain(transport: client, middlewares: configuration.middlewares)
-        self.store = configuration.store.map {
-            ResourceStore(configuration: $0, decoder: configuration.decoder)
+        let store = configuration.store.map {
+            ResourceStore(configuration: $0, decoder: configuration.decoder, account: configuration.account)
         }
+        self.store = store
+        self.account = configuration.account.map { CredentialDigest(account: $0, key: store?.digestKey ?? .process) }
         // The queue is kept where the store is, in the same database. When that cannot be opened now the store
         // stays in memory, but the queue tries again at each write and refuses an offline write it cannot keep
         // (`storeNotSaved`): a write is never acknowledged as queued without being on disk.
         let persistence = store == nil ? nil : configuration.store?.persistence
-        self.writeQueue = WriteQueue(configuration: configuration.writeQueue, persistence: persistence)
+        self.writeQueue = WriteQueue(
+            configuration: configuration.writeQueue, persistence: persistence,
+            partition: PartitionDatabase.partition(forAccount: configuration.account))
         writeQueue.attach(self)
     }
 

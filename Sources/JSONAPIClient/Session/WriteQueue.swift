@@ -270,8 +270,13 @@ public final class WriteQueue: Sendable {
     /// Keeps the queue on disk, when the store is persisted.
     let persister: WriteQueuePersister?
 
-    convenience init(configuration: Configuration, persistence: ResourceStore.Persistence?) {
-        self.init(configuration: configuration, storage: persistence.map(WriteQueueDatabase.init), log: persistence?.log)
+    convenience init(
+        configuration: Configuration, persistence: ResourceStore.Persistence?,
+        partition: String = PartitionDatabase.defaultPartition
+    ) {
+        self.init(
+            configuration: configuration, storage: persistence.map { WriteQueueDatabase($0, partition: partition) },
+            log: persistence?.log)
     }
 
     init(configuration: Configuration, storage: (any WriteQueueStorage)?, log: (@Sendable (String) -> Void)?) {

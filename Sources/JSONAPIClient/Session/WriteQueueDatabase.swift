@@ -44,6 +44,8 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     // but `checkpointer`, only on `checkpointQueue`.
     private let queue = DispatchQueue(label: "JSONAPIClient.WriteQueue.database", qos: .utility)
     private let directory: URL
+    /// The partition whose database holds the queue (``PartitionDatabase/partition(forAccount:)``).
+    private let partition: String
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     /// The connection, once opened (opening is tried again on each use until it succeeds).
@@ -68,8 +70,8 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     static let importedKey = "imported writes.jsonapiqueue"
 
     /// A queue in `persistence`'s directory.
-    convenience init(_ persistence: ResourceStore.Persistence) {
-        self.init(directory: persistence.directory, log: persistence.log)
+    convenience init(_ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition) {
+        self.init(directory: persistence.directory, partition: partition, log: persistence.log)
     }
 
     /// A queue in `directory`.
@@ -78,8 +80,12 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     ///   - directory: The app's directory (the database is in its `JSONAPIClient` folder).
     ///   - log: Told of files set aside or discarded and of failures.
     ///   - now: The time claims are made and read at.
-    init(directory: URL, log: @escaping @Sendable (String) -> Void, now: @escaping @Sendable () -> Date = { Date() }) {
+    init(
+        directory: URL, partition: String = PartitionDatabase.defaultPartition, log: @escaping @Sendable (String) -> Void,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.directory = directory
+        self.partition = partition
         self.log = log
         self.now = now
     }
@@ -89,13 +95,14 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         if let database { return database }
         let opened: SQLiteDatabase
         do {
-            opened = try PartitionDatabase.open(in: directory, log: log)
+            opened = try PartitionDatabase.open(in: directory, partition: partition, log: log)
         } catch {
             log("JSONAPIClient write queue: cannot open its database (\(error)); queued writes cannot be saved")
             throw error
         }
         database = opened
-        importEarlierFile(into: opened)
+        // An earlier version's file is the default partition's: never imported into an account's.
+        if partition == PartitionDatabase.defaultPartition { importEarlierFile(into: opened) }
         return opened
     }
 

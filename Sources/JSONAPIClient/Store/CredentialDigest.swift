@@ -51,6 +51,17 @@ struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
         self.init(of: fields, names: Self.credentialFields, key: key)
     }
 
+    /// The digest of an account's identifier (``Session/Configuration/account``), under `key`: what a session that
+    /// names its account partitions its stored responses and queued writes by, whatever credentials it sends. A
+    /// prefix of its own keeps it apart from every digest of header fields.
+    init(account: String, key: DigestKey) {
+        var message = Array("JSONAPIClient account".utf8)
+        message.appendLittleEndian(UInt64(truncatingIfNeeded: account.utf8.count))
+        message.append(contentsOf: account.utf8)
+        high = SipHash.hash(message, k0: key.k0, k1: key.k1)
+        low = SipHash.hash(message, k0: key.k2, k1: key.k3)
+    }
+
     /// The two halves in hexadecimal, for keys and debugging (never the credentials).
     var description: String { String(high, radix: 16) + ":" + String(low, radix: 16) }
 

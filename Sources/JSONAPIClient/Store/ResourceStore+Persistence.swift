@@ -53,6 +53,28 @@ extension ResourceStore {
             self.log = log ?? { message in LibraryLog.write(message, category: "persistence") }
         }
 
+        /// Removes everything kept on disk in ``directory`` for `account` (``Session/Configuration/account``; `nil`:
+        /// the data of sessions that name none): its records, stored responses and queued writes, request bodies
+        /// included — its database file and SQLite's files beside it. What to do when the user asks to remove their
+        /// account's data from the device; to sign out keeping it for their next sign-in, only drop the session.
+        ///
+        /// Call it when no session of that account is open, in this process or another (an app extension): a
+        /// session still open keeps its file open and writes into it.
+        ///
+        /// - Parameter account: The account whose data goes.
+        /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when a file exists and
+        ///   cannot be removed (the rest are removed all the same).
+        public func removeData(ofAccount account: String?) throws(JSONAPIClientError) {
+            let path = PartitionDatabase.file(in: directory, partition: PartitionDatabase.partition(forAccount: account)).path
+            var failed: [String] = []
+            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+                do { try FileManager.default.removeItem(atPath: file) } catch { failed.append(file) }
+            }
+            guard failed.isEmpty else {
+                throw JSONAPIClientError(code: .storeNotSaved, detail: "could not remove \(failed.joined(separator: ", "))")
+            }
+        }
+
         /// Whether two persistences use the same directory and delay (their logs are not compared).
         ///
         /// - Parameters:

@@ -3,7 +3,11 @@ import Foundation
 extension ResourceStore {
     /// The key `request` (as the transport gets it) is stored under in this store: its partition is digested with
     /// the store's key.
-    func responseKey(for request: HTTPRequest) -> ResponseKey { ResponseKey(request, key: digestKey) }
+    func responseKey(for request: HTTPRequest) -> ResponseKey {
+        var key = ResponseKey(request, key: digestKey)
+        if let accountDigest { key.partition = accountDigest }  // the account's, whatever its credentials now
+        return key
+    }
 
     /// The stored response `request` may be answered or validated with — fetched with the same credentials, URL and
     /// `Accept`, and with the same values of the header fields its `Vary` names — marking it used.

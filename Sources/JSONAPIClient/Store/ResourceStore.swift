@@ -254,6 +254,9 @@ public final class ResourceStore: Sendable {
     let digestKey: DigestKey
     /// Writes the store to its directory in the background; `nil` in memory only.
     let writer: StoreWriter?
+    /// The digest of the account the store holds the data of, when its session names one: the partition of every
+    /// stored response in place of the credentials' digest.
+    let accountDigest: CredentialDigest?
 
     /// Creates a store that reads models with `decoder`: empty, or with what its ``Configuration/persistence``
     /// directory holds.
@@ -266,17 +269,22 @@ public final class ResourceStore: Sendable {
     /// - Parameters:
     ///   - configuration: The limits, clock and persistence.
     ///   - decoder: Decodes models from records.
-    public init(configuration: Configuration = Configuration(), decoder: JSONAPIDecoder = JSONAPIDecoder()) {
+    public convenience init(configuration: Configuration = Configuration(), decoder: JSONAPIDecoder = JSONAPIDecoder()) {
+        self.init(configuration: configuration, decoder: decoder, account: nil)
+    }
+
+    /// Creates the store of a session that names its account (``Session/Configuration/account``): its rows in that
+    /// account's database, its stored responses partitioned by the account rather than by credentials.
+    init(configuration: Configuration, decoder: JSONAPIDecoder, account: String?) {
         self.configuration = configuration
         self.decoder = decoder
-        if let persistence = configuration.persistence, let opened = StoreWriter.open(persistence) {
-            digestKey = opened.key
-            writer = opened.writer
-            load(opened.contents)
-        } else {
-            digestKey = .process
-            writer = nil
-        }
+        let partition = PartitionDatabase.partition(forAccount: account)
+        let opened = configuration.persistence.flatMap { StoreWriter.open($0, partition: partition) }
+        let key = opened?.key ?? .process
+        digestKey = key
+        writer = opened?.writer
+        accountDigest = account.map { CredentialDigest(account: $0, key: key) }
+        if let opened { load(opened.contents) }
     }
 
     // MARK: Reading
@@ -332,7 +340,8 @@ public final class ResourceStore: Sendable {
         return try decoder.decode(Model.self, records: primary, included: included)
     }
 
-    /// Removes every record and response — what to do when the account signs out — and, with persistence, their
+    /// Removes every record and response — what to do when the user signs out of a session that names no account
+    /// (a session that names one is dropped instead: see ``Session/Configuration/account``) — and, with persistence, their
     /// rows: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then deletes
     /// the rows). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
     /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told

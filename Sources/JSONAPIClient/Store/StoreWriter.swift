@@ -69,15 +69,17 @@ final class StoreWriter: @unchecked Sendable {
     ///
     /// - Returns: The writer, the key, and what the database holds; `nil` when the database cannot be opened
     ///   (logged: the store stays in memory).
-    static func open(_ persistence: ResourceStore.Persistence) -> (
+    static func open(_ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition) -> (
         writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents
     )? {
         let log = persistence.log
         do throws(SQLiteError) {
-            let database = try PartitionDatabase.open(in: persistence.directory, log: log)
-            let (key, oldKey) = try partitionKey(in: database, directory: persistence.directory)
+            let database = try PartitionDatabase.open(in: persistence.directory, partition: partition, log: log)
+            // An earlier version's files are the default partition's: never another account's.
+            let isDefault = partition == PartitionDatabase.defaultPartition
+            let (key, oldKey) = try partitionKey(in: database, directory: isDefault ? persistence.directory : nil)
             let writer = StoreWriter(persistence: persistence, key: key, database: database)
-            try writer.importStoreFile(oldKey: oldKey)
+            if isDefault { try writer.importStoreFile(oldKey: oldKey) }
             return (writer, key, try writer.read())
         } catch {
             log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
@@ -90,9 +92,9 @@ final class StoreWriter: @unchecked Sendable {
     ///
     /// - Returns: The key, and the earlier version's key when its file reads (to import the file written under it).
     private static func partitionKey(
-        in database: SQLiteDatabase, directory: URL
+        in database: SQLiteDatabase, directory: URL?
     ) throws(SQLiteError) -> (key: DigestKey, oldKey: DigestKey?) {
-        let file = FileManager.default.contents(atPath: directory.appendingPathComponent(keyName).path)
+        let file = directory.flatMap { FileManager.default.contents(atPath: $0.appendingPathComponent(keyName).path) }
         let oldKey = file.flatMap { DigestKey(bytes: Array($0)) }
         let key = try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
             let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
