@@ -82,6 +82,56 @@ struct StorePartsTests {
         #expect(Self.decide(fresh, .networkOnly, after: 0, request: own) == .send(ifNoneMatch: nil, ifModifiedSince: nil))
     }
 
+    @Test("UnsavedKeys: off notes nothing; on, a save takes the keys once, a failed one puts them back, a load keeps removals only")
+    func unsavedKeys() {
+        var keys = UnsavedKeys<String>()
+        keys.insert("a")
+        #expect(keys.keys == nil && keys.take().isEmpty)
+        keys.track()
+        keys.track()  // twice: still empty, nothing lost
+        #expect(keys.keys == [])
+        keys.insert("a")
+        keys.insert("b")
+        let taken = keys.take()
+        #expect(taken == ["a", "b"] && keys.keys == [])
+        keys.insert("c")
+        keys.restore(taken)
+        #expect(keys.keys == ["a", "b", "c"])
+        keys.keepRemovals { $0 != "b" }
+        #expect(keys.keys == ["b"])
+        keys.removeAll()
+        #expect(keys.keys == [] && keys.take().isEmpty)
+    }
+
+    @Test("Which changes a persisted store's tables note for the next save: a set, a removal, a stored, changed or removed response; not a use, an uncounted placement or a validation already required")
+    func tablesNoteUnsaved() throws {
+        var table = ResourceStore.RecordTable()
+        table.unsaved.track()
+        let record = try #require(ResourceStore.Record(object: ResourceObject(type: "tags", id: "1"), lastUse: 1))
+        _ = table.placeUncounted(record, for: .init(type: "tags", id: "0"))
+        table.touch(.init(type: "tags", id: "0"), at: 2)
+        #expect(table.unsaved.keys == [])
+        table.setRecord(record, for: .init(type: "tags", id: "1"))
+        table.removeRecord(.init(type: "tags", id: "0"))
+        table.removeRecord(.init(type: "tags", id: "9"))  // not held: nothing to delete
+        #expect(table.unsaved.keys == [.init(type: "tags", id: "1"), .init(type: "tags", id: "0")])
+        table.removeAll()
+        #expect(table.unsaved.keys == [])
+
+        var cache = ResponseCache()
+        cache.unsaved.track()
+        func key(_ name: String) -> ResponseKey { ResponseKey(Self.request().with(path: name)) }
+        cache.insert(Self.stored([:]), for: key("a"), at: 1, limit: 100)
+        cache.insert(Self.stored([.cacheControl: "no-cache"]), for: key("b"), at: 2, limit: 100)
+        #expect(cache.unsaved.take() == [key("a"), key("b")])
+        _ = cache.use(key("a"), at: 3)
+        cache.requireValidation { _, _ in true }  // b requires it already: only a changes
+        #expect(cache.unsaved.take() == [key("a")])
+        cache.update(key("b")) { $0.collectionTypes.insert("tags") }
+        cache.remove(key("a"))
+        #expect(cache.unsaved.take() == [key("a"), key("b")])
+    }
+
     @Test("ResponseCache evicts the least recently used past its byte limit, and keeps exactly the limit")
     func responseEviction() {
         var cache = ResponseCache()

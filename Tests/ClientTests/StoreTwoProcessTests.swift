@@ -13,15 +13,8 @@ import TestSupport
 struct StoreTwoProcessTests {
     /// Starts a child saving pages `pages` on `directory`.
     static func start(_ directory: URL, server: URL, pages: ClosedRange<Int>) throws -> (Process, StoreKillTests.Output) {
-        let process = Process()
-        process.executableURL = try StoreKillTests.child()
-        process.arguments = ["pages", directory.path, server.absoluteString, "\(pages.lowerBound)", "\(pages.upperBound)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let output = StoreKillTests.Output()
-        pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
-        try process.run()
-        return (process, output)
+        try WriteQueueTwoProcessTests.start(
+            ["pages", directory.path, server.absoluteString, "\(pages.lowerBound)", "\(pages.upperBound)"])
     }
 
     @Test("Two processes saving different pages at once: a third finds every page both reported saved")

@@ -38,9 +38,14 @@ struct WriteQueueTwoProcessTests {
 
     /// Starts a replaying child on `directory`.
     static func start(_ directory: URL, server: URL) throws -> (Process, StoreKillTests.Output) {
+        try start(["replay", directory.path, server.absoluteString])
+    }
+
+    /// Starts `store-kill-child` with `arguments`, gathering what it prints.
+    static func start(_ arguments: [String]) throws -> (Process, StoreKillTests.Output) {
         let process = Process()
         process.executableURL = try StoreKillTests.child()
-        process.arguments = ["replay", directory.path, server.absoluteString]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         let output = StoreKillTests.Output()

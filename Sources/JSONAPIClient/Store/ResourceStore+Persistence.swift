@@ -111,8 +111,8 @@ extension ResourceStore {
         records: [(key: Key, record: Record?)], responses: [(key: ResponseKey, response: StoredResponse?)]
     ) {
         withMergedState { state in
-            let records = state.records.takeUnsaved().map { (key: $0, record: state.records[$0]) }
-            let responses = state.responses.takeUnsaved().map { (key: $0, response: state.responses[$0]) }
+            let records = state.records.unsaved.take().map { (key: $0, record: state.records[$0]) }
+            let responses = state.responses.unsaved.take().map { (key: $0, response: state.responses[$0]) }
             return (records, responses)
         }
     }
@@ -120,8 +120,8 @@ extension ResourceStore {
     /// Puts back the keys of a save that failed, so that the next save writes them (with their values then).
     func restoreUnsaved(records: Set<Key>, responses: Set<ResponseKey>) {
         state.withLock { state in
-            state.records.restoreUnsaved(records)
-            state.responses.restoreUnsaved(responses)
+            state.records.unsaved.restore(records)
+            state.responses.unsaved.restore(responses)
         }
     }
 
@@ -131,8 +131,8 @@ extension ResourceStore {
     func load(_ contents: StoreFile.Contents) {
         let limit = configuration.maxResponseBytes
         state.withLock { state in
-            state.records.tracksUnsaved()
-            state.responses.tracksUnsaved()
+            state.records.unsaved.track()
+            state.responses.unsaved.track()
             if let records = contents.records {
                 state.records.reserve(adding: records.resources.count)  // once, when the store opens: no regrowth
                 // The database holds each key once (`UNIQUE (type, id)`), so every resource is held.
@@ -147,8 +147,10 @@ extension ResourceStore {
             for (key, stored) in contents.responses {
                 state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
             }
-            state.records.keepUnsavedRemovals()
-            state.responses.keepUnsavedRemovals()
+            let records = state.records.byKey
+            let responses = state.responses.entries
+            state.records.unsaved.keepRemovals { records[$0] != nil }
+            state.responses.unsaved.keepRemovals { responses[$0] != nil }
         }
     }
 }

@@ -587,7 +587,7 @@ public final class ResourceStore: Sendable {
             for other in related { changes.append(StoreChange(type: other.type, id: other.id, kind: .updated)) }
         }
         guard let old = state.records.placeUncounted(Record(new, lastUse: now), for: key) else {
-            state.records.noteUnsaved(key)
+            state.records.unsaved.insert(key)
             if state.records.indexesSelfLinks { state.records.reindex(key, from: nil, to: new.selfLink) }
             guard state.overlay.inverses.involves(key.type) else {
                 noteChange()
@@ -614,7 +614,7 @@ public final class ResourceStore: Sendable {
             record = own
             _ = state.records.placeUncounted(record, for: key)
         }
-        state.records.noteUnsaved(key)
+        state.records.unsaved.insert(key)
         state.records.released(old.stored)
         if state.records.indexesSelfLinks {
             state.records.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink)

@@ -17,38 +17,8 @@ extension ResourceStore {
         /// The responses' tapes that more than one record lies in, by identity, with how many of them are held.
         private(set) var shared: [ObjectIdentifier: SharedRecords] = [:]
         /// The keys whose record changed or went since the last save, for a persisted store (its database writes
-        /// their rows only); `nil` in memory, where nothing is tracked.
-        private(set) var unsaved: Set<Key>?
-
-        /// Starts tracking the keys a save writes (``unsaved``).
-        mutating func tracksUnsaved() {
-            if unsaved == nil { unsaved = [] }
-        }
-
-        /// Notes that the record of `key` changed or went: the next save writes its row.
-        mutating func noteUnsaved(_ key: Key) {
-            unsaved?.insert(key)
-        }
-
-        /// The keys changed since the last save, which a save takes; the table tracks anew from here.
-        mutating func takeUnsaved() -> Set<Key> {
-            guard let keys = unsaved, !keys.isEmpty else { return [] }
-            unsaved = []
-            return keys
-        }
-
-        /// Keeps of the keys noted only those no longer held (removed since, or by eviction): what a store that just
-        /// loaded its rows must still delete, and nothing it need not write again.
-        mutating func keepUnsavedRemovals() {
-            guard let keys = unsaved else { return }
-            let byKey = self.byKey
-            unsaved = keys.filter { byKey[$0] == nil }
-        }
-
-        /// Puts back the keys of a save that failed, so that the next one writes them.
-        mutating func restoreUnsaved(_ keys: Set<Key>) {
-            unsaved?.formUnion(keys)
-        }
+        /// their rows only); off in memory.
+        var unsaved = UnsavedKeys<Key>()
 
         /// Whether the self-link index was made (reading a record's link to keep it in step costs nothing before).
         var indexesSelfLinks: Bool { selfLinks != nil }
@@ -79,7 +49,7 @@ extension ResourceStore {
         @discardableResult
         mutating func setRecord(_ record: Record, for key: Key) -> Record? {
             let old = byKey.updateValue(record, forKey: key)
-            unsaved?.insert(key)
+            unsaved.insert(key)
             if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
             if let old { released(old.stored) }
             retained(record.stored)
@@ -88,7 +58,7 @@ extension ResourceStore {
 
         /// Puts `record` in place of `key`'s without counting it in its shared tape, nor releasing the one replaced
         /// (the caller does both: ``share(_:held:live:)`` for a response's records, ``released(_:)`` for the old
-        /// one), nor indexing its self link (``reindex(_:from:to:)``), nor noting it unsaved (``noteUnsaved(_:)``:
+        /// one), nor indexing its self link (``reindex(_:from:to:)``), nor noting it unsaved (``unsaved``:
         /// a merge that finds the record unchanged places it again to note its use).
         ///
         /// - Returns: The record it replaced.
@@ -120,7 +90,7 @@ extension ResourceStore {
         @discardableResult
         mutating func removeRecord(_ key: Key) -> Record? {
             guard let old = byKey.removeValue(forKey: key) else { return nil }
-            unsaved?.insert(key)
+            unsaved.insert(key)
             if selfLinks != nil { reindex(key, from: old.stored.selfLink, to: nil) }
             released(old.stored)
             return old
@@ -129,7 +99,7 @@ extension ResourceStore {
         /// Removes every record; a persisted store empties its database itself (``ResourceStore/clear()``), so the
         /// keys tracked are dropped too.
         mutating func removeAll() {
-            if unsaved != nil { unsaved = [] }
+            unsaved.removeAll()
             byKey.removeAll()
             selfLinks = nil
             shared.removeAll()

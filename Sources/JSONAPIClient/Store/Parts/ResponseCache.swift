@@ -50,33 +50,8 @@ struct ResponseCache {
     /// The bytes of the bodies kept.
     private(set) var bytes = 0
     /// The keys whose response was stored, changed or removed since the last save, for a persisted store (its
-    /// database writes their rows only); `nil` in memory, where nothing is tracked. A use is not a change.
-    private(set) var unsaved: Set<ResponseKey>?
-
-    /// Starts tracking the keys a save writes (``unsaved``).
-    mutating func tracksUnsaved() {
-        if unsaved == nil { unsaved = [] }
-    }
-
-    /// The keys changed since the last save, which a save takes; the cache tracks anew from here.
-    mutating func takeUnsaved() -> Set<ResponseKey> {
-        guard let keys = unsaved, !keys.isEmpty else { return [] }
-        unsaved = []
-        return keys
-    }
-
-    /// Keeps of the keys noted only those no longer held (removed since, or by eviction): what a store that just
-    /// loaded its rows must still delete, and nothing it need not write again.
-    mutating func keepUnsavedRemovals() {
-        guard let keys = unsaved else { return }
-        let entries = self.entries
-        unsaved = keys.filter { entries[$0] == nil }
-    }
-
-    /// Puts back the keys of a save that failed, so that the next one writes them.
-    mutating func restoreUnsaved(_ keys: Set<ResponseKey>) {
-        unsaved?.formUnion(keys)
-    }
+    /// database writes their rows only); off in memory. A use is not a change.
+    var unsaved = UnsavedKeys<ResponseKey>()
 
     /// The number of responses.
     var count: Int { entries.count }
@@ -99,7 +74,7 @@ struct ResponseCache {
         var stored = stored
         stored.lastUse = tick
         entries[key] = stored
-        unsaved?.insert(key)
+        unsaved.insert(key)
         bytes += stored.response.body.count
         noteUse(key, at: tick)
         while bytes > limit {
@@ -115,7 +90,7 @@ struct ResponseCache {
     @discardableResult
     mutating func remove(_ key: ResponseKey) -> StoredResponse? {
         guard let old = entries.removeValue(forKey: key) else { return nil }
-        unsaved?.insert(key)
+        unsaved.insert(key)
         bytes -= old.response.body.count
         return old
     }
@@ -128,7 +103,7 @@ struct ResponseCache {
         guard var stored = entries.removeValue(forKey: key) else { return false }
         change(&stored)
         entries[key] = stored
-        unsaved?.insert(key)
+        unsaved.insert(key)
         return true
     }
 
@@ -136,7 +111,7 @@ struct ResponseCache {
     mutating func requireValidation(where isAffected: (ResponseKey, StoredResponse) -> Bool) {
         for (key, stored) in entries where isAffected(key, stored) && !stored.freshness.requiresValidation {
             entries[key]?.freshness.requiresValidation = true
-            unsaved?.insert(key)
+            unsaved.insert(key)
         }
     }
 
@@ -152,7 +127,7 @@ struct ResponseCache {
     /// Removes every response; a persisted store empties its database itself (``ResourceStore/clear()``), so the
     /// keys tracked are dropped too.
     mutating func removeAll() {
-        if unsaved != nil { unsaved = [] }
+        unsaved.removeAll()
         entries.removeAll()
         order.removeAll()
         bytes = 0
