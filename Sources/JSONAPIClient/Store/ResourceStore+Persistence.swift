@@ -59,7 +59,9 @@ extension ResourceStore {
         /// account's data from the device; to sign out keeping it for their next sign-in, only drop the session.
         ///
         /// Call it when no session of that account is open, in this process or another (an app extension): a
-        /// session still open keeps its file open and writes into it.
+        /// session still open keeps its file open and writes into it. A store dropped less than ``delay`` after its
+        /// last change still writes that change when the delay ends; `flush()` it before dropping it to have the
+        /// writes done first.
         ///
         /// - Parameter account: The account whose data goes.
         /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when a file exists and
