@@ -350,6 +350,23 @@ struct StorePersistenceTests {
         }
     }
 
+    @Test("A store opened within smaller limits deletes the rows it left out at its next save, and writes nothing it loaded")
+    func loadKeepsRemovalsOnly() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        store.merge((1...30).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
+        try await store.flush()
+        #expect(try Self.rows("records", in: directory) == 30)
+        let smaller = ResourceStore(configuration: .init(maxResources: 20, persistence: persistence))
+        let (held, unsaved) = smaller.readParts { parts in (Set(parts.records.keys), parts.records.unsaved.keys ?? []) }
+        #expect(held.count < 30 && !held.isEmpty)
+        #expect(unsaved.count == 30 - held.count && unsaved.isDisjoint(with: held))
+        try await smaller.flush()  // nothing changed since it opened: the left-out rows go all the same
+        #expect(try Self.rows("records", in: directory) == Int64(held.count))
+    }
+
     @Test("Changes are written in the background after the delay, without flush()")
     func backgroundWrite() async throws {
         let directory = Self.directory()

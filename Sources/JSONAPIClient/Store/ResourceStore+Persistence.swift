@@ -128,11 +128,11 @@ extension ResourceStore {
     }
 
     /// Fills the new store with what its database holds, oldest change first, within the limits, and starts
-    /// noting what changes: what the limits left out is deleted by the next save, what was loaded is not written
-    /// again.
+    /// noting what changes: what the limits left out is deleted by the next save (scheduled now, when there is
+    /// any), what was loaded is not written again.
     func load(_ contents: StoreFile.Contents) {
         let limit = configuration.maxResponseBytes
-        state.withLock { state in
+        let leftOut = state.withLock { state -> Bool in
             state.records.unsaved.track()
             state.responses.unsaved.track()
             if let records = contents.records {
@@ -153,6 +153,8 @@ extension ResourceStore {
             let responses = state.responses.entries
             state.records.unsaved.keepRemovals { records[$0] != nil }
             state.responses.unsaved.keepRemovals { responses[$0] != nil }
+            return state.records.unsaved.keys?.isEmpty == false || state.responses.unsaved.keys?.isEmpty == false
         }
+        if leftOut { changed() }
     }
 }
