@@ -367,6 +367,24 @@ struct StorePersistenceTests {
         #expect(try Self.rows("records", in: directory) == Int64(held.count))
     }
 
+    @Test("A store dropped before its delayed save is not kept alive by it, and its changes are written all the same")
+    func droppedStoreSaves() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        weak var dropped: ResourceStore?
+        do {
+            let store = ResourceStore(configuration: .init(persistence: persistence))
+            store.merge([ResourceObject(type: "labels", id: "7", attributes: ["name": "seven"])])
+            dropped = store
+        }
+        #expect(dropped == nil)  // the save scheduled an hour ahead holds it weakly
+        // Not a timed test: wait for the handed-over write, however long it takes, and check what it wrote.
+        while try Self.rows("records", in: directory) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let reopened = ResourceStore(configuration: .init(persistence: persistence))
+        #expect(reopened.record(type: "labels", id: "7")?.attributes?["name"] == "seven")
+    }
+
     @Test("Changes are written in the background after the delay, without flush()")
     func backgroundWrite() async throws {
         let directory = Self.directory()

@@ -29,6 +29,7 @@ struct WriteQueueKillTests {
         let process = Process()
         process.executableURL = try StoreKillTests.child()
         process.arguments = arguments
+        process.environment = StoreKillTests.childEnvironment
         let pipe = Pipe()
         process.standardOutput = pipe
         let output = StoreKillTests.Output()

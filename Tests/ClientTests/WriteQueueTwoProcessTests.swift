@@ -46,6 +46,7 @@ struct WriteQueueTwoProcessTests {
         let process = Process()
         process.executableURL = try StoreKillTests.child()
         process.arguments = arguments
+        process.environment = StoreKillTests.childEnvironment
         let pipe = Pipe()
         process.standardOutput = pipe
         let output = StoreKillTests.Output()

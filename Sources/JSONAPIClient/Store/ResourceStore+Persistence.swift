@@ -106,16 +106,22 @@ extension ResourceStore {
         try await writer?.flush(self)
     }
 
+    /// What a save writes: the records and responses of the keys noted, each with its value (`nil`: gone).
+    struct Unsaved: @unchecked Sendable {
+        // @unchecked Sendable: the values are copies taken under the store's lock; a record's tape is never changed
+        // after it is parsed (`ResourceRecords`), so the writer's queue reads them while the store goes on.
+        var records: [(key: Key, record: Record?)]
+        var responses: [(key: ResponseKey, response: StoredResponse?)]
+    }
+
     /// What changed since the last save, taken for a save: the records and responses of the keys noted, each with
     /// its value now (`nil`: gone). Only the copy is made under the lock (after merging the bodies waiting); the
     /// encoding happens outside it.
-    func takeUnsaved() -> (
-        records: [(key: Key, record: Record?)], responses: [(key: ResponseKey, response: StoredResponse?)]
-    ) {
+    func takeUnsaved() -> Unsaved {
         withMergedState { state in
             let records = state.records.unsaved.take().map { (key: $0, record: state.records[$0]) }
             let responses = state.responses.unsaved.take().map { (key: $0, response: state.responses[$0]) }
-            return (records, responses)
+            return Unsaved(records: records, responses: responses)
         }
     }
 

@@ -287,6 +287,12 @@ public final class ResourceStore: Sendable {
         if let opened { load(opened.contents) }
     }
 
+    /// With persistence, hands what changed since the last save to the writer, which writes it on its own queue:
+    /// a save scheduled but not run holds the store only weakly (`StoreWriter.schedule`).
+    deinit {
+        writer?.saveRemaining(takeUnsaved())
+    }
+
     // MARK: Reading
 
     /// The number of records.

@@ -208,6 +208,10 @@ final class StoreWriter: @unchecked Sendable {
     // MARK: Writing
 
     /// Notes a change of `store` and schedules a save `delay` from now, unless one is scheduled.
+    ///
+    /// The scheduled save holds the store and this writer weakly: a store dropped before it runs hands what changed
+    /// to ``saveRemaining(_:)`` as it goes, so a dropped session keeps neither alive until the delay ends (with its
+    /// database open), and loses nothing.
     func schedule(_ store: ResourceStore) {
         let start = state.withLock { state -> Bool in
             state.requested &+= 1
@@ -216,9 +220,25 @@ final class StoreWriter: @unchecked Sendable {
             return true
         }
         guard start else { return }
-        queue.asyncAfter(deadline: .now() + Self.interval(persistence.delay)) { [self] in
+        queue.asyncAfter(deadline: .now() + Self.interval(persistence.delay)) { [weak self, weak store] in
+            guard let self else { return }
             state.withLock { $0.scheduled = false }
+            guard let store else { return }  // gone: its deinit handed its changes over
             if let error = save(store) { persistence.log("JSONAPIClient store: not saved: \(error.detail)") }
+        }
+    }
+
+    /// Writes, on the queue, the changes a store handed over as it went (`ResourceStore.deinit`); a failure is
+    /// logged, since no one is left to tell.
+    func saveRemaining(_ changes: ResourceStore.Unsaved) {
+        guard !changes.records.isEmpty || !changes.responses.isEmpty else { return }
+        queue.async { [self] in
+            let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
+            do throws(SQLiteError) {
+                try write(records: records.map { ($0.key, $0.record?.stored) }, responses: changes.responses)
+            } catch {
+                persistence.log("JSONAPIClient store: the last changes of a store that went were not saved: \(error)")
+            }
         }
     }
 
