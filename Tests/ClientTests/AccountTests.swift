@@ -10,7 +10,7 @@ import TestSupport
 /// across a relaunch — and another account on the same directory sees none of it.
 @Suite("Accounts named by the app")
 struct AccountTests {
-    /// The token the app's middleware sends: the app refreshes it by setting a new one.
+    /// The token the app's `BearerTokenMiddleware` sends: the app refreshes it by setting a new one.
     final class Token: @unchecked Sendable {
         private let lock = NSLock()
         private var value: String
@@ -18,19 +18,6 @@ struct AccountTests {
         var current: String {
             get { lock.withLock { value } }
             set { lock.withLock { value = newValue } }
-        }
-    }
-
-    /// Adds `Authorization: Bearer <token>` to every request.
-    struct Bearer: Middleware {
-        let token: Token
-        func intercept(
-            _ request: HTTPRequest, context: MiddlewareContext,
-            next: @Sendable (HTTPRequest) async throws -> HTTPResponse
-        ) async throws -> HTTPResponse {
-            var request = request
-            request.headerFields[.authorization] = "Bearer \(token.current)"
-            return try await next(request)
         }
     }
 
@@ -77,7 +64,7 @@ struct AccountTests {
         Session(
             baseURL: exampleBase, client: server,
             configuration: .init(
-                middlewares: [Bearer(token: token)],
+                middlewares: [BearerTokenMiddleware { token.current }],
                 store: .init(persistence: directory.map { .init(directory: $0, delay: .seconds(3600)) }),
                 writes: .offline, writeQueue: .init(firstDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
                 account: account))
@@ -215,7 +202,7 @@ struct AccountTests {
             Session(
                 baseURL: server,
                 configuration: .init(
-                    middlewares: [Bearer(token: Token(token))] + (offline ? [WriteQueueTwoProcessTests.Offline()] : []),
+                    middlewares: [BearerTokenMiddleware { token }] + (offline ? [WriteQueueTwoProcessTests.Offline()] : []),
                     store: .init(persistence: .init(directory: directory)), writes: .offline, account: "carol"))
         }
         do {
@@ -228,10 +215,6 @@ struct AccountTests {
         #expect(api.writeQueue.entries.count == 1)
         await api.writeQueue.replay()
         #expect(api.writeQueue.entries.isEmpty)
-        var made: [ArticleTag] = []
-        let request = DataSource<ArticleTag>(baseURL: server, router: .path("tags/<id>")).fetch()
-            .filter("name.icontains", run).page(.pageBased(1, 100))
-        for try await tag in request.resources() { made.append(tag) }
-        #expect(made.map(\.name) == [run])
+        #expect(try await ArticleTag.all(containing: run, on: server).map(\.name) == [run])
     }
 }

@@ -87,10 +87,7 @@ struct WriteQueueKillTests {
         api.writeQueue.retry()
         await api.writeQueue.replay()
         #expect(api.writeQueue.entries.isEmpty)
-        var made: [ArticleTag] = []
-        let request = DataSource<ArticleTag>(baseURL: server, router: .path("tags/<id>")).fetch()
-            .filter("name.icontains", "kill-\(run)-").page(.pageBased(1, 100))
-        for try await tag in request.resources() { made.append(tag) }
+        let made = try await ArticleTag.all(containing: "kill-\(run)-", on: server)
         let counts = Dictionary(grouping: made, by: \.name).mapValues(\.count)
         for n in reported { #expect(counts["kill-\(run)-\(n)"] == 1, "write \(n) was made \(counts["kill-\(run)-\(n)"] ?? 0) times") }
         #expect(counts.values.allSatisfy { $0 == 1 })

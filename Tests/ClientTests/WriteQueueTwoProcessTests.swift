@@ -85,10 +85,7 @@ struct WriteQueueTwoProcessTests {
         let (second, secondOutput) = try Self.start(directory, server: server)
         let reports = [await Self.finish(first, firstOutput), await Self.finish(second, secondOutput)]
 
-        var made: [ArticleTag] = []
-        let request = DataSource<ArticleTag>(baseURL: server, router: .path("tags/<id>")).fetch()
-            .filter("name.icontains", run).page(.pageBased(1, 100))
-        for try await tag in request.resources() { made.append(tag) }
+        let made = try await ArticleTag.all(containing: run, on: server)
         let counts = Dictionary(grouping: made, by: \.name).mapValues(\.count)
         for n in 0..<20 { #expect(counts["\(run)-\(n)"] == 1, "write \(n) was made \(counts["\(run)-\(n)"] ?? 0) times") }
         #expect(made.count == 20, "\(reports)")

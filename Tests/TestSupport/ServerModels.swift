@@ -32,6 +32,23 @@ public struct ArticleTag: Resource, Equatable {
     }
 }
 
+extension ArticleTag {
+    /// Every tag on the test server at `server` whose name contains `fragment`, all pages: what a test made there.
+    ///
+    /// - Parameters:
+    ///   - fragment: A part of the names (`name.icontains`).
+    ///   - server: The test server's base URL.
+    /// - Returns: The tags, in the server's order.
+    /// - Throws: What the fetch throws.
+    public static func all(containing fragment: String, on server: URL) async throws -> [ArticleTag] {
+        var made: [ArticleTag] = []
+        let request = DataSource<ArticleTag>(baseURL: server, router: .path("tags/<id>")).fetch()
+            .filter("name.icontains", fragment).page(.pageBased(1, 100))
+        for try await tag in request.resources() { made.append(tag) }
+        return made
+    }
+}
+
 public struct Comment: Resource, Equatable {
     public static let resourceType = "comments"
     public var id: String

@@ -67,7 +67,7 @@ public final class Session: Sendable {
             ResourceStore(configuration: $0, decoder: configuration.decoder, account: configuration.account)
         }
         self.store = store
-        self.account = configuration.account.map { CredentialDigest(account: $0, key: store?.digestKey ?? .process) }
+        self.account = store?.accountDigest ?? configuration.account.map { CredentialDigest(account: $0, key: .process) }
         // The queue is kept where the store is, in the same database. When that cannot be opened now the store
         // stays in memory, but the queue tries again at each write and refuses an offline write it cannot keep
         // (`storeNotSaved`): a write is never acknowledged as queued without being on disk.

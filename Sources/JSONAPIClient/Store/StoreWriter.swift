@@ -147,14 +147,7 @@ final class StoreWriter: @unchecked Sendable {
     private func read() throws(SQLiteError) -> StoreFile.Contents {
         var contents = StoreFile.Contents()
         let rows = try database.rows("SELECT rowid, object FROM records ORDER BY rowid")
-        var document = Data(#"{"data":[],"included":["#.utf8)
-        document.reserveCapacity(rows.reduce(64) { $0 + ($1.last?.blob?.count ?? 0) + 1 })
-        for (index, row) in rows.enumerated() {
-            if index > 0 { document.append(UInt8(ascii: ",")) }
-            document.append(row.last?.blob ?? Data())
-        }
-        document.append(contentsOf: Array("]}".utf8))
-        if let records = try? StoreFile.records(document, offset: 0) {
+        if let records = try? StoreFile.records(Self.document(of: rows.map { $0.last?.blob ?? Data() }), offset: 0) {
             contents.records = records
         } else if !rows.isEmpty {
             contents.records = try readRecordsOneByOne(rows)
@@ -185,24 +178,33 @@ final class StoreWriter: @unchecked Sendable {
 
     /// The records of `rows` when they do not parse as one document: each alone, those that do not parse deleted.
     private func readRecordsOneByOne(_ rows: [[SQLiteValue]]) throws(SQLiteError) -> ResourceRecords? {
-        var document = Data(#"{"data":[],"included":["#.utf8)
+        var objects: [Data] = []
         var damaged: [Int64] = []
-        var first = true
         for row in rows {
             let object = row.last?.blob ?? Data()
-            let alone = Data(#"{"data":[],"included":["#.utf8) + object + Data("]}".utf8)
-            guard (try? StoreFile.records(alone, offset: 0)) != nil else {
+            guard (try? StoreFile.records(Self.document(of: [object]), offset: 0)) != nil else {
                 damaged.append(row.first?.integer ?? 0)
                 continue
             }
-            if !first { document.append(UInt8(ascii: ",")) }
-            first = false
+            objects.append(object)
+        }
+        for rowid in damaged { try database.execute("DELETE FROM records WHERE rowid = ?", [.integer(rowid)]) }
+        persistence.log("JSONAPIClient store: \(damaged.count) records did not read and were deleted")
+        return try? StoreFile.records(Self.document(of: objects), offset: 0)
+    }
+
+    /// The document whose `included` is `objects` (resource objects as JSON), as the records read back: every
+    /// member of `included` is a resource object, where primary data would read one without fields as an
+    /// identifier.
+    static func document(of objects: [Data]) -> Data {
+        var document = Data(#"{"data":[],"included":["#.utf8)
+        document.reserveCapacity(objects.reduce(64) { $0 + $1.count + 1 })
+        for (index, object) in objects.enumerated() {
+            if index > 0 { document.append(UInt8(ascii: ",")) }
             document.append(object)
         }
         document.append(contentsOf: Array("]}".utf8))
-        for rowid in damaged { try database.execute("DELETE FROM records WHERE rowid = ?", [.integer(rowid)]) }
-        persistence.log("JSONAPIClient store: \(damaged.count) records did not read and were deleted")
-        return try? StoreFile.records(document, offset: 0)
+        return document
     }
 
     // MARK: Writing
@@ -233,9 +235,8 @@ final class StoreWriter: @unchecked Sendable {
     func saveRemaining(_ changes: ResourceStore.Unsaved) {
         guard !changes.records.isEmpty || !changes.responses.isEmpty else { return }
         queue.async { [self] in
-            let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
             do throws(SQLiteError) {
-                try write(records: records.map { ($0.key, $0.record?.stored) }, responses: changes.responses)
+                try write(changes)
             } catch {
                 persistence.log("JSONAPIClient store: the last changes of a store that went were not saved: \(error)")
             }
@@ -273,17 +274,22 @@ final class StoreWriter: @unchecked Sendable {
         let (target, saved) = state.withLock { ($0.requested, $0.saved) }
         guard target != saved else { return nil }
         let changes = store.takeUnsaved()
-        let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
-        let responses = changes.responses.sorted { ($0.response?.lastUse ?? 0) < ($1.response?.lastUse ?? 0) }
         do throws(SQLiteError) {
-            try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses)
+            try write(changes)
         } catch {
-            store.restoreUnsaved(records: Set(records.map(\.key)), responses: Set(responses.map(\.key)))
+            store.restoreUnsaved(records: Set(changes.records.map(\.key)), responses: Set(changes.responses.map(\.key)))
             return JSONAPIClientError(
                 code: .storeNotSaved, detail: "saving to \(database.path) failed: \(error)", underlyingError: error)
         }
         state.withLock { $0.saved = max($0.saved, target) }
         return nil
+    }
+
+    /// Writes what a store changed, least recently used first (so that reading by rowid reads that order back).
+    private func write(_ changes: ResourceStore.Unsaved) throws(SQLiteError) {
+        let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
+        let responses = changes.responses.sorted { ($0.response?.lastUse ?? 0) < ($1.response?.lastUse ?? 0) }
+        try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses)
     }
 
     /// Replaces or deletes the rows of `records` and `responses` (`nil`: gone) in one transaction.
@@ -310,12 +316,12 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// Replaces or deletes the rows of the response under `key` (in the caller's transaction): its body's row only
-    /// when the body is not the one stored (compared byte for byte), so that a `304` or the same body fetched again
-    /// writes the small row alone.
+    /// when the body is not the one stored (compared byte for byte, once the lengths agree: a body of another
+    /// length is not read back), so that a `304` or the same body fetched again writes the small row alone.
     private func write(_ stored: StoredResponse?, for key: ResponseKey) throws(SQLiteError) {
         let keyValues: [SQLiteValue] = [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
         let old = try database.rows(
-            "SELECT r.body_id, b.body FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id "
+            "SELECT r.body_id, length(b.body) FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id "
                 + "WHERE r.partition = ? AND r.url = ? AND r.accept = ?", keyValues).first
         let oldBody = old?.first?.integer
         guard let stored else {
@@ -325,7 +331,9 @@ final class StoreWriter: @unchecked Sendable {
         }
         let body = stored.response.body
         let bodyID: Int64
-        if let oldBody, old?.last?.blob == body {
+        if let oldBody, old?.last?.integer == Int64(body.count),
+            try database.rows("SELECT body FROM response_bodies WHERE id = ?", [.integer(oldBody)]).first?.first?.blob == body
+        {
             bodyID = oldBody
         } else {
             if let oldBody { try database.execute("DELETE FROM response_bodies WHERE id = ?", [.integer(oldBody)]) }
