@@ -21,12 +21,13 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
 
     init(_ entries: [WriteQueue.Entry]? = nil) { kept = entries }
 
-    /// Waits (a minute at most: a bound, not a speed) until a held save has started, on a thread of its own: never
-    /// on one of the cooperative pool's or Dispatch's few, which the save it waits for may need.
+    /// Waits (ten minutes at most: a bound, not a speed; a minute was reached under ThreadSanitizer on two cores, where
+    /// the task that starts the save waited that long for a thread) until a held save has started, on a thread of its
+    /// own: never on one of the cooperative pool's or Dispatch's few, which the save it waits for may need.
     func hasEntered() async -> Bool {
         let entered = entered
         return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: entered.wait(timeout: .now() + 60) == .success) }.start()
+            Thread { continuation.resume(returning: entered.wait(timeout: .now() + 600) == .success) }.start()
         }
     }
 
@@ -42,7 +43,7 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
         if let probe { let free = probe(); lock.withLock { probes.append(free) } }
         if lock.withLock({ holding }) {
             entered.signal()
-            _ = proceed.wait(timeout: .now() + 60)
+            _ = proceed.wait(timeout: .now() + 600)
         }
         try lock.withLock {
             if failures > 0 {
