@@ -103,6 +103,33 @@ struct StorePartsTests {
         #expect(keys.keys == [] && keys.take().isEmpty)
     }
 
+    @Test("RecordTable reading its database: a key is needed until read, held or removed; removing one not read notes its row for deletion; removeAll stops reading")
+    func recordTableReads() throws {
+        typealias Key = ResourceStore.Key
+        var table = ResourceStore.RecordTable()
+        let (one, two, three) = (Key(type: "tags", id: "1"), Key(type: "tags", id: "2"), Key(type: "tags", id: "3"))
+        #expect(!table.needsRead(one) && !table.needsIDs(of: "tags"))  // in memory only: nothing to read
+        table.noteRead([one])
+        table.noteIDsRead(of: "tags")
+        table.unsaved.track()
+        table.readDisk()
+        #expect(table.needsRead(one) && table.needsRead(two) && table.needsIDs(of: "tags"))  // noted before: nothing
+        table.noteRead([one])
+        table.noteIDsRead(of: "tags")
+        #expect(!table.needsRead(one) && table.needsRead(two) && !table.needsIDs(of: "tags") && table.needsIDs(of: "x"))
+        #expect(table.removeRecord(two) == nil)
+        #expect(!table.needsRead(two) && table.unsaved.keys == [two])
+        #expect(table.removeRecord(two) == nil && table.unsaved.take() == [two])  // settled: noted once
+        #expect(table.removeRecord(two) == nil && table.unsaved.keys == [])
+        let record = try #require(ResourceStore.Record(object: ResourceObject(type: "tags", id: "3"), lastUse: 1))
+        table.setRecord(record, for: three)
+        #expect(!table.needsRead(three))
+        table.removeRecord(three)
+        #expect(!table.needsRead(three))  // its row goes with the next save: never read back
+        table.removeAll()
+        #expect(!table.needsRead(Key(type: "tags", id: "4")) && !table.needsIDs(of: "x") && !table.readsDisk)
+    }
+
     @Test("Which changes a persisted store's tables note for the next save: a set, a removal, a stored, changed or removed response; not a use, an uncounted placement or a validation already required")
     func tablesNoteUnsaved() throws {
         var table = ResourceStore.RecordTable()

@@ -144,7 +144,7 @@ struct StorePersistenceTests {
         return try database.rows("SELECT count(*) FROM \(table)").first?.first?.integer ?? -1
     }
 
-    @Test("clear() deletes the rows: a restart finds nothing")
+    @Test("clear() deletes the rows in the background; flush() returns once they are: a restart finds nothing")
     func clearDeletesRows() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -154,6 +154,7 @@ struct StorePersistenceTests {
         #expect(try Self.rows("records", in: directory) == 1)
         #expect(try Self.rows("responses", in: directory) == 1)
         api.store?.clear()
+        try await api.store?.flush()
         #expect(try Self.rows("records", in: directory) == 0)
         #expect(try Self.rows("responses", in: directory) == 0)
         let (again, _) = Self.session(directory)
@@ -325,10 +326,17 @@ struct StorePersistenceTests {
         let log = Log()
         let reopened = ResourceStore(
             configuration: .init(persistence: .init(directory: directory, log: { log.write($0) })))
+        #expect(reopened.count == 0)  // no record is read before it is asked for
+        #expect(reopened.usage.responses == 0)
+        #expect(log.messages.count == 1, "\(log.messages)")  // the response, when it opened
+        // The three read at once: the damaged one alone is left out.
+        reopened.faultIn((1...3).map { ResourceStore.Key(type: "labels", id: "\($0)") })
         #expect(reopened.count == 2)
         #expect(reopened.record(type: "labels", id: "1") != nil && reopened.record(type: "labels", id: "3") != nil)
-        #expect(reopened.usage.responses == 0)
+        #expect(reopened.record(type: "labels", id: "2") == nil)
         #expect(log.messages.count == 2, "\(log.messages)")
+        #expect(log.messages.last?.contains("1 records did not read") == true, "\(log.messages)")
+        try await reopened.flush()  // after the deletion handed to the writer's queue
         #expect(try Self.rows("records", in: directory) == 2)
         #expect(try Self.rows("responses", in: directory) == 0)
     }
@@ -350,8 +358,8 @@ struct StorePersistenceTests {
         }
     }
 
-    @Test("A store opened within smaller limits deletes the rows it left out at its next save, and writes nothing it loaded")
-    func loadKeepsRemovalsOnly() async throws {
+    @Test("A store opens reading no record; a save keeps the database within its limit, the least recently written going first")
+    func openReadsNothingAndSavesTrim() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
@@ -359,12 +367,85 @@ struct StorePersistenceTests {
         store.merge((1...30).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
         try await store.flush()
         #expect(try Self.rows("records", in: directory) == 30)
+        // A store of 20 opens: it reads nothing, so it holds, evicts and deletes nothing.
         let smaller = ResourceStore(configuration: .init(maxResources: 20, persistence: persistence))
-        let (held, unsaved) = smaller.readParts { parts in (Set(parts.records.keys), parts.records.unsaved.keys ?? []) }
-        #expect(held.count < 30 && !held.isEmpty)
-        #expect(unsaved.count == 30 - held.count && unsaved.isDisjoint(with: held))
-        try await smaller.flush()  // nothing changed since it opened: the left-out rows go all the same
-        #expect(try Self.rows("records", in: directory) == Int64(held.count))
+        let (held, unsaved) = smaller.readParts { parts in (parts.records.count, parts.records.unsaved.keys ?? []) }
+        #expect(held == 0 && unsaved.isEmpty)
+        try await smaller.flush()  // nothing changed: nothing written, nothing trimmed
+        #expect(try Self.rows("records", in: directory) == 30)
+        // Its first save trims the database to 20 rows: the new one, and 19 of those written before it.
+        smaller.merge([ResourceObject(type: "labels", id: "new", attributes: ["name": "n"])])
+        try await smaller.flush()
+        #expect(try Self.rows("records", in: directory) == 20)
+        let reopened = ResourceStore(configuration: .init(persistence: persistence))
+        #expect(reopened.record(type: "labels", id: "new") != nil)
+    }
+
+    @Test("A save trims nothing at exactly the limit, and one row past it")
+    func trimAtTheLimit() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let first = ResourceStore(configuration: .init(maxResources: 3, persistence: persistence))
+        for id in ["1", "2"] {  // a save each: 1 is written first
+            first.merge([ResourceObject(type: "labels", id: id, attributes: ["name": "n"])])
+            try await first.flush()
+        }
+        let second = ResourceStore(configuration: .init(maxResources: 3, persistence: persistence))
+        second.merge([ResourceObject(type: "labels", id: "3", attributes: ["name": "n"])])
+        try await second.flush()
+        #expect(try Self.rows("records", in: directory) == 3)  // exactly the limit
+        let third = ResourceStore(configuration: .init(maxResources: 3, persistence: persistence))
+        third.merge([ResourceObject(type: "labels", id: "4", attributes: ["name": "n"])])
+        try await third.flush()
+        #expect(try Self.rows("records", in: directory) == 3)  // one past: the oldest went
+        let reopened = ResourceStore(configuration: .init(persistence: persistence))
+        #expect(reopened.record(type: "labels", id: "1") == nil)
+        #expect(reopened.record(type: "labels", id: "2") != nil)
+        #expect(reopened.record(type: "labels", id: "4") != nil)
+    }
+
+    @Test("Rows are read as asked: a read with its related records, a sparse merge member by member, a removal, clear()")
+    func readsWhatIsAsked() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        let author = ResourceIdentifier(type: "people", id: "9")
+        store.merge(
+            (1...5).map {
+                ResourceObject(
+                    type: "articles", id: "\($0)", attributes: ["title": .string("t\($0)"), "body": .string("b\($0)")],
+                    relationships: ["author": Relationship(data: .toOne(author))])
+            } + [ResourceObject(type: "people", id: "9", attributes: ["name": "Nine"])])
+        try await store.flush()
+
+        let reopened = ResourceStore(configuration: .init(persistence: persistence))
+        // A read reads its record, then the records its linkage reaches: two of six.
+        let graph = try #require(reopened.graph(from: [ResourceStore.Key(type: "articles", id: "1")]))
+        #expect(graph.primary.count == 1 && graph.included.map { $0.resourceObject().id } == ["9"])
+        #expect(reopened.count == 2)
+        // A sparse fieldset merged into a record not read yet keeps the members the row has.
+        reopened.merge([ResourceObject(type: "articles", id: "2", attributes: ["title": "new"])])
+        #expect(reopened.record(type: "articles", id: "2")?.attributes == ["title": "new", "body": "b2"])
+        // A record removed before it was read is not read back, and its row goes.
+        reopened.remove(type: "articles", id: "3")
+        #expect(reopened.record(type: "articles", id: "3") == nil)
+        try await reopened.flush()
+        #expect(try Self.rows("records", in: directory) == 5)
+        #expect(ResourceStore(configuration: .init(persistence: persistence)).record(type: "articles", id: "2")?
+            .attributes == ["title": "new", "body": "b2"])
+        // Another store on the directory (another process's, as far as the database knows) saves a record: this
+        // one reads it when asked.
+        let other = ResourceStore(configuration: .init(persistence: persistence))
+        other.merge([ResourceObject(type: "articles", id: "6", attributes: ["title": "six"])])
+        try await other.flush()
+        #expect(reopened.record(type: "articles", id: "6")?.attributes?["title"] == "six")
+        // Cleared: no row is read again, even before the deletion is committed; flush() waits for it.
+        reopened.clear()
+        #expect(reopened.record(type: "articles", id: "4") == nil)
+        try await reopened.flush()
+        #expect(try Self.rows("records", in: directory) == 0)
     }
 
     @Test("A store dropped before its delayed save is not kept alive by it, and its changes are written all the same")
@@ -430,13 +511,14 @@ struct StorePersistenceTests {
         store.merge(try JSONAPIDecoder().records(from: Data(body.utf8)))
         try await store.flush()
         let reopened = ResourceStore(configuration: configuration)
+        // Rows read at once are one shared tape, its records held.
+        reopened.faultIn((1...4).map { ResourceStore.Key(type: "labels", id: "\($0)") })
         #expect(reopened.count == 4)
+        let shared = reopened.readParts { $0.records.shared.values.map(\.live) }
+        #expect(shared == [4])
         #expect(reopened.record(type: "labels", id: "1") == ResourceObject(type: "labels", id: "1"))
         #expect(reopened.record(type: "labels", id: "3")?.attributes?["name"] == .string("three"))
         #expect(reopened.record(type: "labels", id: "4")?.meta == [:])
-        // The file's records are one shared tape again, its records held.
-        let shared = reopened.readParts { $0.records.shared.values.map(\.live) }
-        #expect(shared == [4])
     }
 
     @Test("A list's resource type survives a restart: a create after it makes the restored list stale")

@@ -37,44 +37,72 @@ extension ResourceStore {
     /// identifier naming a resource of the same tape that the store still holds costs neither a key nor a lookup.
     /// Only the records an optimistic write changes (``OptimisticOverlay/layeredKeys(in:)``) are read as shown, by key; a pending
     /// write elsewhere costs the others nothing.
+    ///
+    /// A persisted store reads the rows the walk needs and has not read (``faultIn(_:)``) and walks again, a step of
+    /// linkage deeper each time, until the walk meets none: the lock is never held across the database.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
-        withMergedState { state -> ([ResourceRecord], [ResourceRecord])? in
-            let now = state.tick()
-            var walk = GraphWalk(layered: state.layeredKeys())
-            defer { walk.end(&state) }
-            for key in keys {
-                guard walk.meet(key, in: &state) else { continue }
-                state.records.touch(key, at: now)
-            }
-            let primary = walk.met.map(\.record)
-            guard !primary.isEmpty else { return nil }
-            var next = 0
-            var unplaced: [Key] = []
-            while next < walk.met.count {
-                let (record, place) = walk.met[next]
-                next += 1
-                guard let place else {
-                    unplaced.removeAll(keepingCapacity: true)
-                    record.forEachLinked { linked in
-                        if let (type, id) = linked.key { unplaced.append(Key(type: type, id: id)) }
-                    }
-                    for key in unplaced { _ = walk.meet(key, in: &state) }
-                    continue
-                }
-                for target in walk.targets(of: place) {
-                    guard target >= 0 else {
-                        if let (type, id) = record.records.identifierKey(at: -Int(target) - 1) {
-                            _ = walk.meet(Key(type: type, id: id), in: &state)
-                        }
-                        continue
-                    }
-                    walk.meet(GraphWalk.Place(slot: place.slot, position: Int(target)), in: &state)
-                }
-            }
-            return (primary, walk.met[primary.count...].map(\.record))
+        faultIn(keys)
+        while true {
+            let (graph, unread) = walkGraph(from: keys)
+            guard !unread.isEmpty, writer != nil else { return graph }
+            faultIn(unread)
         }
     }
 
+    /// One walk of ``graph(from:)``, under the lock, with the keys it met whose rows the store has not read.
+    private func walkGraph(from keys: [Key]) -> (
+        graph: (primary: [ResourceRecord], included: [ResourceRecord])?, unread: [Key]
+    ) {
+        withMergedState { state in
+            var walk = GraphWalk(layered: state.layeredKeys())
+            let graph = walk.graph(from: keys, in: &state)
+            walk.end(&state)
+            return (graph, walk.unread)
+        }
+    }
+}
+
+extension ResourceStore.GraphWalk {
+    /// Walks from `keys` (see ``ResourceStore/graph(from:)``).
+    fileprivate mutating func graph(
+        from keys: [ResourceStore.Key], in state: inout ResourceStore.State
+    ) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
+        typealias Key = ResourceStore.Key
+        let now = state.tick()
+        for key in keys {
+            guard meet(key, in: &state) else { continue }
+            state.records.touch(key, at: now)
+        }
+        let primary = met.map(\.record)
+        guard !primary.isEmpty else { return nil }
+        var next = 0
+        var unplaced: [Key] = []
+        while next < met.count {
+            let (record, place) = met[next]
+            next += 1
+            guard let place else {
+                unplaced.removeAll(keepingCapacity: true)
+                record.forEachLinked { linked in
+                    if let (type, id) = linked.key { unplaced.append(Key(type: type, id: id)) }
+                }
+                for key in unplaced { _ = meet(key, in: &state) }
+                continue
+            }
+            for target in targets(of: place) {
+                guard target >= 0 else {
+                    if let (type, id) = record.records.identifierKey(at: -Int(target) - 1) {
+                        _ = meet(Key(type: type, id: id), in: &state)
+                    }
+                    continue
+                }
+                meet(Place(slot: place.slot, position: Int(target)), in: &state)
+            }
+        }
+        return (primary, met[primary.count...].map(\.record))
+    }
+}
+
+extension ResourceStore {
     /// What a read's walk has met: a record the store holds in a shared tape by its place there (a slot per tape),
     /// any other by its key.
     struct GraphWalk {
@@ -132,13 +160,18 @@ extension ResourceStore {
 
         /// The records met, in the order met.
         private(set) var met: [(record: ResourceRecord, place: Place?)] = []
+        /// The keys met whose rows the store has not read (``RecordTable/needsRead(_:)``).
+        private(set) var unread: [Key] = []
 
         /// Meets the store's record of `key`, as the store shows it, if it has one.
         ///
         /// - Returns: Whether this is the first time the walk meets it.
         mutating func meet(_ key: Key, in state: inout State) -> Bool {
             let shown = !layered.isEmpty && layered.contains(key)
-            guard let record = shown ? state.visibleRecord(key) : state.records[key]?.stored else { return false }
+            guard let record = shown ? state.visibleRecord(key) : state.records[key]?.stored else {
+                if state.records.needsRead(key) { unread.append(key) }
+                return false
+            }
             let place = shown ? nil : place(of: record, in: &state)
             guard firstMeeting(place, key: key) else { return false }
             met.append((record, place))

@@ -44,6 +44,7 @@ extension ResourceStore {
         let key = Key(type: object.type, id: id)
         var stored = object
         stored.id = id
+        faultIn([key])
         return mutate { state, effects in
             let write = state.overlay.add(kind, object: stored, for: key)
             effects.changes = state.shownChanges(of: key, related: state.pendingInverseTargets(of: key))
@@ -88,7 +89,8 @@ extension ResourceStore {
     ///   - id: The resource's id (for a resource created without one, the local id its write returned).
     /// - Returns: The server's record, the record as shown, and the members that differ.
     public func pendingChanges(type: String, id: String) -> PendingChanges? {
-        withMergedState { state in state.overlay.pendingChanges(Key(type: type, id: id), in: state.records) }
+        faultIn([Key(type: type, id: id)])
+        return withMergedState { state in state.overlay.pendingChanges(Key(type: type, id: id), in: state.records) }
     }
 
     /// Every record with local changes the server has not confirmed yet, ordered by type and id.

@@ -8,9 +8,12 @@ extension ResourceStore {
     /// types they list — in a SQLite database, `JSONAPIClient/default.sqlite` inside `directory`, writing in the
     /// background, at most once per ``delay``, the rows of what changed since it last wrote (a refetched page writes
     /// its own records and response, whatever else the store holds); a new store (a restarted app) on the same
-    /// directory starts with them. ``ResourceStore/flush()`` writes at once and returns when it is committed — call
-    /// it when the app moves to the background, since changes of the last ``delay`` are otherwise lost if the
-    /// process is then killed; ``ResourceStore/clear()`` deletes the rows.
+    /// directory finds them: it reads the stored responses when it opens, and each record when a read, merge or
+    /// write first needs it (``ResourceStore/init(configuration:decoder:)``). ``ResourceStore/flush()`` writes at
+    /// once and returns when it is committed — call it when the app moves to the background, since changes of the
+    /// last ``delay`` are otherwise lost if the process is then killed; ``ResourceStore/clear()`` deletes the rows
+    /// (a `flush()` after it returns once they are gone). A save keeps the database within
+    /// ``ResourceStore/Configuration/maxResources`` records, the least recently written going first.
     ///
     /// ```swift
     /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
@@ -133,33 +136,22 @@ extension ResourceStore {
         }
     }
 
-    /// Fills the new store with what its database holds, oldest change first, within the limits, and starts
-    /// noting what changes: what the limits left out is deleted by the next save (scheduled now, when there is
-    /// any), what was loaded is not written again.
+    /// Fills the new store with the stored responses its database holds, oldest change first, within the limit,
+    /// and starts noting what changes: what the limit left out is deleted by the next save (scheduled now, when
+    /// there is any), what was loaded is not written again. The records are read as they are asked for
+    /// (``faultIn(_:)``): another process may save some at any time.
     func load(_ contents: StoreFile.Contents) {
         let limit = configuration.maxResponseBytes
         let leftOut = state.withLock { state -> Bool in
             state.records.unsaved.track()
             state.responses.unsaved.track()
-            if let records = contents.records {
-                state.records.reserve(adding: records.resources.count)  // once, when the store opens: no regrowth
-                // The database holds each key once (`UNIQUE (type, id)`), so every resource is held.
-                for entry in records.resources {
-                    let record = Record(entry.record(in: records), lastUse: state.tick())
-                    _ = state.records.placeUncounted(record, for: Key(type: entry.type, id: entry.id))
-                }
-                let count = records.resources.count
-                state.records.share(records, held: Array(repeating: true, count: count), live: count)
-            }
-            _ = evictRecords(&state)
+            state.records.readDisk()
             for (key, stored) in contents.responses {
                 state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
             }
-            let records = state.records.byKey
             let responses = state.responses.entries
-            state.records.unsaved.keepRemovals { records[$0] != nil }
             state.responses.unsaved.keepRemovals { responses[$0] != nil }
-            return state.records.unsaved.keys?.isEmpty == false || state.responses.unsaved.keys?.isEmpty == false
+            return state.responses.unsaved.keys?.isEmpty == false
         }
         if leftOut { changed() }
     }

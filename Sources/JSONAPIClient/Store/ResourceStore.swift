@@ -14,7 +14,7 @@ import Foundation
 /// - **Optimistic.** Writes with ``WriteOptions/isOptimistic`` show before the server answers, as layers over the
 ///   records, settled in the order they were made; ``pendingChanges(type:id:)`` reads them as a diff.
 /// - **Kept across launches, when asked.** With ``Configuration/persistence`` the records and responses that changed
-///   are written to a SQLite database in the background and read back when a store opens it, so a cold start under
+///   are written to a SQLite database in the background and read back as a store opening it asks for them, so a cold start under
 ///   ``CachePolicy/cacheFirst`` or ``CachePolicy/cacheOnly`` answers with no request; ``flush()`` waits for them to
 ///   be on disk. See ``Persistence``.
 ///
@@ -261,10 +261,12 @@ public final class ResourceStore: Sendable {
     /// Creates a store that reads models with `decoder`: empty, or with what its ``Configuration/persistence``
     /// directory holds.
     ///
-    /// With persistence, opening reads the database's rows at once (on this thread: the records as one document,
-    /// parsed once). A database that is damaged or another program's is set aside whole, the reason told to
-    /// ``Persistence/log`` (never a credential or a body), and the store starts empty; a row that does not read is
-    /// deleted, logged; a database that cannot be opened at all leaves the store in memory.
+    /// With persistence, opening reads no record: a read, a merge or a write reads the rows it needs, when it needs
+    /// them, and keeps them (on the caller's thread, through a connection of their own, never under the store's
+    /// lock). The stored responses are read when the store opens. A database that is damaged or another program's is
+    /// set aside whole, the reason told to ``Persistence/log`` (never a credential or a body), and the store starts
+    /// empty; a row that does not read is left out (a response's is deleted), logged; a database that cannot be
+    /// opened at all leaves the store in memory.
     ///
     /// - Parameters:
     ///   - configuration: The limits, clock and persistence.
@@ -279,7 +281,9 @@ public final class ResourceStore: Sendable {
         self.configuration = configuration
         self.decoder = decoder
         let partition = PartitionDatabase.partition(forAccount: account)
-        let opened = configuration.persistence.flatMap { StoreWriter.open($0, partition: partition) }
+        let opened = configuration.persistence.flatMap {
+            StoreWriter.open($0, partition: partition, maxRecords: configuration.maxResources)
+        }
         let key = opened?.key ?? .process
         digestKey = key
         writer = opened?.writer
@@ -306,8 +310,9 @@ public final class ResourceStore: Sendable {
     ///   - id: The resource's id.
     /// - Returns: The record, or `nil` when the store holds none.
     public func record(type: String, id: String) -> ResourceObject? {
-        withMergedState { state in
-            let key = Key(type: type, id: id)
+        let key = Key(type: type, id: id)
+        faultIn([key])
+        return withMergedState { state in
             guard let object = state.visibleObject(key) else { return nil }
             state.records.touch(key, at: state.tick())
             return object
@@ -339,6 +344,7 @@ public final class ResourceStore: Sendable {
     ///   and `included`).
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
+        faultIn(type: Model.resourceType)
         let keys = withMergedState { state in
             state.overlay.visibleKeys(of: Model.resourceType, in: state.records).sorted { $0.id < $1.id }
         }
@@ -348,8 +354,8 @@ public final class ResourceStore: Sendable {
 
     /// Removes every record and response — what to do when the user signs out of a session that names no account
     /// (a session that names one is dropped instead: see ``Session/Configuration/account``) — and, with persistence, their
-    /// rows: when `clear()` returns, a restart finds nothing (it waits for a write in progress to end, then deletes
-    /// the rows). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
+    /// rows: deleted in the background, after a write in progress, without waiting for it; the store reads none of
+    /// them meanwhile, and a ``flush()`` after `clear()` returns once they are gone (then a restart finds nothing). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
     /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told
     /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
@@ -386,6 +392,7 @@ public final class ResourceStore: Sendable {
     /// - Parameter objects: The resource objects to merge.
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
+        faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } })
         mutate { state, effects in
             effects.changes = merge(objects, into: &state)
             effects.saves = true
@@ -395,6 +402,7 @@ public final class ResourceStore: Sendable {
     /// Merges records a decode kept from its parse (``JSONAPIDecoder/decodeKeepingRecords(_:from:resourceMeta:)``),
     /// after the bodies waiting, and tells the observers. `package`: the session merges through ``merge(_:from:)``.
     package func merge(_ records: ResourceRecords) {
+        faultIn(Self.keys(of: records))
         mutate { state, effects in
             effects.changes = merge(records, into: &state)
             effects.saves = true
@@ -411,6 +419,12 @@ public final class ResourceStore: Sendable {
     func merge(from body: Data, awaitsDecode: Bool = false) {
         let limit = configuration.maxResponseBytes
         var changes: [StoreChange] = []
+        // Bodies about to be merged at once (the waiting ones are full) read their rows first.
+        if writer != nil, state.withLock({ state in
+            state.records.readsDisk && state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting)
+        }) {
+            faultInWaiting()
+        }
         let (observed, observers) = state.withLock { state -> (Bool, [Observer]) in
             let observers = Array(state.observers.values)
             guard observers.isEmpty || awaitsDecode else { return (true, observers) }
@@ -448,6 +462,10 @@ public final class ResourceStore: Sendable {
     /// the bodies before them (the observers are told); otherwise they wait, as the body did. Nothing when `body`
     /// does not wait (a read merged it meanwhile, or the store did not keep it).
     func merge(_ records: ResourceRecords, from body: Data) {
+        if writer != nil, state.withLock({ $0.records.readsDisk && !$0.observers.isEmpty }) {
+            faultInWaiting()
+            faultIn(Self.keys(of: records))
+        }
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             guard !state.observers.isEmpty else {
                 _ = state.waiting.hand(records, for: body)
@@ -510,6 +528,7 @@ public final class ResourceStore: Sendable {
     /// Runs `body` on the state once the bodies waiting are merged (no observer is told: there is none while bodies
     /// wait).
     func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        faultInWaiting()
         var changes: [StoreChange] = []
         var observers: [Observer] = []
         let result = try state.withLock { state in
@@ -648,8 +667,9 @@ public final class ResourceStore: Sendable {
     /// Sets the linkage of relationship `name` of the record of `type` `id` (when the store has the record) to what
     /// `change` makes of the current one, and tells the observers.
     func changeLinkage(of name: String, type: String, id: String, _ change: (Linkage?) -> Linkage) {
+        let key = Key(type: type, id: id)
+        faultIn([key])
         mutate { state, effects in
-            let key = Key(type: type, id: id)
             guard let record = state.records[key] else { return }
             let old = record.object
             var object = old
@@ -691,8 +711,9 @@ public final class ResourceStore: Sendable {
     ///   - type: The resource type.
     ///   - id: The resource's id.
     public func remove(type: String, id: String) {
+        let key = Key(type: type, id: id)
+        faultIn([key])
         mutate { state, effects in
-            let key = Key(type: type, id: id)
             guard let old = state.records.removeRecord(key) else { return }
             let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
             effects.changes = [StoreChange(type: type, id: id, kind: .removed)]

@@ -34,7 +34,8 @@ import Darwin
 /// **Batching.** A change only counts; the first change after a save schedules the next one ``ResourceStore/Persistence/delay``
 /// later. ``ResourceStore/flush()`` saves at once and returns when it is committed.
 final class StoreWriter: @unchecked Sendable {
-    // @unchecked Sendable: `database` is touched only on `queue` (and by `open` before the object is shared).
+    // @unchecked Sendable: `database` is touched only on `queue` (and by `open` before the object is shared);
+    // `reader` only under its lock.
     /// The key file of earlier versions, taken over into the database.
     static let keyName = "partition.key"
     /// The `meta` row that holds the partition key.
@@ -44,6 +45,13 @@ final class StoreWriter: @unchecked Sendable {
     let key: DigestKey
     private let queue = DispatchQueue(label: "JSONAPIClient.ResourceStore.writer", qos: .utility)
     private let database: SQLiteDatabase
+    /// A second connection, for the rows a read asks for: WAL lets it read while `queue` writes, so a read never
+    /// waits behind a save. Its lock is held across the read of those few rows only — never the store's lock, which
+    /// is taken before or after, not around it (``ResourceStore/faultIn(_:)``).
+    private let reader: LockedValue<SQLiteDatabase>
+    /// The most records the database keeps (the store's ``ResourceStore/Configuration/maxResources``): a save trims
+    /// the least recently written past it (``trim()``).
+    private let maxRecords: Int
 
     private struct State {
         /// Changes handed over, counted.
@@ -56,31 +64,40 @@ final class StoreWriter: @unchecked Sendable {
 
     private let state = LockedValue(State())
 
-    private init(persistence: ResourceStore.Persistence, key: DigestKey, database: SQLiteDatabase) {
+    private init(
+        persistence: ResourceStore.Persistence, key: DigestKey, database: SQLiteDatabase, reader: SQLiteDatabase,
+        maxRecords: Int
+    ) {
         self.persistence = persistence
         self.key = key
         self.database = database
+        self.reader = LockedValue(reader)
+        self.maxRecords = maxRecords
     }
 
     // MARK: Opening
 
     /// Opens `persistence`'s database — made, or a damaged one set aside (logged) — with its partition key, imports
-    /// an earlier version's file, and reads the rows.
+    /// an earlier version's file, and reads the stored responses (the records are read as a store asks for them:
+    /// ``records(_:)``).
     ///
     /// - Returns: The writer, the key, and what the database holds; `nil` when the database cannot be opened
     ///   (logged: the store stays in memory).
-    static func open(_ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition) -> (
-        writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents
-    )? {
+    static func open(
+        _ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition,
+        maxRecords: Int = .max
+    ) -> (writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents)? {
         let log = persistence.log
         do throws(SQLiteError) {
             let database = try PartitionDatabase.open(in: persistence.directory, partition: partition, log: log)
             // An earlier version's files are the default partition's: never another account's.
             let isDefault = partition == PartitionDatabase.defaultPartition
             let (key, oldKey) = try partitionKey(in: database, directory: isDefault ? persistence.directory : nil)
-            let writer = StoreWriter(persistence: persistence, key: key, database: database)
+            let reader = try SQLiteDatabase(path: database.path)
+            let writer = StoreWriter(
+                persistence: persistence, key: key, database: database, reader: reader, maxRecords: maxRecords)
             if isDefault { try writer.importStoreFile(oldKey: oldKey) }
-            return (writer, key, try writer.read())
+            return (writer, key, try writer.readResponses())
         } catch {
             log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
             return nil
@@ -142,16 +159,10 @@ final class StoreWriter: @unchecked Sendable {
         unlink(keyPath)
     }
 
-    /// What the database holds: the records, least recently changed first, as one document parsed once (a row
-    /// that does not parse is deleted, logged with its count); the responses likewise.
-    private func read() throws(SQLiteError) -> StoreFile.Contents {
+    /// The stored responses the database holds, least recently changed first (a row that does not read is
+    /// deleted, logged with its count). The records are not read here: a read asks for its rows (``records(_:)``).
+    private func readResponses() throws(SQLiteError) -> StoreFile.Contents {
         var contents = StoreFile.Contents()
-        let rows = try database.rows("SELECT rowid, object FROM records ORDER BY rowid")
-        if let records = try? StoreFile.records(Self.document(of: rows.map { $0.last?.blob ?? Data() }), offset: 0) {
-            contents.records = records
-        } else if !rows.isEmpty {
-            contents.records = try readRecordsOneByOne(rows)
-        }
         var damaged: [Int64] = []
         let responses = try database.rows(
             "SELECT r.rowid, r.response, b.body FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id ORDER BY r.rowid")
@@ -176,21 +187,70 @@ final class StoreWriter: @unchecked Sendable {
         return contents
     }
 
-    /// The records of `rows` when they do not parse as one document: each alone, those that do not parse deleted.
-    private func readRecordsOneByOne(_ rows: [[SQLiteValue]]) throws(SQLiteError) -> ResourceRecords? {
-        var objects: [Data] = []
-        var damaged: [Int64] = []
-        for row in rows {
-            let object = row.last?.blob ?? Data()
-            guard (try? StoreFile.records(Self.document(of: [object]), offset: 0)) != nil else {
-                damaged.append(row.first?.integer ?? 0)
-                continue
+    // MARK: Reading records
+
+    /// The records of `keys` that the database holds, read on the caller's thread through the reader connection
+    /// (the store's lock is not held): one point query per key, the rows parsed as one document. A row that does
+    /// not parse is left out and deleted on the queue (unless a save replaced it meanwhile), logged with its count;
+    /// a database that cannot be read answers none, logged.
+    ///
+    /// - Parameter keys: The records' keys.
+    /// - Returns: The records found, in one tape; `nil` when none is.
+    func records(_ keys: some Collection<ResourceStore.Key>) -> ResourceRecords? {
+        let rows: [(key: ResourceStore.Key, object: Data)]
+        do {
+            rows = try reader.withLock { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
+                var rows: [(key: ResourceStore.Key, object: Data)] = []
+                for key in keys {
+                    let row = try reader.rows(
+                        "SELECT object FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
+                    if let object = row.first?.first?.blob { rows.append((key, object)) }
+                }
+                return rows
             }
-            objects.append(object)
+        } catch {
+            persistence.log("JSONAPIClient store: could not read records (\(error)); the store answers without them")
+            return nil
         }
-        for rowid in damaged { try database.execute("DELETE FROM records WHERE rowid = ?", [.integer(rowid)]) }
+        guard !rows.isEmpty else { return nil }
+        if let records = try? StoreFile.records(Self.document(of: rows.map(\.object)), offset: 0) { return records }
+        var readable: [Data] = []
+        var damaged: [(key: ResourceStore.Key, object: Data)] = []
+        for row in rows {
+            if (try? StoreFile.records(Self.document(of: [row.object]), offset: 0)) != nil {
+                readable.append(row.object)
+            } else {
+                damaged.append(row)
+            }
+        }
         persistence.log("JSONAPIClient store: \(damaged.count) records did not read and were deleted")
-        return try? StoreFile.records(Self.document(of: objects), offset: 0)
+        queue.async { [self, damaged] in
+            do throws(SQLiteError) {
+                for (key, object) in damaged {
+                    try database.execute(
+                        "DELETE FROM records WHERE type = ? AND id = ? AND object = ?",
+                        [.text(key.type), .text(key.id), .blob(object)])
+                }
+            } catch {
+                persistence.log("JSONAPIClient store: records that did not read were not deleted: \(error)")
+            }
+        }
+        return try? StoreFile.records(Self.document(of: readable), offset: 0)
+    }
+
+    /// The ids of the records of `type` the database holds (through the reader connection, on the caller's thread).
+    ///
+    /// - Parameter type: A resource type.
+    /// - Returns: The ids; `[]` when the database cannot be read (logged).
+    func ids(ofType type: String) -> [String] {
+        do {
+            return try reader.withLock { reader throws(SQLiteError) -> [String] in
+                try reader.rows("SELECT id FROM records WHERE type = ?", [.text(type)]).compactMap { $0.first?.text }
+            }
+        } catch {
+            persistence.log("JSONAPIClient store: could not read records (\(error)); the store answers without them")
+            return []
+        }
     }
 
     /// The document whose `included` is `objects` (resource objects as JSON), as the records read back: every
@@ -254,9 +314,10 @@ final class StoreWriter: @unchecked Sendable {
         if let error { throw error }
     }
 
-    /// Deletes every record and response, after any save in progress: when this returns, a restart finds none.
+    /// Deletes every record and response on the queue, after any save in progress, without waiting for it: a
+    /// ``flush(_:)`` after this returns once they are deleted. (The store reads no row after its ``ResourceStore/clear()``.)
     func removeAll() {
-        queue.sync {
+        queue.async { [self] in
             do throws(SQLiteError) {
                 try database.immediateTransaction { () throws(SQLiteError) in
                     try database.execute("DELETE FROM records")
@@ -312,7 +373,27 @@ final class StoreWriter: @unchecked Sendable {
                     [.text(key.type), .text(key.id), .blob(Data(bytes))])
             }
             for (key, stored) in responses { try write(stored, for: key) }
+            if !records.isEmpty { try trim() }
         }
+    }
+
+    /// Deletes the least recently written records past ``maxRecords`` (in the caller's transaction): the database
+    /// holds records a store never read since it opened (its eviction removes only those it holds), so a store
+    /// that meets new resources at each launch does not grow its file without end. A store that still holds a
+    /// record trimmed here keeps showing it, and writes it again when it changes.
+    ///
+    /// Costs one lookup at each end of the rowids while they span no more than the limit.
+    private func trim() throws(SQLiteError) {
+        let limit = Int64(clamping: max(maxRecords, 0))
+        let span = try database.rows("SELECT max(rowid) - min(rowid) + 1 FROM records").first?.first?.integer ?? 0
+        guard span > limit else { return }
+        guard limit > 0 else {
+            try database.execute("DELETE FROM records")
+            return
+        }
+        try database.execute(
+            "DELETE FROM records WHERE rowid < (SELECT rowid FROM records ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+            [.integer(limit - 1)])
     }
 
     /// Replaces or deletes the rows of the response under `key` (in the caller's transaction): its body's row only

@@ -20,6 +20,37 @@ extension ResourceStore {
         /// their rows only); off in memory.
         var unsaved = UnsavedKeys<Key>()
 
+        /// Whether the database may hold records the table has not read: set when a persisted store opens (another
+        /// process may save rows at any time), dropped by ``removeAll()``. A store reads what is asked (``ResourceStore/faultIn(_:)``),
+        /// not every row when it opens.
+        private(set) var readsDisk = false
+        /// The keys whose row the table need not read: read once already (found or not), or whose record went
+        /// from the table (the next save deletes its row). Empty while ``readsDisk`` is off.
+        private var settled: Set<Key> = []
+        /// The types whose every row was read (``ResourceStore/resources(_:)``).
+        private var typesRead: Set<String> = []
+
+        /// Whether the table needs `key`'s row before it can say what the store holds of `key`.
+        func needsRead(_ key: Key) -> Bool { readsDisk && byKey[key] == nil && !settled.contains(key) }
+
+        /// Whether the table needs the ids of `type`'s rows before it can list the records of `type`.
+        func needsIDs(of type: String) -> Bool { readsDisk && !typesRead.contains(type) }
+
+        /// Turns reading the database on: it holds records this table has not read.
+        mutating func readDisk() { readsDisk = true }
+
+        /// Notes that the rows of `keys` were read: none is read again.
+        mutating func noteRead(_ keys: some Sequence<Key>) {
+            guard readsDisk else { return }
+            settled.formUnion(keys)
+        }
+
+        /// Notes that the ids of `type`'s rows were read.
+        mutating func noteIDsRead(of type: String) {
+            guard readsDisk else { return }
+            typesRead.insert(type)
+        }
+
         /// Whether the self-link index was made (reading a record's link to keep it in step costs nothing before).
         var indexesSelfLinks: Bool { selfLinks != nil }
 
@@ -89,6 +120,10 @@ extension ResourceStore {
         /// Removes the record of `key`, keeping the self-link index and the shared tapes' counts in step.
         @discardableResult
         mutating func removeRecord(_ key: Key) -> Record? {
+            if readsDisk, settled.insert(key).inserted, byKey[key] == nil {
+                unsaved.insert(key)  // a row not read yet: the next save deletes it
+                return nil
+            }
             guard let old = byKey.removeValue(forKey: key) else { return nil }
             unsaved.insert(key)
             if selfLinks != nil { reindex(key, from: old.stored.selfLink, to: nil) }
@@ -100,6 +135,9 @@ extension ResourceStore {
         /// keys tracked are dropped too.
         mutating func removeAll() {
             unsaved.removeAll()
+            readsDisk = false
+            settled.removeAll()
+            typesRead.removeAll()
             byKey.removeAll()
             selfLinks = nil
             shared.removeAll()

@@ -1,0 +1,105 @@
+import Foundation
+import JSONAPIClientCore
+
+/// A persisted store reads what is asked: opening reads no record, and a read, a merge or a write that needs a
+/// record the store has not read yet reads its row first (a "fault", as Core Data calls it).
+///
+/// The order is always the same, and the store's lock is never held across the database:
+/// 1. under the lock, the keys still needed (``RecordTable/needsRead(_:)``: the database may hold them, the store
+///    holds no record of them, and no read or removal settled them);
+/// 2. without it, their rows, read through the writer's reader connection (``StoreWriter/records(_:)``);
+/// 3. under the lock again, each row placed — unless a merge or a removal settled its key meanwhile (the newer
+///    wins) — and every key asked noted as read, found or not, so that none is read twice.
+///
+/// A typed read meets the keys it needs as its walk follows linkage: ``graph(from:)`` reads them and walks again,
+/// one step of linkage deeper each time. A merge reads the rows of the resources it brings before merging, so that a
+/// sparse fieldset merges member by member with what the database holds, as it does with a record in memory.
+extension ResourceStore {
+    /// Reads the rows of the records of `keys` the store still needs (see the extension's comment); nothing in
+    /// memory only, or once the store read its database whole or was cleared.
+    ///
+    /// - Parameter keys: The keys a read, merge or write is about to use.
+    func faultIn(_ keys: some Sequence<Key>) {
+        guard let writer else { return }
+        let needed = state.withLock { state -> [Key] in
+            guard state.records.readsDisk else { return [] }
+            var seen = Set<Key>()
+            return keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }
+        }
+        guard !needed.isEmpty else { return }
+        let records = writer.records(needed)
+        place(records, asked: needed)
+    }
+
+    /// Reads the ids of `type`'s rows, once, then the rows the store still needs: what listing every record of a
+    /// type needs.
+    ///
+    /// - Parameter type: A resource type.
+    func faultIn(type: String) {
+        guard let writer, state.withLock({ $0.records.needsIDs(of: type) }) else { return }
+        let ids = writer.ids(ofType: type)
+        faultIn(ids.map { Key(type: type, id: $0) })
+        state.withLock { $0.records.noteIDsRead(of: type) }
+    }
+
+    /// Reads the rows the bodies waiting to be merged will merge into, before they are merged: each body not
+    /// handed over yet is parsed here, outside the lock, and handed over as records (it is parsed once all the
+    /// same), so that its keys are known.
+    func faultInWaiting() {
+        guard writer != nil else { return }
+        let waiting = state.withLock { state -> [WaitingBody] in
+            state.records.readsDisk ? state.waiting.bodies : []
+        }
+        for body in waiting {
+            let records: ResourceRecords
+            if let handed = body.records {
+                records = handed
+            } else {
+                guard let parsed = try? decoder.records(from: body.body) else { continue }
+                let handed = state.withLock { state -> Bool in
+                    guard state.waiting.hand(parsed, for: body.body) else { return false }
+                    state.waiting.noteParsed()
+                    return true
+                }
+                guard handed else { continue }  // merged meanwhile
+                records = parsed
+            }
+            faultIn(Self.keys(of: records))
+        }
+    }
+
+    /// The keys of the resources of `records`.
+    static func keys(of records: ResourceRecords) -> [Key] {
+        records.resources.map { Key(type: $0.type, id: $0.id) }
+    }
+
+    /// Places the rows read for `asked`, and notes every key asked as read; tells the observers of the records
+    /// the limit then evicts. (Not through ``mutate(_:)``: the bodies waiting are not merged here, since their own
+    /// rows may not be read yet.)
+    private func place(_ records: ResourceRecords?, asked: [Key]) {
+        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+            if let records {
+                let now = state.tick()
+                state.records.reserve(adding: records.resources.count)
+                var held = Array(repeating: false, count: records.resources.count)
+                var live = 0
+                for (position, entry) in records.resources.enumerated() {
+                    let key = Key(type: entry.type, id: entry.id)
+                    // Settled meanwhile (merged, removed, or read by another thread): the store's is newer.
+                    guard state.records.needsRead(key) else { continue }
+                    _ = state.records.placeUncounted(Record(entry.record(in: records), lastUse: now), for: key)
+                    held[position] = true
+                    live += 1
+                }
+                state.records.share(records, held: held, live: live)
+            }
+            state.records.noteRead(asked)
+            let evicted = state.records.evict(limit: configuration.maxResources)
+            guard !evicted.isEmpty else { return ([], []) }
+            return (evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }, Array(state.observers.values))
+        }
+        guard !changes.isEmpty else { return }
+        changed()
+        notify(observers, of: changes)
+    }
+}
