@@ -358,6 +358,36 @@ struct StorePersistenceTests {
         }
     }
 
+    @Test("A stored response's body is read when the response is first used, not when the store opens; one whose body went is dropped")
+    func bodiesReadWhenUsed() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory)
+        for url in ["labels/3", "labels/3?page=2"] { _ = try await api.fetch(URL(string: url)!).result() }
+        try await api.store?.flush()
+        let (again, client) = Self.session(directory)
+        let store = try #require(again.store)
+        let unread = { store.readParts { $0.responses.entries.values.filter { $0.unreadBody != nil }.count } }
+        #expect(unread() == 2)
+        #expect(store.readParts { $0.responses.entries.values.allSatisfy { $0.response.body.isEmpty } })
+        #expect(store.usage.responseBytes == Self.label3.utf8.count * 2)  // counted, though not read
+        let answered = try await again.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result()
+        #expect(answered.source == .cache && client.count == 0)
+        #expect(answered.document == (try JSONAPIDecoder().decode(RawDocument.self, from: Data(Self.label3.utf8))))
+        #expect(unread() == 1)
+        try await store.flush()  // the body read is not a change: the row keeps its body
+        #expect(try Self.rows("response_bodies", in: directory) == 2)
+        // Another process replaced the response of page 2 meanwhile: its body went, and so does the response.
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        try database.execute(
+            "DELETE FROM response_bodies WHERE id = (SELECT body_id FROM responses WHERE url LIKE '%page=2')")
+        database.close()
+        await #expect(throws: JSONAPIClientError.self) {
+            try await again.fetch(URL(string: "labels/3?page=2")!).cachePolicy(.cacheOnly).result()
+        }
+        #expect(store.usage.responses == 1 && store.usage.responseBytes == Self.label3.utf8.count)
+    }
+
     @Test("A store opens reading no record; a save keeps the database within its limit, the least recently written going first")
     func openReadsNothingAndSavesTrim() async throws {
         let directory = Self.directory()

@@ -15,14 +15,28 @@ extension ResourceStore {
     /// - Parameters:
     ///   - request: The request as the transport gets it.
     ///   - key: Its key, when the caller has it already.
+    ///
+    /// A persisted store reads the body of a response it has not used since it opened now (without its lock); one
+    /// whose body is gone from the database (another process replaced it) is removed, and `nil` returned.
     func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
         let key = key ?? responseKey(for: request)
-        return state.withLock { state in
+        let found = state.withLock { state -> StoredResponse? in
             guard let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
             else { return nil }
             return state.responses.use(key, at: state.tick())
         }
+        guard let found, let unread = found.unreadBody, let writer else { return found }
+        let body = writer.body(unread)
+        let (stored, removed) = state.withLock { state -> (StoredResponse?, Bool) in
+            guard let now = state.responses[key] else { return (nil, false) }
+            guard now.unreadBody == unread else { return (now, false) }  // replaced, or read by another thread
+            guard let body, body.count == unread.count else { return (nil, state.responses.remove(key) != nil) }
+            state.responses.readBody(body, for: key)
+            return (state.responses[key], false)
+        }
+        if removed { changed() }
+        return stored
     }
 
     /// Keeps `response` as the latest for `request`, evicting the least recently used responses past the byte
@@ -81,7 +95,7 @@ extension ResourceStore {
         let freshness = Freshness(of: response, requestTime: requestTime, responseTime: responseTime)
         let changed = state.withLock { state -> Bool in
             state.responses.update(key) { stored in
-                stored.response = response
+                stored.response.headerFields = response.headerFields  // the body is the stored one's
                 stored.freshness = freshness
             }
         }

@@ -159,21 +159,23 @@ final class StoreWriter: @unchecked Sendable {
         unlink(keyPath)
     }
 
-    /// The stored responses the database holds, least recently changed first (a row that does not read is
-    /// deleted, logged with its count). The records are not read here: a read asks for its rows (``records(_:)``).
+    /// The stored responses the database holds, least recently changed first, without their bodies (each read
+    /// when its response is first used: ``body(_:)``); a row that does not read, or whose body is missing, is
+    /// deleted, logged with its count. The records are not read here: a read asks for its rows (``records(_:)``).
     private func readResponses() throws(SQLiteError) -> StoreFile.Contents {
         var contents = StoreFile.Contents()
         var damaged: [Int64] = []
         let responses = try database.rows(
-            "SELECT r.rowid, r.response, b.body FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id ORDER BY r.rowid")
+            "SELECT r.rowid, r.response, r.body_id, length(b.body) FROM responses r "
+                + "LEFT JOIN response_bodies b ON b.id = r.body_id ORDER BY r.rowid")
         for row in responses {
-            guard row.count == 3, let bytes = row[1].blob, let body = row[2].blob,
+            guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
                 var response = try? StoreFile.response(from: bytes)
             else {
                 damaged.append(row.first?.integer ?? 0)
                 continue
             }
-            response.response.response.body = body
+            response.response.unreadBody = StoredResponse.UnreadBody(id: id, count: Int(clamping: count))
             contents.responses.append(response)
         }
         if !damaged.isEmpty {
@@ -236,6 +238,22 @@ final class StoreWriter: @unchecked Sendable {
             }
         }
         return try? StoreFile.records(Self.document(of: readable), offset: 0)
+    }
+
+    /// The body left in the database as `unread` (``StoredResponse/unreadBody``), through the reader connection on
+    /// the caller's thread.
+    ///
+    /// - Parameter unread: Where the body is.
+    /// - Returns: The body; `nil` when it is gone (another process replaced the response) or cannot be read (logged).
+    func body(_ unread: StoredResponse.UnreadBody) -> Data? {
+        do {
+            return try reader.withLock { reader throws(SQLiteError) -> Data? in
+                try reader.rows("SELECT body FROM response_bodies WHERE id = ?", [.integer(unread.id)]).first?.first?.blob
+            }
+        } catch {
+            persistence.log("JSONAPIClient store: could not read a stored response's body (\(error)); it is fetched again")
+            return nil
+        }
     }
 
     /// The ids of the records of `type` the database holds (through the reader connection, on the caller's thread).
@@ -412,7 +430,12 @@ final class StoreWriter: @unchecked Sendable {
         }
         let body = stored.response.body
         let bodyID: Int64
-        if let oldBody, old?.last?.integer == Int64(body.count),
+        if let unread = stored.unreadBody {
+            // The body was never read: it is still the row's, unless another process replaced the response (then
+            // its newer row stays).
+            guard oldBody == unread.id else { return }
+            bodyID = unread.id
+        } else if let oldBody, old?.last?.integer == Int64(body.count),
             try database.rows("SELECT body FROM response_bodies WHERE id = ?", [.integer(oldBody)]).first?.first?.blob == body
         {
             bodyID = oldBody
@@ -423,6 +446,7 @@ final class StoreWriter: @unchecked Sendable {
         }
         var withoutBody = stored
         withoutBody.response.body = Data()
+        withoutBody.unreadBody = nil
         try database.execute(
             "INSERT OR REPLACE INTO responses (partition, url, accept, response, body_id) VALUES (?, ?, ?, ?, ?)",
             keyValues + [.blob(Data(StoreFile.responseBytes(withoutBody, for: key))), .integer(bodyID)])

@@ -16,6 +16,19 @@ struct StoredResponse: Sendable {
     /// The resource types it lists, when its primary data is a collection: a create or delete of one of them makes
     /// it stale.
     var collectionTypes: Set<String> = []
+    /// Where the body is while it was not read: a persisted store reads the stored responses when it opens, but
+    /// each body only when the response is first used (``ResourceStore/storedResponse(for:key:)``). `response.body`
+    /// is empty meanwhile.
+    var unreadBody: UnreadBody?
+
+    /// A body left in the database: its row, and its size (what the byte limit counts).
+    struct UnreadBody: Sendable, Hashable {
+        var id: Int64
+        var count: Int
+    }
+
+    /// The size of the body, read or not: what the byte limit counts.
+    var bodyCount: Int { unreadBody?.count ?? response.body.count }
 
     /// The validator to send back as `If-None-Match`.
     var entityTag: String? { response.headerFields[.eTag] }
@@ -75,7 +88,7 @@ struct ResponseCache {
         stored.lastUse = tick
         entries[key] = stored
         unsaved.insert(key)
-        bytes += stored.response.body.count
+        bytes += stored.bodyCount
         noteUse(key, at: tick)
         while bytes > limit {
             let entries = self.entries
@@ -91,7 +104,7 @@ struct ResponseCache {
     mutating func remove(_ key: ResponseKey) -> StoredResponse? {
         guard let old = entries.removeValue(forKey: key) else { return nil }
         unsaved.insert(key)
-        bytes -= old.response.body.count
+        bytes -= old.bodyCount
         return old
     }
 
@@ -105,6 +118,14 @@ struct ResponseCache {
         entries[key] = stored
         unsaved.insert(key)
         return true
+    }
+
+    /// Puts the body read from the database in the response under `key`, which was left there
+    /// (``StoredResponse/unreadBody``); not a change to save.
+    mutating func readBody(_ body: Data, for key: ResponseKey) {
+        guard entries[key]?.unreadBody?.count == body.count else { return }
+        entries[key]?.response.body = body
+        entries[key]?.unreadBody = nil
     }
 
     /// Makes the responses `isAffected` selects stale, in need of validation before they are used again.
