@@ -166,11 +166,14 @@ enum Persist {
                 try await api.store?.flush()
             }
             var samples: [Double] = []
+            var opening: [Double] = []
             for _ in 0..<max(runs, 3) {
                 samples.append(try seconds {
                     var persistence = ResourceStore.Configuration(maxResources: 1_000_000, maxResponseBytes: 1 << 30)
                     persistence.persistence = .init(directory: directory, delay: .seconds(3600))
-                    let store = ResourceStore(configuration: persistence)
+                    var opened: ResourceStore?
+                    opening.append(seconds { opened = ResourceStore(configuration: persistence) })
+                    guard let store = opened else { return }
                     for id in 1...30 {
                         guard let article = try store.resource(Article.self, id: String(id)), article.author != nil else {
                             throw BenchmarkFailure(description: "article \(id) or its author is not in the store")
@@ -179,7 +182,9 @@ enum Persist {
                 })
             }
             times[stored] = median(samples)
-            print("cold-start stored≈\(count * 410): open_and_read_30_s=\(format(median(samples), 4))")
+            print(
+                "cold-start stored≈\(count * 410): open_and_read_30_s=\(format(median(samples), 4))"
+                    + " open_s=\(format(median(opening), 4))")
         }
         if let small = times[1_000], let large = times[100_000] {
             print("cold-start ratio_100000_to_1000=\(format(large / small, 2)) (target ≤ 1.5)")

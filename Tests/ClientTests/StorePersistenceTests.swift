@@ -411,6 +411,26 @@ struct StorePersistenceTests {
         #expect(reopened.record(type: "labels", id: "new") != nil)
     }
 
+    @Test("Rows are read 64 ids a query: one, exactly 64, 65 and 129 keys of two types, with keys found nowhere among them", arguments: [1, 64, 65, 129])
+    func readsInChunks(count: Int) async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        store.merge((0..<count).flatMap { index in
+            ["labels", "tags"].map { ResourceObject(type: $0, id: "\(index)", attributes: ["n": .string("\(index)")]) }
+        })
+        try await store.flush()
+        let reopened = ResourceStore(configuration: .init(persistence: persistence))
+        let keys = (0..<count).flatMap { index in
+            ["labels", "tags"].map { ResourceStore.Key(type: $0, id: "\(index)") }
+        }
+        reopened.faultIn(keys + [ResourceStore.Key(type: "labels", id: "none"), ResourceStore.Key(type: "other", id: "0")])
+        #expect(reopened.count == count * 2)
+        #expect(reopened.record(type: "tags", id: "\(count - 1)")?.attributes?["n"] == .string("\(count - 1)"))
+        #expect(reopened.record(type: "labels", id: "\(count)") == nil)
+    }
+
     @Test("A save trims nothing at exactly the limit, and one row past it")
     func trimAtTheLimit() async throws {
         let directory = Self.directory()

@@ -71,15 +71,16 @@ struct TransportTests {
     @Test("Cancelling the task cancels the URL task and throws CancellationError")
     func cancellation() async throws {
         let silent = try SilentServer()
-        let client = URLSessionClient(configuration: .init(timeout: .seconds(600)))
+        let client = URLSessionClient(configuration: .init(timeout: .seconds(3600)))
         let start = ContinuousClock.now
         let url = silent.url
         let task = Task { try await client.send(HTTPRequest(method: .get, url: url)) }
         try await Task.sleep(for: .milliseconds(200))
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        // Ended by the cancellation, not by the ten-minute timeout, however loaded the machine.
-        #expect(ContinuousClock.now - start < .seconds(120))
+        // Ended by the cancellation, not by the hour's timeout, however loaded the machine: a bound, not a speed
+        // (under ThreadSanitizer on two cores, with the whole suite beside it, this has taken 124 s).
+        #expect(ContinuousClock.now - start < .seconds(600))
         withExtendedLifetime(silent) {}
     }
 

@@ -182,7 +182,7 @@ enum StoreFile {
             let start = reader.offset
             let kind = try reader.u8("a section kind")
             let length = try reader.length("the section's length")
-            var section = ByteReader(data: data, offset: reader.offset, end: reader.offset + length)
+            var section = ByteReader(bytes: reader.bytes, offset: reader.offset, end: reader.offset + length)
             reader.offset += length
             switch Section(rawValue: kind) {
             case .records:
@@ -355,37 +355,46 @@ struct ByteWriter {
 /// Reads what ``ByteWriter`` wrote, every length checked against what is left: a value that does not fit is an
 /// ``StoreFile/Unreadable`` naming what was being read and where, never a trap.
 struct ByteReader {
-    /// The file (its indices start at 0).
-    let data: Data
+    /// The file's bytes: an array, whose reads the compiler inlines (a `Data`'s cost a call and an exclusivity check
+    /// per byte on Linux: most of a store's opening, measured). A section's reader shares its file's array.
+    let bytes: [UInt8]
     var offset: Int
     let end: Int
 
-    init(data: Data, offset: Int = 0, end: Int? = nil) {
-        self.data = data
+    /// A reader of `data`'s bytes, copied once.
+    init(data: Data) {
+        self.init(bytes: Array(data))
+    }
+
+    /// A reader of `bytes` from `offset` to `end` (the end of `bytes` when `nil`).
+    init(bytes: [UInt8], offset: Int = 0, end: Int? = nil) {
+        self.bytes = bytes
         self.offset = offset
-        self.end = end ?? data.count
+        self.end = end ?? bytes.count
     }
 
     var isAtEnd: Bool { offset >= end }
 
-    /// The bytes left, consumed (a slice sharing the file's storage).
+    /// The bytes left, consumed (a copy).
     mutating func rest() -> Data {
         defer { offset = end }
-        return data[offset..<end]
+        return Data(bytes[offset..<end])
     }
 
-    mutating func take(_ count: Int, _ what: String) throws(StoreFile.Unreadable) -> Data {
+    /// The next `count` bytes, consumed.
+    mutating func take(_ count: Int, _ what: String) throws(StoreFile.Unreadable) -> ArraySlice<UInt8> {
         guard count >= 0, count <= end - offset else {
             throw StoreFile.Unreadable(reason: "\(what) runs past the end of its section", offset: offset)
         }
         defer { offset += count }
-        return data[offset..<offset + count]
+        return bytes[offset..<offset + count]
     }
 
     mutating func u8(_ what: String) throws(StoreFile.Unreadable) -> UInt8 {
         try take(1, what).first ?? 0
     }
 
+    /// A little-endian `UInt64`.
     mutating func u64(_ what: String) throws(StoreFile.Unreadable) -> UInt64 {
         try take(8, what).reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
@@ -413,7 +422,9 @@ struct ByteReader {
     mutating func string(_ what: String) throws(StoreFile.Unreadable) -> String {
         let start = offset
         let slice = try take(try length(what), what)
-        guard let string = String(bytes: slice, encoding: .utf8) else {
+        // Decoding repairs what is not UTF-8: the bytes read back unchanged only when they were.
+        let string = String(decoding: slice, as: UTF8.self)
+        guard string.utf8.elementsEqual(slice) else {
             throw StoreFile.Unreadable(reason: "\(what) is not UTF-8", offset: start)
         }
         return string

@@ -203,10 +203,10 @@ final class StoreWriter: @unchecked Sendable {
         do {
             rows = try reader.withLock { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
                 var rows: [(key: ResourceStore.Key, object: Data)] = []
-                for key in keys {
-                    let row = try reader.rows(
-                        "SELECT object FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
-                    if let object = row.first?.first?.blob { rows.append((key, object)) }
+                for (type, ids) in Dictionary(grouping: keys.map { ($0.type, $0.id) }, by: \.0) {
+                    for (id, object) in try Self.rows(of: ids.map(\.1), type: type, in: reader) {
+                        rows.append((ResourceStore.Key(type: type, id: id), object))
+                    }
                 }
                 return rows
             }
@@ -238,6 +238,37 @@ final class StoreWriter: @unchecked Sendable {
             }
         }
         return try? StoreFile.records(Self.document(of: readable), offset: 0)
+    }
+
+    /// How many ids one query asks for (the last query's list is padded with its last id): one prepared statement
+    /// for any number of keys, and a page's keys in a few queries instead of a query each (a merge asks for every
+    /// key it brings, most of them found nowhere).
+    static let idsPerQuery = 64
+
+    /// The rows of the records of `type` with `ids`, through `reader`: one point query for a single id, else
+    /// ``idsPerQuery`` ids a query, through the `(type, id)` index.
+    private static func rows(of ids: [String], type: String, in reader: SQLiteDatabase) throws(SQLiteError) -> [(
+        id: String, object: Data
+    )] {
+        if ids.count == 1, let id = ids.first {
+            let row = try reader.rows("SELECT object FROM records WHERE type = ? AND id = ?", [.text(type), .text(id)])
+            return row.first?.first?.blob.map { [(id, $0)] } ?? []
+        }
+        let sql = "SELECT id, object FROM records WHERE type = ? AND id IN ("
+            + Array(repeating: "?", count: idsPerQuery).joined(separator: ", ") + ")"
+        var found: [(id: String, object: Data)] = []
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(start + idsPerQuery, ids.count)]
+            start += idsPerQuery
+            let padding = Array(repeating: chunk.last ?? "", count: idsPerQuery - chunk.count)
+            let values = [SQLiteValue.text(type)] + (chunk + padding).map { SQLiteValue.text($0) }
+            for row in try reader.rows(sql, values) {
+                guard row.count == 2, let id = row[0].text, let object = row[1].blob else { continue }
+                found.append((id, object))
+            }
+        }
+        return found
     }
 
     /// The body left in the database as `unread` (``StoredResponse/unreadBody``), through the reader connection on
