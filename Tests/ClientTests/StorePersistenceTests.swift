@@ -177,6 +177,35 @@ struct StorePersistenceTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreWriter.keyName).path))
     }
 
+    @Test("A database that cannot be opened (a locked device's protected file; here, a folder in its place) is not damage: the store stays in memory, logged, and nothing is set aside")
+    func unopenableIsNotDamage() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = PartitionDatabase.file(in: directory).path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: path).appendingPathComponent("inside"))
+        let log = Log()
+        let store = ResourceStore(
+            configuration: .init(persistence: .init(directory: directory, fileProtection: .complete, log: { log.write($0) })))
+        store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "n"])])
+        #expect(store.record(type: "labels", id: "1") != nil)  // in memory
+        try await store.flush()  // nothing to write to: no error, nothing written
+        #expect(log.messages.count == 1 && log.messages.first?.contains("stays in memory") == true, "\(log.messages)")
+        let folder = try FileManager.default.contentsOfDirectory(atPath: PartitionDatabase.folder(in: directory).path)
+        #expect(folder == ["default.sqlite"])  // nothing set aside beside it
+        #expect(FileManager.default.contents(atPath: path + "/inside") == Data("kept".utf8))
+    }
+
+    @Test("Persistence compares and hashes its file protection; the app's own class is the default")
+    func fileProtectionOption() {
+        let directory = Self.directory()
+        let plain = ResourceStore.Persistence(directory: directory)
+        #expect(plain.fileProtection == .appDefault)
+        let complete = ResourceStore.Persistence(directory: directory, fileProtection: .complete)
+        #expect(plain != complete && Set([plain, complete]).count == 2)
+        #expect(complete == ResourceStore.Persistence(directory: directory, fileProtection: .complete))
+    }
+
     /// Writes, as an earlier version did, a store file with one record and one response under a key of its own
     /// (`partition.key`) into `directory`, and returns its bytes.
     static func earlierVersionFile(_ directory: URL) async throws -> [UInt8] {

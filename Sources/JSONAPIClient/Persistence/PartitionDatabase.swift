@@ -123,11 +123,13 @@ enum PartitionDatabase {
     /// - Parameters:
     ///   - directory: The app's directory.
     ///   - partition: The partition's name.
+    ///   - protection: The folder's data protection class on Apple platforms.
     ///   - log: Told when a file is set aside, and why.
     /// - Returns: The open database, with the current schema.
     /// - Throws: ``SQLiteError`` when the folder or database cannot be opened for a reason other than damage.
     static func open(
-        in directory: URL, partition: String = defaultPartition, log: @Sendable (String) -> Void
+        in directory: URL, partition: String = defaultPartition,
+        protection: ResourceStore.Persistence.FileProtection = .appDefault, log: @Sendable (String) -> Void
     ) throws(SQLiteError) -> SQLiteDatabase {
         let folder = folder(in: directory)
         do {
@@ -136,7 +138,7 @@ enum PartitionDatabase {
         } catch {
             throw SQLiteError(code: 14, message: "\(error)", operation: "making the folder \(folder.path)")  // CANTOPEN
         }
-        Platform.protectDirectory(folder)
+        Platform.protectDirectory(folder, protection)
         let path = file(in: directory, partition: partition).path
         var setAside = false
         while true {

@@ -46,6 +46,8 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     private let directory: URL
     /// The partition whose database holds the queue (``PartitionDatabase/partition(forAccount:)``).
     private let partition: String
+    /// The folder's data protection class on Apple platforms (``ResourceStore/Persistence/fileProtection``).
+    private let protection: ResourceStore.Persistence.FileProtection
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     /// The connection, once opened (opening is tried again on each use until it succeeds).
@@ -71,21 +73,27 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
 
     /// A queue in `persistence`'s directory.
     convenience init(_ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition) {
-        self.init(directory: persistence.directory, partition: partition, log: persistence.log)
+        self.init(
+            directory: persistence.directory, partition: partition, protection: persistence.fileProtection,
+            log: persistence.log)
     }
 
     /// A queue in `directory`.
     ///
     /// - Parameters:
     ///   - directory: The app's directory (the database is in its `JSONAPIClient` folder).
+    ///   - partition: The partition's name.
+    ///   - protection: The folder's data protection class on Apple platforms.
     ///   - log: Told of files set aside or discarded and of failures.
     ///   - now: The time claims are made and read at.
     init(
-        directory: URL, partition: String = PartitionDatabase.defaultPartition, log: @escaping @Sendable (String) -> Void,
+        directory: URL, partition: String = PartitionDatabase.defaultPartition,
+        protection: ResourceStore.Persistence.FileProtection = .appDefault, log: @escaping @Sendable (String) -> Void,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.directory = directory
         self.partition = partition
+        self.protection = protection
         self.log = log
         self.now = now
     }
@@ -95,7 +103,7 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         if let database { return database }
         let opened: SQLiteDatabase
         do {
-            opened = try PartitionDatabase.open(in: directory, partition: partition, log: log)
+            opened = try PartitionDatabase.open(in: directory, partition: partition, protection: protection, log: log)
         } catch {
             log("JSONAPIClient write queue: cannot open its database (\(error)); queued writes cannot be saved")
             throw error

@@ -24,10 +24,10 @@ extension ResourceStore {
     /// Responses stay partitioned by credentials across launches: the database keeps a random key of its own under
     /// which the credentials are digested; the credentials themselves are never written, nor responses with
     /// `Cache-Control: no-store`. The library works in its `JSONAPIClient` folder and leaves `directory` itself as
-    /// it is; on Apple platforms that folder is excluded from backups and protected until the device is first
-    /// unlocked (`completeUntilFirstUserAuthentication`). Any number of processes may open one directory (an app
+    /// it is; on Apple platforms that folder is excluded from backups and has the data protection class
+    /// ``fileProtection`` says (the app's own by default). Any number of processes may open one directory (an app
     /// and its extensions in an app group's container): each writes the rows of its own changes, so none
-    /// overwrites another's saves, and a store sees what the others saved when it opens. The session's
+    /// overwrites another's saves, and a store reads what the others saved when it first needs it. The session's
     /// ``WriteQueue`` keeps its entries in the same database (see ``WriteQueue``). A directory written by an
     /// earlier version (`store.jsonapistore`) is imported once, then its files are removed.
     public struct Persistence: Sendable, Hashable {
@@ -42,17 +42,47 @@ extension ResourceStore {
         /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
         /// your own to send the lines to the app's logging.
         public var log: @Sendable (String) -> Void
+        /// The data protection class of the library's folder on Apple platforms, which the database files made in
+        /// it take; ``FileProtection/appDefault`` (the default) sets none, so they take the app's (its
+        /// `com.apple.developer.default-data-protection` entitlement, else until first unlock). Nothing elsewhere.
+        public var fileProtection: FileProtection
+
+        /// When the device lets the app read the store's files (Apple's data protection classes). A store whose
+        /// files the device cannot read yet — a background launch before the first unlock, with `complete` — is
+        /// not damaged: its database does not open, the store and the write queue stay in memory for that session
+        /// (logged), and nothing on disk is set aside or discarded.
+        public enum FileProtection: Sendable, Hashable {
+            /// The app's own class: the library sets none.
+            case appDefault
+            /// Readable only while the device is unlocked (`FileProtectionType.complete`).
+            case complete
+            /// Files open when the device locks stay readable; new ones cannot be opened until it unlocks
+            /// (`completeUnlessOpen`).
+            case completeUnlessOpen
+            /// Readable once the device was unlocked after it started (`completeUntilFirstUserAuthentication`):
+            /// what background work such as a silent push or a background fetch needs.
+            case completeUntilFirstUserAuthentication
+            /// Always readable (`none`).
+            case none
+        }
 
         /// Creates a persistence.
         ///
         /// - Parameters:
-        ///   - directory: The directory of the store's files, e.g. in Application Support.
+        ///   - directory: The directory of the store's files, e.g. in Application Support (see
+        ///     <doc:CachingResources> for each platform's place).
         ///   - delay: How long after a change the store writes; one second by default.
+        ///   - fileProtection: The data protection class of the store's files on Apple platforms; the app's own by
+        ///     default.
         ///   - log: Where to report discarded files and failed writes; when `nil`, the unified log on Apple platforms
         ///     and standard error elsewhere (see ``log``).
-        public init(directory: URL, delay: Duration = .seconds(1), log: (@Sendable (String) -> Void)? = nil) {
+        public init(
+            directory: URL, delay: Duration = .seconds(1), fileProtection: FileProtection = .appDefault,
+            log: (@Sendable (String) -> Void)? = nil
+        ) {
             self.directory = directory
             self.delay = delay
+            self.fileProtection = fileProtection
             self.log = log ?? { message in LibraryLog.write(message, category: "persistence") }
         }
 
@@ -80,22 +110,24 @@ extension ResourceStore {
             }
         }
 
-        /// Whether two persistences use the same directory and delay (their logs are not compared).
+        /// Whether two persistences use the same directory, delay and file protection (their logs are not compared).
         ///
         /// - Parameters:
         ///   - lhs: A persistence.
         ///   - rhs: Another persistence.
-        /// - Returns: `true` when the directories and delays are equal.
+        /// - Returns: `true` when the directories, delays and file protections are equal.
         public static func == (lhs: Persistence, rhs: Persistence) -> Bool {
             lhs.directory.standardizedFileURL == rhs.directory.standardizedFileURL && lhs.delay == rhs.delay
+                && lhs.fileProtection == rhs.fileProtection
         }
 
-        /// Hashes the directory and delay.
+        /// Hashes the directory, delay and file protection.
         ///
         /// - Parameter hasher: The hasher to feed.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(directory.standardizedFileURL)
             hasher.combine(delay)
+            hasher.combine(fileProtection)
         }
     }
 

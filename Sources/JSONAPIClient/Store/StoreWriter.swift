@@ -89,7 +89,8 @@ final class StoreWriter: @unchecked Sendable {
     ) -> (writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents)? {
         let log = persistence.log
         do throws(SQLiteError) {
-            let database = try PartitionDatabase.open(in: persistence.directory, partition: partition, log: log)
+            let database = try PartitionDatabase.open(
+                in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
             // An earlier version's files are the default partition's: never another account's.
             let isDefault = partition == PartitionDatabase.defaultPartition
             let (key, oldKey) = try partitionKey(in: database, directory: isDefault ? persistence.directory : nil)
@@ -515,15 +516,23 @@ private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
 
 /// What only Apple platforms do to a store's files; nothing elsewhere.
 enum Platform {
-    /// Excludes `directory` from backups and gives it the protection class new files inherit.
-    static func protectDirectory(_ directory: URL) {
+    /// Excludes `directory` from backups and, unless `protection` is the app's default, gives it the protection
+    /// class the files made in it take (files made before keep theirs).
+    static func protectDirectory(_ directory: URL, _ protection: ResourceStore.Persistence.FileProtection) {
         #if canImport(Darwin)
         var values = URLResourceValues()
         values.isExcludedFromBackup = true
         var url = directory
         try? url.setResourceValues(values)
-        try? FileManager.default.setAttributes(
-            [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: directory.path)
+        let type: FileProtectionType? =
+            switch protection {
+            case .appDefault: nil
+            case .complete: .complete
+            case .completeUnlessOpen: .completeUnlessOpen
+            case .completeUntilFirstUserAuthentication: .completeUntilFirstUserAuthentication
+            case .none: FileProtectionType.none
+            }
+        if let type { try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: directory.path) }
         #endif
     }
 }
