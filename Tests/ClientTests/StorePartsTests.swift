@@ -159,6 +159,42 @@ struct StorePartsTests {
         #expect(cache.unsaved.take() == [key("a"), key("b")])
     }
 
+    @Test("A stored response's strings read back only when they are UTF-8: U+FFFD and a 4-byte character itself read; a 4-byte sequence cut to 3 (repaired to as many bytes) does not")
+    func responseStringsAreUTF8() throws {
+        let url = "https://api.example.com/v1/tags?q=\u{FFFD}\u{1F600}"
+        let key = ResponseKey(partition: CredentialDigest(credentialsOf: HTTPFields()), url: url, accept: "application/vnd.api+json")
+        let bytes = StoreFile.responseBytes(Self.stored([.eTag: "\"\u{1F600}\""]), for: key)
+        let read = try StoreFile.response(from: Data(bytes))
+        #expect(read.key.url == url && read.response.entityTag == "\"\u{1F600}\"")
+        // The URL's last character (F0 9F 98 80) with its last byte made "a": F0 9F 98 is cut short.
+        let emoji = Array("\u{1F600}".utf8)
+        let start = try #require((0...(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == emoji })
+        var damaged = bytes
+        damaged[start + 3] = UInt8(ascii: "a")
+        #expect(String(decoding: damaged[start..<(start + 4)], as: UTF8.self).utf8.count == 4)  // the same length
+        #expect(throws: StoreFile.Unreadable.self) { try StoreFile.response(from: Data(damaged)) }
+    }
+
+    @Test("ResponseCache.load: what a store opening read, oldest first, within the byte limit (exactly the limit kept, unread bodies counted); only the evicted noted unsaved")
+    func responseLoad() {
+        func key(_ name: String) -> ResponseKey { ResponseKey(Self.request().with(path: name)) }
+        var unread = Self.stored([:])  // its body left in the database: 5 bytes counted, none held
+        unread.response.body = Data()
+        unread.unreadBody = StoredResponse.UnreadBody(id: 1, count: 5)
+        let loaded = [(key("a"), Self.stored([:])), (key("b"), unread), (key("c"), Self.stored([:]))]
+        var cache = ResponseCache()
+        cache.unsaved.track()
+        #expect(cache.load(loaded.map { (key: $0.0, response: $0.1) }, from: 10, limit: 9) == 13)
+        #expect(cache.count == 3 && cache.bytes == 9)  // 2 + 5 + 2: exactly the limit
+        #expect(cache.oldestFirst().map(\.key) == [key("a"), key("b"), key("c")])
+        #expect(cache[key("c")]?.lastUse == 12 && cache.unsaved.keys == [])
+        var smaller = ResponseCache()
+        smaller.unsaved.track()
+        #expect(smaller.load(loaded.map { (key: $0.0, response: $0.1) }, from: 1, limit: 8) == 4)
+        #expect(smaller.count == 2 && smaller.bytes == 7 && smaller[key("a")] == nil)  // the oldest went
+        #expect(smaller.unsaved.keys == [key("a")])
+    }
+
     @Test("ResponseCache evicts the least recently used past its byte limit, and keeps exactly the limit")
     func responseEviction() {
         var cache = ResponseCache()

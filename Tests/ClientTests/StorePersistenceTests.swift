@@ -460,6 +460,33 @@ struct StorePersistenceTests {
         #expect(reopened.record(type: "labels", id: "\(count)") == nil)
     }
 
+    @Test("Rows read while the store merged a newer record of one of them: the store's record stays, and a read through the rows' linkage meets it, not the row")
+    func readRaceKeepsNewer() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ResourceStore.Configuration(persistence: .init(directory: directory, delay: .seconds(3600)))
+        let store = ResourceStore(configuration: configuration)
+        let (article, person) = (ResourceIdentifier(type: "articles", id: "1"), ResourceIdentifier(type: "people", id: "9"))
+        store.merge([
+            ResourceObject(
+                type: "articles", id: "1", attributes: ["title": "old"],
+                relationships: ["author": Relationship(data: .toOne(person))]),
+            ResourceObject(
+                type: "people", id: "9", attributes: ["name": "Nine"],
+                relationships: ["articles": Relationship(data: .toMany([article]))]),
+        ])
+        try await store.flush()
+        let reopened = ResourceStore(configuration: configuration)
+        let keys = [ResourceStore.Key(type: "articles", id: "1"), ResourceStore.Key(type: "people", id: "9")]
+        // Read as a fault reads them; another thread merges a newer article 1 before they are placed.
+        let rows = try #require(reopened.writer?.records(keys))
+        reopened.merge([ResourceObject(type: "articles", id: "1", attributes: ["title": "new"])])
+        reopened.place(rows, asked: keys)
+        let graph = try #require(reopened.graph(from: [keys[1]]))
+        #expect(graph.included.map { $0.resourceObject().attributes?["title"] } == [.string("new")])
+        #expect(reopened.record(type: "articles", id: "1")?.attributes?["title"] == "new")
+    }
+
     @Test("A save trims nothing at exactly the limit, and one row past it")
     func trimAtTheLimit() async throws {
         let directory = Self.directory()

@@ -75,8 +75,8 @@ extension ResourceStore {
 
     /// Places the rows read for `asked`, and notes every key asked as read; tells the observers of the records
     /// the limit then evicts. (Not through ``mutate(_:)``: the bodies waiting are not merged here, since their own
-    /// rows may not be read yet.)
-    private func place(_ records: ResourceRecords?, asked: [Key]) {
+    /// rows may not be read yet. Internal rather than private: a test places rows read before a merge, the race.)
+    func place(_ records: ResourceRecords?, asked: [Key]) {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             if let records {
                 let now = state.tick()

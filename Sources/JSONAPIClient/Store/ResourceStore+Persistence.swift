@@ -178,11 +178,7 @@ extension ResourceStore {
             state.records.unsaved.track()
             state.responses.unsaved.track()
             state.records.readDisk()
-            for (key, stored) in contents.responses {
-                state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
-            }
-            let responses = state.responses.entries
-            state.responses.unsaved.keepRemovals { responses[$0] != nil }
+            state.clock = state.responses.load(contents.responses, from: state.clock + 1, limit: limit) - 1
             return state.responses.unsaved.keys?.isEmpty == false
         }
         if leftOut { changed() }

@@ -422,9 +422,11 @@ struct ByteReader {
     mutating func string(_ what: String) throws(StoreFile.Unreadable) -> String {
         let start = offset
         let slice = try take(try length(what), what)
-        // Decoding repairs what is not UTF-8: the bytes read back unchanged only when they were.
+        // Decoding repairs what is not UTF-8 with U+FFFD (EF BF BD): a string without an EF byte was not repaired;
+        // one with it is compared byte for byte (a slow walk, that most strings, ASCII, never take).
         let string = String(decoding: slice, as: UTF8.self)
-        guard string.utf8.elementsEqual(slice) else {
+        let mayBeRepaired = string.utf8.withContiguousStorageIfAvailable { $0.contains(0xEF) } ?? true
+        guard !mayBeRepaired || string.utf8.elementsEqual(slice) else {
             throw StoreFile.Unreadable(reason: "\(what) is not UTF-8", offset: start)
         }
         return string

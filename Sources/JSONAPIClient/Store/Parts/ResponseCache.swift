@@ -97,6 +97,30 @@ struct ResponseCache {
         }
     }
 
+    /// Fills an empty cache with `loaded`, oldest first, as the most recently used from `tick` on (one tick each),
+    /// then evicts the least recently used while the bodies pass `limit` bytes: what a persisted store read when
+    /// it opened. Only what is evicted is noted unsaved (its rows go with the next save): what was read is on disk.
+    ///
+    /// - Returns: The next tick.
+    mutating func load(_ loaded: [(key: ResponseKey, response: StoredResponse)], from tick: UInt64, limit: Int) -> UInt64 {
+        entries.reserveCapacity(loaded.count)
+        var tick = tick
+        for (key, stored) in loaded {
+            var stored = stored
+            stored.lastUse = tick
+            if let old = entries.updateValue(stored, forKey: key) { bytes -= old.bodyCount }
+            bytes += stored.bodyCount
+            order.use(key, at: tick)
+            tick += 1
+        }
+        while bytes > limit {
+            let entries = self.entries
+            guard let oldest = order.popOldest(isCurrent: { entries[$0]?.lastUse == $1 }) else { break }
+            remove(oldest)
+        }
+        return tick
+    }
+
     /// Removes the response under `key`.
     ///
     /// - Returns: The response removed.
