@@ -440,14 +440,14 @@ struct StorePersistenceTests {
         #expect(reopened.record(type: "labels", id: "new") != nil)
     }
 
-    @Test("Rows are read 64 ids a query: one, exactly 64, 65 and 129 keys of two types, with keys found nowhere among them", arguments: [1, 64, 65, 129])
+    @Test("Rows are read 64 ids a query: one, exactly 64, 65, 129 and 300 keys of two types (300: each type whole), with keys found nowhere among them", arguments: [1, 64, 65, 129, 300])
     func readsInChunks(count: Int) async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
         let store = ResourceStore(configuration: .init(persistence: persistence))
         store.merge((0..<count).flatMap { index in
-            ["labels", "tags"].map { ResourceObject(type: $0, id: "\(index)", attributes: ["n": .string("\(index)")]) }
+            ["labels", "tags"].map { ResourceObject(type: $0, id: "\(index)", attributes: ["n": .string("\(index)"), "name": .string("n\(index)")]) }
         })
         try await store.flush()
         let reopened = ResourceStore(configuration: .init(persistence: persistence))
@@ -456,6 +456,11 @@ struct StorePersistenceTests {
         }
         reopened.faultIn(keys + [ResourceStore.Key(type: "labels", id: "none"), ResourceStore.Key(type: "other", id: "0")])
         #expect(reopened.count == count * 2)
+        // Listing a type reads all its rows in one pass: the records already read stay as they are.
+        let listed = ResourceStore(configuration: .init(persistence: persistence))
+        _ = listed.record(type: "labels", id: "0")
+        let labels = try listed.resources(InFlightCancellationTests.Label.self)
+        #expect(labels.count == count && labels.first?.id == "0" && listed.count == count)
         #expect(reopened.record(type: "tags", id: "\(count - 1)")?.attributes?["n"] == .string("\(count - 1)"))
         #expect(reopened.record(type: "labels", id: "\(count)") == nil)
     }
@@ -485,6 +490,19 @@ struct StorePersistenceTests {
         let graph = try #require(reopened.graph(from: [keys[1]]))
         #expect(graph.included.map { $0.resourceObject().attributes?["title"] } == [.string("new")])
         #expect(reopened.record(type: "articles", id: "1")?.attributes?["title"] == "new")
+    }
+
+    @Test("A fault asking for 256 rows or more of a type reads the whole type when they are a quarter of it or more, else by id", arguments: [(255, 255), (256, 1024), (256, 1025)])
+    func wholeTypeReads(asked: Int, stored: Int) async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        store.merge((0..<stored).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
+        try await store.flush()
+        let reopened = ResourceStore(configuration: .init(persistence: persistence))
+        reopened.faultIn((0..<asked).map { ResourceStore.Key(type: "labels", id: "\($0)") })
+        #expect(reopened.count == (asked >= 256 && asked * 4 >= stored ? stored : asked))
     }
 
     @Test("A save trims nothing at exactly the limit, and one row past it")

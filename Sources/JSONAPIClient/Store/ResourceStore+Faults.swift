@@ -19,26 +19,42 @@ extension ResourceStore {
     /// memory only, or once the store read its database whole or was cleared.
     ///
     /// - Parameter keys: The keys a read, merge or write is about to use.
+    ///
+    /// A type of which a read asks for many rows (``wholeTypeAt`` or more, and a quarter of the type's rows or more:
+    /// a list read at launch, its related records) is read in one pass over its rows (``faultIn(type:)``) instead
+    /// of by id.
     func faultIn(_ keys: some Sequence<Key>) {
         guard let writer else { return }
-        let needed = state.withLock { state -> [Key] in
+        var needed = state.withLock { state -> [Key] in
             guard state.records.readsDisk else { return [] }
             var seen = Set<Key>()
             return keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }
         }
         guard !needed.isEmpty else { return }
+        if needed.count >= Self.wholeTypeAt {
+            for (type, asked) in Dictionary(grouping: needed, by: \.type) where asked.count >= Self.wholeTypeAt {
+                guard state.withLock({ $0.records.needsIDs(of: type) }), asked.count * 4 >= writer.count(ofType: type)
+                else { continue }
+                faultIn(type: type)
+                needed.removeAll { $0.type == type }
+            }
+            guard !needed.isEmpty else { return }
+        }
         let records = writer.records(needed)
         place(records, asked: needed)
     }
 
-    /// Reads the ids of `type`'s rows, once, then the rows the store still needs: what listing every record of a
-    /// type needs.
+    /// How many keys of one type a fault asks for before it considers reading the whole type.
+    static let wholeTypeAt = 256
+
+    /// Reads every row of `type`, once, in one pass, and places the records the store still needs: what listing
+    /// every record of a type needs.
     ///
     /// - Parameter type: A resource type.
     func faultIn(type: String) {
         guard let writer, state.withLock({ $0.records.needsIDs(of: type) }) else { return }
-        let ids = writer.ids(ofType: type)
-        faultIn(ids.map { Key(type: type, id: $0) })
+        let (records, ids) = writer.records(ofType: type)
+        place(records, asked: ids.map { Key(type: type, id: $0) })
         state.withLock { $0.records.noteIDsRead(of: type) }
     }
 

@@ -193,24 +193,58 @@ final class StoreWriter: @unchecked Sendable {
     // MARK: Reading records
 
     /// The records of `keys` that the database holds, read on the caller's thread through the reader connection
-    /// (the store's lock is not held): one point query per key, the rows parsed as one document. A row that does
-    /// not parse is left out and deleted on the queue (unless a save replaced it meanwhile), logged with its count;
-    /// a database that cannot be read answers none, logged.
+    /// (the store's lock is not held): ``idsPerQuery`` ids of a type a query (a single key, a point query), the rows
+    /// parsed as one document (see ``read(_:)`` for a row that does not parse).
     ///
     /// - Parameter keys: The records' keys.
     /// - Returns: The records found, in one tape; `nil` when none is.
     func records(_ keys: some Collection<ResourceStore.Key>) -> ResourceRecords? {
+        read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
+            var rows: [(key: ResourceStore.Key, object: Data)] = []
+            for (type, ids) in Dictionary(grouping: keys.map { ($0.type, $0.id) }, by: \.0) {
+                for (id, object) in try Self.rows(of: ids.map(\.1), type: type, in: reader) {
+                    rows.append((ResourceStore.Key(type: type, id: id), object))
+                }
+            }
+            return rows
+        }
+    }
+
+    /// Every record of `type` the database holds, read in one pass over the type's rows (what listing a type
+    /// needs: one range of the `(type, id)` index, not a lookup per id), as ``records(_:)`` reads them.
+    ///
+    /// - Parameter type: A resource type.
+    /// - Returns: The records found, in one tape (`nil` when none is), and the ids of the rows read.
+    func records(ofType type: String) -> (records: ResourceRecords?, ids: [String]) {
+        var ids: [String] = []
+        let records = read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
+            try reader.rows("SELECT id, object FROM records WHERE type = ?", [.text(type)]).compactMap { row in
+                guard row.count == 2, let id = row[0].text, let object = row[1].blob else { return nil }
+                ids.append(id)
+                return (ResourceStore.Key(type: type, id: id), object)
+            }
+        }
+        return (records, ids)
+    }
+
+    /// How many records of `type` the database holds (the `(type, id)` index counted, no row read); 0 when it
+    /// cannot be read.
+    func count(ofType type: String) -> Int {
+        let count = try? reader.withLock { reader throws(SQLiteError) in
+            try reader.rows("SELECT count(*) FROM records WHERE type = ?", [.text(type)]).first?.first?.integer
+        }
+        return Int(clamping: (count ?? nil) ?? 0)
+    }
+
+    /// The rows `query` reads through the reader connection (under its lock, on the caller's thread), parsed as one
+    /// document; a row that does not parse is left out and deleted on the queue (unless a save replaced it
+    /// meanwhile), logged with its count; a database that cannot be read answers none, logged.
+    private func read(
+        _ query: (SQLiteDatabase) throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)]
+    ) -> ResourceRecords? {
         let rows: [(key: ResourceStore.Key, object: Data)]
         do {
-            rows = try reader.withLock { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
-                var rows: [(key: ResourceStore.Key, object: Data)] = []
-                for (type, ids) in Dictionary(grouping: keys.map { ($0.type, $0.id) }, by: \.0) {
-                    for (id, object) in try Self.rows(of: ids.map(\.1), type: type, in: reader) {
-                        rows.append((ResourceStore.Key(type: type, id: id), object))
-                    }
-                }
-                return rows
-            }
+            rows = try reader.withLock { reader throws(SQLiteError) in try query(reader) }
         } catch {
             persistence.log("JSONAPIClient store: could not read records (\(error)); the store answers without them")
             return nil
@@ -285,21 +319,6 @@ final class StoreWriter: @unchecked Sendable {
         } catch {
             persistence.log("JSONAPIClient store: could not read a stored response's body (\(error)); it is fetched again")
             return nil
-        }
-    }
-
-    /// The ids of the records of `type` the database holds (through the reader connection, on the caller's thread).
-    ///
-    /// - Parameter type: A resource type.
-    /// - Returns: The ids; `[]` when the database cannot be read (logged).
-    func ids(ofType type: String) -> [String] {
-        do {
-            return try reader.withLock { reader throws(SQLiteError) -> [String] in
-                try reader.rows("SELECT id FROM records WHERE type = ?", [.text(type)]).compactMap { $0.first?.text }
-            }
-        } catch {
-            persistence.log("JSONAPIClient store: could not read records (\(error)); the store answers without them")
-            return []
         }
     }
 
