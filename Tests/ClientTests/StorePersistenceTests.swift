@@ -417,6 +417,52 @@ struct StorePersistenceTests {
         #expect(store.usage.responses == 1 && store.usage.responseBytes == Self.label3.utf8.count)
     }
 
+    @Test("A stored response changed before its body was read (made stale by a write) keeps its body's row, and the change reaches the disk")
+    func unreadBodyKeptOnChange() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (api, _) = Self.session(directory)
+        _ = try await api.fetch(URL(string: "labels/3")!).result()
+        try await api.store?.flush()
+        let (again, _) = Self.session(directory)
+        let store = try #require(again.store)
+        store.invalidateResponses(after: .patch, to: exampleBase.appendingPathComponent("labels/3"))
+        try await store.flush()
+        #expect(try Self.rows("response_bodies", in: directory) == 1)
+        let (third, client) = Self.session(directory)
+        let stored = try #require(third.store?.readParts { $0.responses.entries.values.first })
+        #expect(stored.freshness.requiresValidation && stored.unreadBody?.count == Self.label3.utf8.count)
+        // Stale: the next cacheFirst fetch revalidates (the scripted server answers a 200), answering as before.
+        let answered = try await third.fetch(URL(string: "labels/3")!).cachePolicy(.cacheFirst).result()
+        #expect(client.count == 1 && answered.source == .network)
+    }
+
+    @Test("Records a fault reads past the limit evict the least recently used: observers are told, and their rows go with the next save")
+    func faultsEvict() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        store.merge((0..<12).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
+        try await store.flush()
+        let small = ResourceStore(configuration: .init(maxResources: 10, persistence: persistence))
+        let changes = small.changes(of: InFlightCancellationTests.Label.self)
+        small.faultIn((0..<12).map { ResourceStore.Key(type: "labels", id: "\($0)") })
+        #expect(small.count == 9)  // down to nine tenths of the limit
+        // Told before faultIn returned (the stream holds them): bounded all the same, should they never come.
+        let evicted = await bounded {
+            var evicted: [StoreChange] = []
+            for await change in changes {
+                evicted.append(change)
+                if evicted.count == 3 { break }
+            }
+            return evicted
+        }
+        #expect(evicted?.count == 3 && evicted?.allSatisfy { $0.kind == .evicted } == true)
+        try await small.flush()
+        #expect(try Self.rows("records", in: directory) == 9)
+    }
+
     @Test("A store opens reading no record; a save keeps the database within its limit, the least recently written going first")
     func openReadsNothingAndSavesTrim() async throws {
         let directory = Self.directory()
