@@ -478,12 +478,16 @@ struct StorePersistenceTests {
         #expect(held == 0 && unsaved.isEmpty)
         try await smaller.flush()  // nothing changed: nothing written, nothing trimmed
         #expect(try Self.rows("records", in: directory) == 30)
-        // Its first save trims the database to 20 rows: the new one, and 19 of those written before it.
+        // A save of one row (less than a tenth of 20) does not count the rows; one of two (a tenth) trims the
+        // database to 20: the new ones, and 18 of those written before them.
         smaller.merge([ResourceObject(type: "labels", id: "new", attributes: ["name": "n"])])
+        try await smaller.flush()
+        #expect(try Self.rows("records", in: directory) == 31)
+        smaller.merge([ResourceObject(type: "labels", id: "new2", attributes: ["name": "n"])])
         try await smaller.flush()
         #expect(try Self.rows("records", in: directory) == 20)
         let reopened = ResourceStore(configuration: .init(persistence: persistence))
-        #expect(reopened.record(type: "labels", id: "new") != nil)
+        #expect(reopened.record(type: "labels", id: "new") != nil && reopened.record(type: "labels", id: "new2") != nil)
     }
 
     @Test("Rows are read 64 ids a query: one, exactly 64, 65, 129 and 300 keys of two types (300: each type whole), with keys found nowhere among them", arguments: [1, 64, 65, 129, 300])
@@ -509,6 +513,25 @@ struct StorePersistenceTests {
         #expect(labels.count == count && labels.first?.id == "0" && listed.count == count)
         #expect(reopened.record(type: "tags", id: "\(count - 1)")?.attributes?["n"] == .string("\(count - 1)"))
         #expect(reopened.record(type: "labels", id: "\(count)") == nil)
+    }
+
+    @Test("Saves too small to count the rows count them every 64th save")
+    func trimEverySixtyFourSaves() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let first = ResourceStore(configuration: .init(persistence: persistence))
+        first.merge((0..<1_100).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
+        try await first.flush()
+        let store = ResourceStore(configuration: .init(maxResources: 1_000, persistence: persistence))
+        var counts: [Int64] = []
+        for save in 1...StoreWriter.trimEvery {
+            store.merge([ResourceObject(type: "tags", id: "1", attributes: ["n": .string("\(save)")])])
+            try await store.flush()
+            counts.append(try Self.rows("records", in: directory))
+        }
+        // One row a save, 64 in all, under a tenth of 1,000: counted at the 64th save only.
+        #expect(counts == Array(repeating: 1_101, count: StoreWriter.trimEvery - 1) + [1_000])
     }
 
     @Test("Rows read while the store merged a newer record of one of them: the store's record stays, and a read through the rows' linkage meets it, not the row")
