@@ -120,6 +120,64 @@ struct AccountTests {
         }
     }
 
+    /// A server of memo 1 that, once told, refuses the token `expired` with a 401 (as a server does when a token
+    /// expires while the app is offline), and notes each request's token and status.
+    final class ExpiringServer: Client, @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [(method: HTTPMethod, authorization: String?, status: Int)] = []
+        private var offline = false
+        private var expired: String?
+
+        var requests: [(method: HTTPMethod, authorization: String?, status: Int)] { lock.withLock { seen } }
+        func go(online: Bool) { lock.withLock { offline = !online } }
+        func expire(_ token: String) { lock.withLock { expired = "Bearer " + token } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            try lock.withLock {
+                guard !offline else { throw URLError(.notConnectedToInternet) }
+                let authorization = request.headerFields[.authorization]
+                let refused = authorization != nil && authorization == expired
+                seen.append((request.method, authorization, refused ? 401 : 200))
+                guard !refused else { return HTTPResponse(status: .init(code: 401)) }
+                return HTTPResponse.document(Memo.document(id: "1", title: request.method == .get ? "Draft" : "Sent"))
+            }
+        }
+    }
+
+    @Test("A token that expired while a write was queued: the replay's own request gets the 401, the middleware refreshes, and the write is made once under the new token")
+    func refreshDuringReplay() async throws {
+        let server = ExpiringServer()
+        let token = Token("T1")
+        let refreshes = Token("")
+        let api = Session(
+            baseURL: exampleBase, client: server,
+            configuration: .init(
+                middlewares: [
+                    BearerTokenMiddleware(
+                        token: { token.current },
+                        refresh: { rejected in
+                            refreshes.current += rejected
+                            token.current = "T2"
+                            return "T2"
+                        })
+                ],
+                writes: .offline, writeQueue: .init(firstDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
+                account: "alice"))
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        _ = try await memos.fetch(id: "1").result()
+        server.go(online: false)
+        #expect(try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Sent" }.queued != nil)
+        server.expire("T1")
+        server.go(online: true)
+        await api.writeQueue.replay()
+        let patches = server.requests.filter { $0.method == .patch }
+        #expect(patches.map(\.authorization) == ["Bearer T1", "Bearer T2"])
+        #expect(patches.map(\.status) == [401, 200])
+        #expect(refreshes.current == "T1")  // once, with the rejected token
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Sent")
+    }
+
     @Test("A relaunch with a new token finds the account's stored responses and queued writes; another account on the directory sees none, and the first finds them again")
     func relaunchAndSwitch() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-\(UUID().uuidString)")
