@@ -78,7 +78,7 @@ struct WriteQueueKillTests {
         let entries = api.writeQueue.entries
         #expect(log.messages.isEmpty, "\(log.messages)")
         let queuedIDs = Set(entries.map(\.resourceID))
-        for n in reported { #expect(queuedIDs.contains(String(firstID + n)), "write \(n) was lost") }
+        for n in reported { #expect(queuedIDs.contains(String(firstID - n)), "write \(n) was lost") }
         let postsBefore = TestServer.statuses(of: "POST /tags").count
         // Each child, offline, also tried the queue's first entry (a write behind waiting ones resumes the replay),
         // and with the database every such attempt is saved before the next kill: after ten children it is marked
