@@ -137,6 +137,15 @@ struct StorePersistenceTests {
             + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
     }
 
+    /// The persistence of `directory`, its database holding the labels `ids` (named "n"), saved by a store now gone.
+    static func savedLabels(_ ids: some Sequence<Int>, in directory: URL) async throws -> ResourceStore.Persistence {
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        store.merge(ids.map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
+        try await store.flush()
+        return persistence
+    }
+
     /// The number of rows of `table` in `directory`'s database, read by a connection of its own.
     static func rows(_ table: String, in directory: URL) throws -> Int64 {
         let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
@@ -441,10 +450,7 @@ struct StorePersistenceTests {
     func faultsEvict() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
-        let store = ResourceStore(configuration: .init(persistence: persistence))
-        store.merge((0..<12).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
-        try await store.flush()
+        let persistence = try await Self.savedLabels(0..<12, in: directory)
         let small = ResourceStore(configuration: .init(maxResources: 10, persistence: persistence))
         let changes = small.changes(of: InFlightCancellationTests.Label.self)
         small.faultIn((0..<12).map { ResourceStore.Key(type: "labels", id: "\($0)") })
@@ -467,10 +473,7 @@ struct StorePersistenceTests {
     func openReadsNothingAndSavesTrim() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
-        let store = ResourceStore(configuration: .init(persistence: persistence))
-        store.merge((1...30).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
-        try await store.flush()
+        let persistence = try await Self.savedLabels(1...30, in: directory)
         #expect(try Self.rows("records", in: directory) == 30)
         // A store of 20 opens: it reads nothing, so it holds, evicts and deletes nothing.
         let smaller = ResourceStore(configuration: .init(maxResources: 20, persistence: persistence))
@@ -519,10 +522,7 @@ struct StorePersistenceTests {
     func trimEverySixtyFourSaves() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
-        let first = ResourceStore(configuration: .init(persistence: persistence))
-        first.merge((0..<1_100).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
-        try await first.flush()
+        let persistence = try await Self.savedLabels(0..<1_100, in: directory)
         let store = ResourceStore(configuration: .init(maxResources: 1_000, persistence: persistence))
         var counts: [Int64] = []
         for save in 1...StoreWriter.trimEvery {
@@ -565,10 +565,7 @@ struct StorePersistenceTests {
     func wholeTypeReads(asked: Int, stored: Int) async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
-        let store = ResourceStore(configuration: .init(persistence: persistence))
-        store.merge((0..<stored).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": "n"]) })
-        try await store.flush()
+        let persistence = try await Self.savedLabels(0..<stored, in: directory)
         let reopened = ResourceStore(configuration: .init(persistence: persistence))
         reopened.faultIn((0..<asked).map { ResourceStore.Key(type: "labels", id: "\($0)") })
         #expect(reopened.count == (asked >= 256 && asked * 4 >= stored ? stored : asked))

@@ -50,7 +50,7 @@ final class StoreWriter: @unchecked Sendable {
     /// is taken before or after, not around it (``ResourceStore/faultIn(_:)``).
     private let reader: LockedValue<SQLiteDatabase>
     /// The most records the database keeps (the store's ``ResourceStore/Configuration/maxResources``): a save trims
-    /// the least recently written past it (``trim()``).
+    /// the least recently written past it (``trim(afterWriting:)``).
     private let maxRecords: Int
     /// The rows written and the saves made since the last trim counted the rows (``trim(afterWriting:)``). On
     /// `queue` only (or by `open`, before the object is shared).

@@ -90,11 +90,7 @@ struct ResponseCache {
         unsaved.insert(key)
         bytes += stored.bodyCount
         noteUse(key, at: tick)
-        while bytes > limit {
-            let entries = self.entries
-            guard let oldest = order.popOldest(isCurrent: { entries[$0]?.lastUse == $1 }) else { break }
-            remove(oldest)
-        }
+        evict(limit: limit)
     }
 
     /// Fills an empty cache with `loaded`, oldest first, as the most recently used from `tick` on (one tick each),
@@ -113,12 +109,18 @@ struct ResponseCache {
             order.use(key, at: tick)
             tick += 1
         }
+        evict(limit: limit)
+        return tick
+    }
+
+    /// Removes the least recently used responses while the bodies pass `limit` bytes (from the front of their use
+    /// order: no sort).
+    private mutating func evict(limit: Int) {
         while bytes > limit {
             let entries = self.entries
             guard let oldest = order.popOldest(isCurrent: { entries[$0]?.lastUse == $1 }) else { break }
             remove(oldest)
         }
-        return tick
     }
 
     /// Removes the response under `key`.
