@@ -1,10 +1,12 @@
 import Foundation
 
-/// Whose writes the queue holds. A session that names its account (``Session/Configuration/account``) owns every
-/// write by that account: credentials are only credentials, and a refreshed token sends what an older one queued.
-/// A session that names none notes the credentials of every request its transport is given (as a keyed digest,
-/// never the values), so that a write queued offline belongs to the credentials that made it and is never sent with
-/// another's.
+/// Whose data the store and the queue hold. A session that names its account (``Session/Configuration/account``)
+/// owns every write and record by that account: credentials are only credentials, and a refreshed token sends what
+/// an older one queued. A session that names none notes the credentials of every request its transport is given
+/// for its own origin (as a keyed digest, never the values), mapped to the first credentials of their line
+/// (``CredentialLineage``: a refresh made by a middleware keeps the line): a write queued offline belongs to the
+/// credentials that made it and is never sent with another's, and the store's records go when other credentials
+/// come (``ResourceStore/admit(_:)``).
 extension Session {
     /// The credentials of the last request given to the transport, and the store's clear count then.
     struct SeenCredentials: Sendable {
@@ -14,12 +16,14 @@ extension Session {
 
     /// The key of the digests: the store's (its own when persisted, so that a queue read back after a restart
     /// compares with the same key), else the process's.
-    var digestKey: DigestKey { store?.digestKey ?? .process }
+    var digestKey: DigestKey { lineage.key }
 
-    /// Notes `request`'s credentials as the account now signed in.
+    /// Notes `request`'s credentials (their root) as the account now signed in; without a named account, the
+    /// store's records follow them.
     func noteCredentials(of request: HTTPRequest) {
-        let seen = SeenCredentials(
-            digest: CredentialDigest(credentialsOf: request.headerFields, key: digestKey), clears: store?.clears ?? 0)
+        let root = lineage.root(ofCredentialsIn: request.headerFields)
+        if account == nil { store?.admit(root) }
+        let seen = SeenCredentials(digest: root, clears: store?.clears ?? 0)
         lastCredentials.withLock { $0 = seen }
     }
 
@@ -32,12 +36,12 @@ extension Session {
     }
 
     /// The transport, for `write`: sends the request only when it is sent as the account that made the write
-    /// (`owner`; any when `nil`) — this session's named account, or else the same credentials.
+    /// (`owner`; any when `nil`) — this session's named account, or else credentials of the same line.
     ///
     /// - Throws: ``JSONAPIClientError/Code/accountChanged`` when the request is another account's.
     func transport(for owner: CredentialDigest?) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
-        { [client, digestKey, account] request in
-            let sender = account ?? CredentialDigest(credentialsOf: request.headerFields, key: digestKey)
+        { [client, lineage, account] request in
+            let sender = account ?? lineage.root(ofCredentialsIn: request.headerFields)
             if let owner, owner != sender {
                 throw JSONAPIClientError(
                     code: .accountChanged,

@@ -37,6 +37,7 @@ extension Session {
         if !mediaType.ext.contains(AtomicOperation.extensionURI) { mediaType.ext.append(AtomicOperation.extensionURI) }
         let atomic = JSONAPIRequest(
             method: .post, target: .success(url), headerFields: headerFields, body: body, mediaType: mediaType)
+        let epoch = store?.clears
         let (request, response) = try await send(atomic, to: url)
         if response.status == .noContent { return [] }
         func failure(_ detail: String, _ error: JSONAPIDecodingError? = nil) -> JSONAPIClientError {
@@ -56,7 +57,8 @@ extension Session {
                 "HTTP \(response.status.code) with \(results.count) atomic:results for \(operations.count) operations; "
                     + "the extension requires one result per operation")
         }
-        if let store { Self.apply(operations, results, to: store) }
+        // Not when the store was cleared, or changed owner, meanwhile: the batch was another account's.
+        if let store, store.clears == epoch { Self.apply(operations, results, to: store) }
         return results
     }
 

@@ -54,8 +54,11 @@ extension Session {
         /// a session of another account never opens. Make a new session when the user changes; a session of the
         /// same account on the same directory later finds the data where it was.
         ///
-        /// Without one, stored responses and queued writes are kept per credentials: a new token is another
-        /// partition, and a write queued under the old one is not sent under the new one. An app with sign-in
+        /// Without one, the session tells users apart by their credentials: stored responses, records and queued
+        /// writes are the credentials' that brought or made them. A token ``BearerTokenMiddleware`` refreshed after a
+        /// 401 is the same user's (``MiddlewareContext/noteRenewal(from:to:)``); any other new credentials are
+        /// another user, and their first request takes the records away (``ResourceStore/clear()`` without the
+        /// responses), while a write queued under the old ones is not sent under the new ones. An app with sign-in
         /// should name the account.
         public var account: String?
 

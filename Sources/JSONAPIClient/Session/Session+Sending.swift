@@ -48,10 +48,10 @@ extension Session {
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         do {
-            let context = MiddlewareContext(baseURL: baseURL, origin: origin, request: request)
+            let context = MiddlewareContext(baseURL: baseURL, origin: origin, request: request, lineage: lineage)
             let send = terminal ?? { [client] in try await client.send($0) }
             return try await chain.send(request, context: context) { [self] request in
-                noteCredentials(of: request)
+                if context.isSameOrigin { noteCredentials(of: request) }
                 return try await send(request)
             }
         } catch let error as CancellationError {

@@ -35,7 +35,7 @@ extension Session {
             }
             guard response.status.kind == .successful else { throw failure(for: request, response: response) }
             writeQueue.requestSucceeded()  // the network is back: queued writes go
-            let credentials = seen.withLock { $0 }.map { CredentialDigest(credentialsOf: $0.headerFields) }
+            let credentials = seen.withLock { $0 }.map { lineage.root(ofCredentialsIn: $0.headerFields) }
             return (request, response, .network, credentials)
         }
         let visit = StoreVisit()
@@ -51,7 +51,7 @@ extension Session {
             guard let seen = visit.state.withLock({ $0.request }), let stored = store.storedResponse(for: seen),
                 stored.freshness.isFresh(at: store.now()) || stored.freshness.mayServeStale
             else { throw error }
-            return (request, stored.response, .offline, CredentialDigest(credentialsOf: seen.headerFields))
+            return (request, stored.response, .offline, lineage.root(ofCredentialsIn: seen.headerFields))
         }
         let (source, refresh, seen) = visit.state.withLock { ($0.source, $0.refresh, $0.request) }
         guard response.status.kind == .successful else { throw failure(for: request, response: response) }
@@ -61,7 +61,7 @@ extension Session {
             again.cachePolicy = .networkOnly
             Task { [self, again] in _ = try? await exchange(again, url: url, listing: listing) }
         }
-        return (request, response, source, seen.map { CredentialDigest(credentialsOf: $0.headerFields) })
+        return (request, response, source, seen.map { lineage.root(ofCredentialsIn: $0.headerFields) })
     }
 
     /// The innermost step of a `GET` through the store: answers `request` (as the middleware made it) from the
@@ -73,6 +73,7 @@ extension Session {
         visit: StoreVisit
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
+        let epoch = store.clears  // after the transmit noted the credentials (and any change of owner they made)
         let key = store.responseKey(for: request)
         let stored = store.storedResponse(for: request, key: key)
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
@@ -109,7 +110,7 @@ extension Session {
         guard response.status.kind == .successful else { return response }
         if store.storeResponse(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) {
             if let listing { store.noteCollection(of: listing, key: key) }
-            store.merge(from: response.body, awaitsDecode: decodes)
+            store.merge(from: response.body, awaitsDecode: decodes, epoch: epoch)
         }
         return response
     }

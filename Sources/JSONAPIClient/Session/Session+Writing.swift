@@ -6,8 +6,9 @@ extension Session {
     func write<Primary: Decodable & Sendable>(_ request: JSONAPIRequest, as type: Primary.Type) async throws
         -> WriteResponse<Primary>
     {
+        let epoch = store?.clears
         let (sent, response) = try await send(request, to: try request.url())
-        if let store {
+        if let store, store.clears == epoch {  // not after a clear or a change of owner: another account's answer
             recordAnswer(response, to: sent, body: request.body, in: store)
             if sent.method == .post || sent.method == .delete, let model = Primary.self as? any Resource.Type {
                 store.invalidateCollections(of: model.resourceType)
@@ -83,9 +84,11 @@ extension Session {
         -> (HTTPRequest, HTTPResponse)
     {
         let sent = httpRequest(for: write.request, url: write.url)
+        let epoch = store?.clears
         let response = try await transmit(sent, terminal: transport(for: write.owner))
         guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
-        if let store { record(write, answer: response, sent: sent, layer: layer, in: store) }
+        // Not after a clear or a change of the records' owner: the answer is another account's (its layer is gone).
+        if let store, store.clears == epoch { record(write, answer: response, sent: sent, layer: layer, in: store) }
         return (sent, response)
     }
 

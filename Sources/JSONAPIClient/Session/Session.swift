@@ -47,6 +47,8 @@ public final class Session: Sendable {
     /// The digest of ``Configuration/account`` (under the store's key), when the app names one: the owner of every
     /// write, whatever credentials are sent (Session+Accounts.swift).
     let account: CredentialDigest?
+    /// Which credentials are one user's when the configuration names no account: the store's when it has one.
+    let lineage: CredentialLineage
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
     /// request and every link compares against it.
     let origin: Origin?
@@ -68,6 +70,7 @@ public final class Session: Sendable {
         }
         self.store = store
         self.account = store?.accountDigest ?? configuration.account.map { CredentialDigest(account: $0, key: .process) }
+        self.lineage = store?.lineage ?? CredentialLineage(key: .process)
         // The queue is kept where the store is, in the same database. When that cannot be opened now the store
         // stays in memory, but the queue tries again at each write and refuses an offline write it cannot keep
         // (`storeNotSaved`): a write is never acknowledged as queued without being on disk.

@@ -5,7 +5,8 @@ extension ResourceStore {
     /// the store's key.
     func responseKey(for request: HTTPRequest) -> ResponseKey {
         var key = ResponseKey(request, key: digestKey)
-        if let accountDigest { key.partition = accountDigest }  // the account's, whatever its credentials now
+        // The account's, whatever its credentials now; else the first credentials of a line the library refreshed.
+        key.partition = accountDigest ?? lineage.root(of: key.partition)
         return key
     }
 
@@ -162,7 +163,8 @@ extension ResourceStore {
     /// api.store?.removeResponses(credentials: [.authorization: "Bearer \(token)"])
     /// ```
     ///
-    /// Records (the identity map) are not partitioned: they stay until ``clear()``. With
+    /// Records (the identity map) are one user's at a time: in a session that names no account, the first request
+    /// with other credentials takes them away. With
     /// ``Configuration/persistence``, the responses leave the file at the next save: `try await store.flush()` to
     /// have them gone from the disk before going on (``clear()`` removes the file at once).
     ///
@@ -170,7 +172,7 @@ extension ResourceStore {
     /// - Returns: The number of responses removed.
     @discardableResult
     public func removeResponses(credentials: HTTPFields) -> Int {
-        let partition = CredentialDigest(credentialsOf: credentials, key: digestKey)
+        let partition = lineage.root(ofCredentialsIn: credentials)
         let removed = state.withLock { state in state.responses.removeAll(of: partition) }
         if removed > 0 { changed() }
         return removed

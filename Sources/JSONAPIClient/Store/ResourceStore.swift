@@ -158,9 +158,12 @@ public final class ResourceStore: Sendable {
         /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
         /// session whose store is never used pays for keeping the bytes only.
         var recordsUsed = false
-        /// How many times ``clear()`` ran: a live object tells a clear (the account changed) from an eviction to
-        /// make room.
+        /// How many times ``clear()`` ran, or the records' owner changed (``admit(_:)``): a live object tells a clear
+        /// (the account changed) from an eviction to make room, and a response sent before one is not merged after it.
         var clears: UInt64 = 0
+        /// Whose records these are, in a session that names no account (``admit(_:)``); the account's in one that
+        /// names it; `nil` until known.
+        var owner: CredentialDigest?
 
         mutating func tick() -> UInt64 {
             clock += 1
@@ -257,6 +260,9 @@ public final class ResourceStore: Sendable {
     /// The digest of the account the store holds the data of, when its session names one: the partition of every
     /// stored response in place of the credentials' digest.
     let accountDigest: CredentialDigest?
+    /// Which credentials are one user's, when the session names no account (``CredentialLineage``): the stored
+    /// responses are partitioned by their roots.
+    let lineage: CredentialLineage
 
     /// Creates a store that reads models with `decoder`: empty, or with what its ``Configuration/persistence``
     /// directory holds.
@@ -287,7 +293,17 @@ public final class ResourceStore: Sendable {
         let key = opened?.key ?? .process
         digestKey = key
         writer = opened?.writer
-        accountDigest = account.map { CredentialDigest(account: $0, key: key) }
+        let accountDigest = account.map { CredentialDigest(account: $0, key: key) }
+        self.accountDigest = accountDigest
+        let writer = opened?.writer
+        let renewals = writer?.meta(CredentialLineage.metaRow)?.blob.map(CredentialLineage.aliases(from:)) ?? []
+        var keep: (@Sendable ([CredentialLineage.Alias]) -> Void)?
+        if let writer {
+            keep = { aliases in writer.setMeta(CredentialLineage.metaRow, .blob(CredentialLineage.bytes(of: aliases))) }
+        }
+        lineage = CredentialLineage(key: key, aliases: renewals, keep: keep)
+        let owner = accountDigest ?? writer?.meta(Self.ownerRow)?.text.flatMap(CredentialDigest.init)
+        state.withLock { $0.owner = owner }
         if let opened { load(opened.contents) }
     }
 
@@ -360,15 +376,8 @@ public final class ResourceStore: Sendable {
     /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
-            state.clears += 1
-            let changes = state.observers.isEmpty
-                ? [] : Set(state.records.keys).union(state.overlay.layers.keys).map {
-                    StoreChange(type: $0.type, id: $0.id, kind: .evicted)
-                }
-            state.records.removeAll()
-            state.overlay.removeAll()
+            let changes = state.dropRecords()
             state.responses.removeAll()
-            state.waiting.removeAll()
             return (changes, Array(state.observers.values))
         }
         writer?.removeAll()
@@ -402,8 +411,15 @@ public final class ResourceStore: Sendable {
     /// Merges records a decode kept from its parse (``JSONAPIDecoder/decodeKeepingRecords(_:from:resourceMeta:)``),
     /// after the bodies waiting, and tells the observers. `package`: the session merges through ``merge(_:from:)``.
     package func merge(_ records: ResourceRecords) {
+        merge(records, epoch: nil)
+    }
+
+    /// Merges `records` unless the store was cleared, or its records' owner changed, since `epoch` (its ``clears``
+    /// when the response that brought them was sent): another account's answer never lands in this one's records.
+    func merge(_ records: ResourceRecords, epoch: UInt64?) {
         faultIn(Self.keys(of: records))
         mutate { state, effects in
+            guard epoch == nil || epoch == state.clears else { return }
             effects.changes = merge(records, into: &state)
             effects.saves = true
         }
@@ -415,8 +431,9 @@ public final class ResourceStore: Sendable {
     /// ``settle()``. At most ``maxWaiting`` bodies and the response byte limit's worth wait: a body that would pass
     /// either has those waiting merged first (nothing is dropped). A body already waiting (the same storage or
     /// bytes: the response of requests that shared one exchange) is not added again. A body that is not a document
-    /// adds nothing.
-    func merge(from body: Data, awaitsDecode: Bool = false) {
+    /// adds nothing, nor one whose request was sent before a clear or a change of the records' owner (`epoch`: the
+    /// store's ``clears`` then).
+    func merge(from body: Data, awaitsDecode: Bool = false, epoch: UInt64? = nil) {
         let limit = configuration.maxResponseBytes
         var changes: [StoreChange] = []
         // Bodies about to be merged at once (the waiting ones are full) read their rows first.
@@ -426,6 +443,7 @@ public final class ResourceStore: Sendable {
             faultInWaiting()
         }
         let (observed, observers) = state.withLock { state -> (Bool, [Observer]) in
+            guard epoch == nil || epoch == state.clears else { return (false, []) }  // sent for another account
             let observers = Array(state.observers.values)
             guard observers.isEmpty || awaitsDecode else { return (true, observers) }
             guard !state.waiting.contains(body) else { return (false, []) }
@@ -440,7 +458,7 @@ public final class ResourceStore: Sendable {
         guard observed else { return }
         state.withLock { $0.waiting.noteParsed() }
         guard let records = try? decoder.records(from: body) else { return }
-        merge(records)
+        merge(records, epoch: epoch)
     }
 
     /// Merges the bodies waiting now when someone observes the store (so that they are told), else leaves them

@@ -389,6 +389,32 @@ final class StoreWriter: @unchecked Sendable {
         if let error { throw error }
     }
 
+    // MARK: Facts
+
+    /// The value of `row` in the `meta` table (the records' owner, the credential renewals), read through the reader
+    /// connection on the caller's thread; `nil` when there is none or it cannot be read.
+    func meta(_ row: String) -> SQLiteValue? {
+        try? reader.withLock { reader throws(SQLiteError) in
+            try reader.rows("SELECT value FROM meta WHERE key = ?", [.text(row)]).first?.first
+        }
+    }
+
+    /// Sets `row` of the `meta` table to `value` on the queue, after any save in progress — and, when
+    /// `removingRecords`, deletes every record in the same transaction (their owner changed: ``ResourceStore/admit(_:)``).
+    /// A failure is logged: the row is set again at the next change.
+    func setMeta(_ row: String, _ value: SQLiteValue, removingRecords: Bool = false) {
+        queue.async { [self] in
+            do throws(SQLiteError) {
+                try database.immediateTransaction { () throws(SQLiteError) in
+                    if removingRecords { try database.execute("DELETE FROM records") }
+                    try database.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(row), value])
+                }
+            } catch {
+                persistence.log("JSONAPIClient store: could not keep \(row): \(error)")
+            }
+        }
+    }
+
     /// Deletes every record and response on the queue, after any save in progress, without waiting for it: a
     /// ``flush(_:)`` after this returns once they are deleted. (The store reads no row after its ``ResourceStore/clear()``.)
     func removeAll() {

@@ -20,6 +20,9 @@
 ///     refresh: { rejected in try await tokens.refresh(replacing: rejected) })
 /// ```
 ///
+/// The new token is the same user's: in a session that names no account, the store and the write queue keep
+/// answering and sending what the rejected token stored and queued (``MiddlewareContext/noteRenewal(from:to:)``).
+///
 /// Concurrent requests that all get a 401 each call `refresh`: let your token store share one refresh between them
 /// (an actor that remembers the task in flight).
 public struct BearerTokenMiddleware: Middleware {
@@ -67,7 +70,9 @@ public struct BearerTokenMiddleware: Middleware {
         request.headerFields[.authorization] = "Bearer \(token)"
         let response = try await next(request)
         guard response.status.code == 401, let refresh, let renewed = try await refresh(token) else { return response }
+        let rejected = request
         request.headerFields[.authorization] = "Bearer \(renewed)"
+        context.noteRenewal(from: rejected, to: request)  // the same user: what the old token kept stays theirs
         return try await next(request)
     }
 }

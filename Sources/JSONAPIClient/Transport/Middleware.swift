@@ -46,6 +46,8 @@ public struct MiddlewareContext: Sendable, Hashable {
     public var baseURL: URL
     /// Whether the request's URL has the same origin (scheme, host, port) as ``baseURL``.
     public var isSameOrigin: Bool
+    /// The session's record of refreshed credentials (``noteRenewal(from:to:)``); `nil` in a context made by hand.
+    var lineage: CredentialLineage?
 
     /// Creates a context.
     ///
@@ -58,8 +60,42 @@ public struct MiddlewareContext: Sendable, Hashable {
     }
 
     /// A context for `request` sent by a session at `baseURL`, whose origin is `origin`.
-    init(baseURL: URL, origin: Origin?, request: HTTPRequest) {
+    init(baseURL: URL, origin: Origin?, request: HTTPRequest, lineage: CredentialLineage? = nil) {
         self.init(baseURL: baseURL, isSameOrigin: origin != nil && origin == Origin(request.url))
+        self.lineage = lineage
+    }
+
+    /// Tells the session that `renewed` carries the same user's new credentials in place of those of `rejected` — a
+    /// token the middleware refreshed after a `401`, as ``BearerTokenMiddleware`` does — so that, in a session that
+    /// names no account (``Session/Configuration/account``), the new credentials are the same account: the stored
+    /// responses still answer and revalidate, the records stay, and the write queue sends what the older
+    /// credentials queued. Call it before sending `renewed`. Nothing for a request to another origin, nor in a
+    /// session that names its account (credentials are only credentials there).
+    ///
+    /// - Parameters:
+    ///   - rejected: The request as it was sent with the old credentials.
+    ///   - renewed: The same request with the new credentials.
+    public func noteRenewal(from rejected: HTTPRequest, to renewed: HTTPRequest) {
+        guard isSameOrigin else { return }
+        lineage?.noteRenewal(from: rejected.headerFields, to: renewed.headerFields)
+    }
+
+    /// Whether two contexts have the same base URL and origin answer (the session's record is not compared).
+    ///
+    /// - Parameters:
+    ///   - lhs: A context.
+    ///   - rhs: Another context.
+    /// - Returns: `true` when their base URLs and ``isSameOrigin`` are equal.
+    public static func == (lhs: MiddlewareContext, rhs: MiddlewareContext) -> Bool {
+        lhs.baseURL == rhs.baseURL && lhs.isSameOrigin == rhs.isSameOrigin
+    }
+
+    /// Hashes the base URL and ``isSameOrigin``.
+    ///
+    /// - Parameter hasher: The hasher to feed.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(baseURL)
+        hasher.combine(isSameOrigin)
     }
 }
 

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Whose records the store holds. A session that names its account (``Session/Configuration/account``) keeps one
+/// account's data in its store and its own database. A session that names none cannot know who is signed in but by
+/// the credentials it sends: the store's records belong to the credentials of the requests that brought them (their
+/// ``CredentialLineage`` root, so a refresh made by the library keeps them), and the first request sent with other
+/// credentials — another user, a sign-out, a token the app changed by itself — takes them away, as ``clear()`` does
+/// (the stored responses stay, each kept for its own credentials already, and the write queue keeps each write for
+/// the credentials that made it). A persisted store keeps the owner in its database, so a relaunch compares too.
+extension ResourceStore {
+    /// The `meta` row of a persisted store's records owner.
+    static let ownerRow = "records owner"
+
+    /// Notes that a request with credentials whose root is `owner` is being sent (a session that names no account
+    /// calls it for every request to its origin): the first makes it the owner of the records; one of another owner
+    /// empties the records, the optimistic layers and the bodies waiting, and tells the observers, as ``clear()``
+    /// does. The stored responses stay: each answers its own credentials only.
+    ///
+    /// - Parameter owner: The root of the request's credentials (``CredentialLineage/root(of:)``).
+    func admit(_ owner: CredentialDigest) {
+        let (changes, observers, switched, persists) = state.withLock {
+            state -> ([StoreChange], [Observer], Bool, Bool) in
+            guard state.owner != owner else { return ([], [], false, false) }
+            let previous = state.owner
+            state.owner = owner
+            guard previous != nil else { return ([], [], false, true) }
+            let changes = state.dropRecords()
+            return (changes, Array(state.observers.values), true, true)
+        }
+        if persists { writer?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched) }
+        notify(observers, of: changes)
+    }
+}
+
+extension ResourceStore.State {
+    /// Empties the records, the optimistic layers and the bodies waiting, and counts a clear.
+    ///
+    /// - Returns: The changes to tell the observers: each record and layer observed, evicted.
+    mutating func dropRecords() -> [StoreChange] {
+        clears += 1
+        let changes = observers.isEmpty
+            ? [] : Set(records.keys).union(overlay.layers.keys).map {
+                StoreChange(type: $0.type, id: $0.id, kind: .evicted)
+            }
+        records.removeAll()
+        overlay.removeAll()
+        waiting.removeAll()
+        return changes
+    }
+}
