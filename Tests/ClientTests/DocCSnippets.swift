@@ -356,18 +356,19 @@ enum DocCSnippets {
     }
 
     // Caching resources, Accounts
-    static func accounts(baseURL: URL, folder: URL, userID: String) throws {
-        func signIn(userID: String, token: @escaping @Sendable () async throws -> String?) -> Session {
-            Session(
-                baseURL: baseURL,
-                configuration: .init(
-                    middlewares: [BearerTokenMiddleware(token: token)],
-                    store: .init(persistence: .init(directory: folder)),
-                    account: userID))                           // this user's data, kept through every token refresh
-        }
-        // Signing out: drop the session; its data waits for this user's next sign-in. To remove it from the device:
-        try ResourceStore.Persistence(directory: folder).removeData(ofAccount: userID)
-        _ = signIn(userID: userID, token: { "token" })
+    static func accounts(
+        baseURL: URL, folder: URL, savedUserID: String?, token: @escaping @Sendable () async throws -> String?,
+        signedIn newUserID: String
+    ) async throws {
+        let api = Session(
+            baseURL: baseURL,
+            configuration: .init(
+                middlewares: [BearerTokenMiddleware(token: token)],
+                store: .init(persistence: .init(directory: folder)),
+                account: savedUserID))                          // who was signed in at the last launch, if anyone
+        try await api.signIn(account: newUserID)                // after your sign-in screen: this user's data now
+        try await api.signOut()                                 // hidden, kept for this user's next sign-in
+        try await api.signOut(removingData: true)               // or: gone from the device, queued writes too
     }
 
     static func keptAcrossLaunches(baseURL: URL) async throws {

@@ -265,9 +265,13 @@ struct LiveListTests {
         await Observed.until("bob's first page shows") {
             list.resources.map(\.title) == ["bob: Article 1", "bob: Article 2"]
         }
-        #expect(server.client.requests.map { $0.url.query ?? "" }.suffix(2) == [
-            "page%5Bnumber%5D=2&page%5Bsize%5D=2", "page%5Bnumber%5D=1&page%5Bsize%5D=2",
-        ])
+        // Bob's first page went last. His page 2 went before it — unless, with a store, the list had already
+        // started again (his request took Alice's records away: the store told the list, which cancelled the page
+        // before it was sent).
+        let queries = server.client.requests.map { $0.url.query ?? "" }
+        #expect(queries.last == "page%5Bnumber%5D=1&page%5Bsize%5D=2")
+        if !store { #expect(queries.suffix(2).first == "page%5Bnumber%5D=2&page%5Bsize%5D=2") }
+        #expect((store ? 2...3 : 3...3).contains(queries.count), "\(queries)")
         await list.loadMore()
         #expect(list.resources.map(\.title) == ["bob: Article 1", "bob: Article 2", "bob: Article 3", "bob: Article 4"])
     }

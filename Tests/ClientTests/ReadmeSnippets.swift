@@ -149,8 +149,8 @@ enum ReadmeSnippets {
         let kept = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder))))
         try await kept.store?.flush()                                // on disk when it returns (it also saves by itself)
         let alice = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder)), account: "user-42"))
-        try ResourceStore.Persistence(directory: folder).removeData(ofAccount: "user-42")   // her data off the device
-        _ = alice
+        try await alice.signIn(account: "user-7")                    // another user: none of user-42's data shows
+        try await alice.signOut(removingData: true)                  // user-7's data off the device
         _ = (list, article, author, offline)
     }
 

@@ -18,11 +18,19 @@ extension Session {
     /// compares with the same key), else the process's.
     var digestKey: DigestKey { lineage.key }
 
+    /// Which credentials are one user's when no account is named: the store's record of them (kept in the
+    /// account partition's database), else the session's own.
+    var lineage: CredentialLineage { store?.lineage ?? ownLineage }
+
+    /// The digest of the account signed in (under the store's key), when the app names one: the owner of every
+    /// write, whatever credentials are sent.
+    var accountDigest: CredentialDigest? { accounts.withLock { $0.digest } }
+
     /// Notes `request`'s credentials (their root) as the account now signed in; without a named account, the
     /// store's records follow them.
     func noteCredentials(of request: HTTPRequest) {
         let root = lineage.root(ofCredentialsIn: request.headerFields)
-        if account == nil { store?.admit(root) }
+        if accountDigest == nil { store?.admit(root) }
         let seen = SeenCredentials(digest: root, clears: store?.clears ?? 0)
         lastCredentials.withLock { $0 = seen }
     }
@@ -30,7 +38,7 @@ extension Session {
     /// The account of the last request sent, unless the store was cleared since (the account changed, and who is
     /// signed in now is not known until the next request); `nil` before any request.
     var currentAccount: CredentialDigest? {
-        if let account { return account }
+        if let account = accountDigest { return account }
         let clears = store?.clears ?? 0
         return lastCredentials.withLock { $0 }.flatMap { $0.clears == clears ? $0.digest : nil }
     }
@@ -40,8 +48,8 @@ extension Session {
     ///
     /// - Throws: ``JSONAPIClientError/Code/accountChanged`` when the request is another account's.
     func transport(for owner: CredentialDigest?) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
-        { [client, lineage, account] request in
-            let sender = account ?? lineage.root(ofCredentialsIn: request.headerFields)
+        { [client, lineage, accountDigest] request in
+            let sender = accountDigest ?? lineage.root(ofCredentialsIn: request.headerFields)
             if let owner, owner != sender {
                 throw JSONAPIClientError(
                     code: .accountChanged,

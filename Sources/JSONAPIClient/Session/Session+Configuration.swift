@@ -51,8 +51,9 @@ extension Session {
         /// requests carry: stored responses answer and revalidate across token refreshes and relaunches with a new
         /// token, queued writes are sent with whatever credentials the account's requests carry now, and with
         /// persistence it all lives in the account's own database (`JSONAPIClient/account-<digest>.sqlite`), which
-        /// a session of another account never opens. Make a new session when the user changes; a session of the
-        /// same account on the same directory later finds the data where it was.
+        /// a session of another account never opens. When the user changes, tell the session
+        /// (``Session/signIn(account:)``, ``Session/signOut(removingData:)``); a session of the same account on the
+        /// same directory later finds the data where it was.
         ///
         /// Without one, the session tells users apart by their credentials: stored responses, records and queued
         /// writes are the credentials' that brought or made them. A token ``BearerTokenMiddleware`` refreshed after a

@@ -33,8 +33,9 @@ public final class Session: Sendable {
     /// store.
     public let store: ResourceStore?
     /// The writes that could not reach the server and wait to be sent again (``WriteOptions/isQueued``); kept beside
-    /// the store when it is persisted.
-    public let writeQueue: WriteQueue
+    /// the store when it is persisted. Each account has its own: after ``signIn(account:)`` or
+    /// ``signOut(removingData:)`` this is the new account's queue.
+    public var writeQueue: WriteQueue { accounts.withLock { $0.queue } }
     let chain: MiddlewareChain
     let flights = InFlightRequests()
     /// The server's ids of the resources this session created by local id (`lid`), for the bodies of later writes.
@@ -44,11 +45,12 @@ public final class Session: Sendable {
     let refusedOperationsPaths = LockedValue<Set<String>>([])
     /// Who the last request was sent as (Session+Accounts.swift).
     let lastCredentials = LockedValue<SeenCredentials?>(nil)
-    /// The digest of ``Configuration/account`` (under the store's key), when the app names one: the owner of every
-    /// write, whatever credentials are sent (Session+Accounts.swift).
-    let account: CredentialDigest?
-    /// Which credentials are one user's when the configuration names no account: the store's when it has one.
-    let lineage: CredentialLineage
+    /// The account signed in, its queue, and the queues of the accounts signed out of (Session+Accounts.swift).
+    let accounts: LockedValue<Accounts>
+    /// The last account switch asked for: the next waits for it (Session+SignIn.swift).
+    let switching = LockedValue<Task<Void, Never>?>(nil)
+    /// Which credentials are one user's when no account is named, for a session without a store.
+    let ownLineage = CredentialLineage(key: .process)
     /// The origin of ``baseURL`` (`nil` when it is not an `http`/`https` URL with a host), worked out once: every
     /// request and every link compares against it.
     let origin: Origin?
@@ -69,16 +71,14 @@ public final class Session: Sendable {
             ResourceStore(configuration: $0, decoder: configuration.decoder, account: configuration.account)
         }
         self.store = store
-        self.account = store?.accountDigest ?? configuration.account.map { CredentialDigest(account: $0, key: .process) }
-        self.lineage = store?.lineage ?? CredentialLineage(key: .process)
-        // The queue is kept where the store is, in the same database. When that cannot be opened now the store
-        // stays in memory, but the queue tries again at each write and refuses an offline write it cannot keep
-        // (`storeNotSaved`): a write is never acknowledged as queued without being on disk.
-        let persistence = store == nil ? nil : configuration.store?.persistence
-        self.writeQueue = WriteQueue(
-            configuration: configuration.writeQueue, persistence: persistence,
-            partition: PartitionDatabase.partition(forAccount: configuration.account))
-        writeQueue.attach(self)
+        let queue = Self.queue(for: configuration.account, configuration: configuration, persisted: store != nil)
+        self.accounts = LockedValue(
+            Accounts(
+                name: configuration.account,
+                digest: store?.accountDigest
+                    ?? configuration.account.map { CredentialDigest(account: $0, key: .process) },
+                queue: queue))
+        queue.attach(self)
     }
 
     /// A data source for `type` on this session's transport and configuration.

@@ -25,10 +25,10 @@ extension ResourceStore {
     /// of by id.
     func faultIn(_ keys: some Sequence<Key>) {
         guard let writer else { return }
-        var needed = state.withLock { state -> [Key] in
-            guard state.records.readsDisk else { return [] }
+        var (needed, epoch) = state.withLock { state -> ([Key], UInt64) in
+            guard state.records.readsDisk else { return ([], state.clears) }
             var seen = Set<Key>()
-            return keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }
+            return (keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }, state.clears)
         }
         guard !needed.isEmpty else { return }
         if needed.count >= Self.wholeTypeAt {
@@ -41,7 +41,7 @@ extension ResourceStore {
             guard !needed.isEmpty else { return }
         }
         let records = writer.records(needed)
-        place(records, asked: needed)
+        place(records, asked: needed, epoch: epoch)
     }
 
     /// How many keys of one type a fault asks for before it considers reading the whole type.
@@ -52,9 +52,9 @@ extension ResourceStore {
     ///
     /// - Parameter type: A resource type.
     func faultIn(type: String) {
-        guard let writer, state.withLock({ $0.records.needsIDs(of: type) }) else { return }
+        guard let writer, let epoch = state.withLock({ $0.records.needsIDs(of: type) ? $0.clears : nil }) else { return }
         let (records, ids) = writer.records(ofType: type)
-        place(records, asked: ids.map { Key(type: type, id: $0) })
+        guard place(records, asked: ids.map { Key(type: type, id: $0) }, epoch: epoch) else { return }
         state.withLock { $0.records.noteIDsRead(of: type) }
     }
 
@@ -92,8 +92,14 @@ extension ResourceStore {
     /// Places the rows read for `asked`, and notes every key asked as read; tells the observers of the records
     /// the limit then evicts. (Not through ``mutate(_:)``: the bodies waiting are not merged here, since their own
     /// rows may not be read yet. Internal rather than private: a test places rows read before a merge, the race.)
-    func place(_ records: ResourceRecords?, asked: [Key]) {
-        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
+    /// Nothing when the store was cleared or switched to another account since `epoch` (its ``clears`` when the
+    /// rows were asked for): they are another database's, or gone.
+    ///
+    /// - Returns: Whether the rows were placed.
+    @discardableResult
+    func place(_ records: ResourceRecords?, asked: [Key], epoch: UInt64? = nil) -> Bool {
+        let (placed, changes, observers) = state.withLock { state -> (Bool, [StoreChange], [Observer]) in
+            guard epoch == nil || epoch == state.clears else { return (false, [], []) }
             if let records {
                 let now = state.tick()
                 state.records.reserve(adding: records.resources.count)
@@ -111,11 +117,14 @@ extension ResourceStore {
             }
             state.records.noteRead(asked)
             let evicted = state.records.evict(limit: configuration.maxResources)
-            guard !evicted.isEmpty else { return ([], []) }
-            return (evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }, Array(state.observers.values))
+            guard !evicted.isEmpty else { return (true, [], []) }
+            return (
+                true, evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }, Array(state.observers.values)
+            )
         }
-        guard !changes.isEmpty else { return }
+        guard !changes.isEmpty else { return placed }
         changed()
         notify(observers, of: changes)
+        return placed
     }
 }

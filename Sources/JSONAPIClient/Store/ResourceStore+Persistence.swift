@@ -152,8 +152,11 @@ extension ResourceStore {
     /// What changed since the last save, taken for a save: the records and responses of the keys noted, each with
     /// its value now (`nil`: gone). Only the copy is made under the lock (after merging the bodies waiting); the
     /// encoding happens outside it.
-    func takeUnsaved() -> Unsaved {
+    func takeUnsaved(for writer: StoreWriter? = nil) -> Unsaved {
         withMergedState { state in
+            // A save of a writer the store switched away from (``switchAccount(to:)``) takes nothing of the account
+            // shown now: the switch handed its own changes over.
+            if let writer, backing.withLock({ $0.writer }) !== writer { return Unsaved(records: [], responses: []) }
             let records = state.records.unsaved.take().map { (key: $0, record: state.records[$0]) }
             let responses = state.responses.unsaved.take().map { (key: $0, response: state.responses[$0]) }
             return Unsaved(records: records, responses: responses)
@@ -168,19 +171,14 @@ extension ResourceStore {
         }
     }
 
-    /// Fills the new store with the stored responses its database holds, oldest change first, within the limit,
-    /// and starts noting what changes: what the limit left out is deleted by the next save (scheduled now, when
-    /// there is any), what was loaded is not written again. The records are read as they are asked for
+    /// Fills a new state with the stored responses its database holds, oldest change first, within the limit,
+    /// and starts noting what changes: what the limit left out is deleted by the next save (the caller schedules
+    /// it when there is any: `responses.unsaved` is not empty), what was loaded is not written again. The records are read as they are asked for
     /// (``faultIn(_:)``): another process may save some at any time.
-    func load(_ contents: StoreFile.Contents) {
-        let limit = configuration.maxResponseBytes
-        let leftOut = state.withLock { state -> Bool in
-            state.records.unsaved.track()
-            state.responses.unsaved.track()
-            state.records.readDisk()
-            state.clock = state.responses.load(contents.responses, from: state.clock + 1, limit: limit) - 1
-            return state.responses.unsaved.keys?.isEmpty == false
-        }
-        if leftOut { changed() }
+    static func load(_ contents: StoreFile.Contents, into state: inout State, limit: Int) {
+        state.records.unsaved.track()
+        state.responses.unsaved.track()
+        state.records.readDisk()
+        state.clock = state.responses.load(contents.responses, from: state.clock + 1, limit: limit) - 1
     }
 }

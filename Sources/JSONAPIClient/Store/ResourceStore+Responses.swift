@@ -21,15 +21,17 @@ extension ResourceStore {
     /// whose body is gone from the database (another process replaced it) is removed, and `nil` returned.
     func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
         let key = key ?? responseKey(for: request)
-        let found = state.withLock { state -> StoredResponse? in
+        let digestKey = digestKey
+        let (found, epoch) = state.withLock { state -> (StoredResponse?, UInt64) in
             guard let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
-            else { return nil }
-            return state.responses.use(key, at: state.tick())
+            else { return (nil, state.clears) }
+            return (state.responses.use(key, at: state.tick()), state.clears)
         }
         guard let found, let unread = found.unreadBody, let writer else { return found }
         let body = writer.body(unread)
         let (stored, removed) = state.withLock { state -> (StoredResponse?, Bool) in
+            guard state.clears == epoch else { return (nil, false) }  // another account's database now
             guard let now = state.responses[key] else { return (nil, false) }
             guard now.unreadBody == unread else { return (now, false) }  // replaced, or read by another thread
             guard let body, body.count == unread.count else { return (nil, state.responses.remove(key) != nil) }

@@ -252,17 +252,23 @@ public final class ResourceStore: Sendable {
     public let configuration: Configuration
     let state = LockedValue(State())
     let decoder: JSONAPIDecoder
+    /// The account partition the store shows now: its database's writer and key, the account, the credentials'
+    /// lineage (``Backing``); another after ``switchAccount(to:)``. Its lock is taken alone, or inside the state's.
+    let backing: LockedValue<Backing>
+    /// The accounts signed out of on this store's session, each with its state as it was (``switchAccount(to:)``).
+    let parked = LockedValue<[String: Parked]>([:])
+
     /// The key of the credential digests that partition the stored responses: the process's for a store in
-    /// memory, the directory's own for a persisted one.
-    let digestKey: DigestKey
+    /// memory, the database's own for a persisted one.
+    var digestKey: DigestKey { backing.withLock { $0.digestKey } }
     /// Writes the store to its directory in the background; `nil` in memory only.
-    let writer: StoreWriter?
+    var writer: StoreWriter? { backing.withLock { $0.writer } }
     /// The digest of the account the store holds the data of, when its session names one: the partition of every
     /// stored response in place of the credentials' digest.
-    let accountDigest: CredentialDigest?
+    var accountDigest: CredentialDigest? { backing.withLock { $0.accountDigest } }
     /// Which credentials are one user's, when the session names no account (``CredentialLineage``): the stored
     /// responses are partitioned by their roots.
-    let lineage: CredentialLineage
+    var lineage: CredentialLineage { backing.withLock { $0.lineage } }
 
     /// Creates a store that reads models with `decoder`: empty, or with what its ``Configuration/persistence``
     /// directory holds.
@@ -286,25 +292,13 @@ public final class ResourceStore: Sendable {
     init(configuration: Configuration, decoder: JSONAPIDecoder, account: String?) {
         self.configuration = configuration
         self.decoder = decoder
-        let partition = PartitionDatabase.partition(forAccount: account)
-        let opened = configuration.persistence.flatMap {
-            StoreWriter.open($0, partition: partition, maxRecords: configuration.maxResources)
+        let (backing, contents, owner) = Self.open(account: account, configuration: configuration)
+        self.backing = LockedValue(backing)
+        state.withLock { state in
+            state.owner = owner
+            if let contents { Self.load(contents, into: &state, limit: configuration.maxResponseBytes) }
         }
-        let key = opened?.key ?? .process
-        digestKey = key
-        writer = opened?.writer
-        let accountDigest = account.map { CredentialDigest(account: $0, key: key) }
-        self.accountDigest = accountDigest
-        let writer = opened?.writer
-        let renewals = writer?.meta(CredentialLineage.metaRow)?.blob.map(CredentialLineage.aliases(from:)) ?? []
-        var keep: (@Sendable ([CredentialLineage.Alias]) -> Void)?
-        if let writer {
-            keep = { aliases in writer.setMeta(CredentialLineage.metaRow, .blob(CredentialLineage.bytes(of: aliases))) }
-        }
-        lineage = CredentialLineage(key: key, aliases: renewals, keep: keep)
-        let owner = accountDigest ?? writer?.meta(Self.ownerRow)?.text.flatMap(CredentialDigest.init)
-        state.withLock { $0.owner = owner }
-        if let opened { load(opened.contents) }
+        if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
     }
 
     /// With persistence, hands what changed since the last save to the writer, which writes it on its own queue:
@@ -368,8 +362,8 @@ public final class ResourceStore: Sendable {
         return try decoder.decode(Model.self, records: primary, included: included)
     }
 
-    /// Removes every record and response — what to do when the user signs out of a session that names no account
-    /// (a session that names one is dropped instead: see ``Session/Configuration/account``) — and, with persistence, their
+    /// Removes every record and response — what ``Session/signOut(removingData:)`` does for a session that names no
+    /// account (one that names it parks the account's data instead) — and, with persistence, their
     /// rows: deleted in the background, after a write in progress, without waiting for it; the store reads none of
     /// them meanwhile, and a ``flush()`` after `clear()` returns once they are gone (then a restart finds nothing). The optimistic changes not settled yet go too; empty the session's ``WriteQueue`` as well
     /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told

@@ -389,6 +389,11 @@ final class StoreWriter: @unchecked Sendable {
         if let error { throw error }
     }
 
+    /// Returns once what was handed to the queue before the call is written (or failed).
+    func drained() async {
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    }
+
     // MARK: Facts
 
     /// The value of `row` in the `meta` table (the records' owner, the credential renewals), read through the reader
@@ -435,7 +440,7 @@ final class StoreWriter: @unchecked Sendable {
     private func save(_ store: ResourceStore) -> JSONAPIClientError? {
         let (target, saved) = state.withLock { ($0.requested, $0.saved) }
         guard target != saved else { return nil }
-        let changes = store.takeUnsaved()
+        let changes = store.takeUnsaved(for: self)
         do throws(SQLiteError) {
             try write(changes)
         } catch {

@@ -1,0 +1,121 @@
+import Foundation
+
+/// One store, one account at a time: ``Session/signIn(account:)`` and ``Session/signOut(removingData:)`` switch the
+/// store to another account's partition (``switchAccount(to:)``). What the store showed is parked — its state as it
+/// was, its database open — and the other account's shown: its parked state when it was signed in before in this
+/// process, else its database (read as asked, as at launch), else nothing. Observers stay, are told that every
+/// record they saw went (``StoreChange/Kind/evicted``), and the clear count moves, so live objects load again as the
+/// new account and an answer to a request sent before the switch is not merged after it.
+extension ResourceStore {
+    /// What the store keeps of one account partition besides its state: the database's writer and key, the
+    /// account's digest under that key, and the credentials' lineage kept in that database.
+    struct Backing: Sendable {
+        /// The partition's name (``PartitionDatabase/partition(forAccount:)``).
+        var partition: String
+        var writer: StoreWriter?
+        var digestKey: DigestKey
+        var accountDigest: CredentialDigest?
+        var lineage: CredentialLineage
+    }
+
+    /// An account signed out of: its backing, and the store's state as the switch left it (nothing unsaved: the
+    /// switch handed its changes to its writer).
+    struct Parked: @unchecked Sendable {
+        // @unchecked Sendable: kept under `parked`'s lock only; a state's records are never changed in place by
+        // another thread (the same reasoning as `Unsaved`).
+        var backing: Backing
+        var state: State
+    }
+
+    /// Opens `account`'s partition: its database when the store is persisted (made when missing; `nil` writer when
+    /// it cannot be opened: logged, the store stays in memory for it), its key, lineage and records' owner.
+    ///
+    /// - Returns: The backing, the stored responses the database holds (`nil` in memory), and the records' owner.
+    static func open(account: String?, configuration: Configuration) -> (Backing, StoreFile.Contents?, CredentialDigest?)
+    {
+        let partition = PartitionDatabase.partition(forAccount: account)
+        let opened = configuration.persistence.flatMap {
+            StoreWriter.open($0, partition: partition, maxRecords: configuration.maxResources)
+        }
+        let key = opened?.key ?? .process
+        let writer = opened?.writer
+        let accountDigest = account.map { CredentialDigest(account: $0, key: key) }
+        let renewals = writer?.meta(CredentialLineage.metaRow)?.blob.map(CredentialLineage.aliases(from:)) ?? []
+        var keep: (@Sendable ([CredentialLineage.Alias]) -> Void)?
+        if let writer {
+            keep = { aliases in writer.setMeta(CredentialLineage.metaRow, .blob(CredentialLineage.bytes(of: aliases))) }
+        }
+        let backing = Backing(
+            partition: partition, writer: writer, digestKey: key, accountDigest: accountDigest,
+            lineage: CredentialLineage(key: key, aliases: renewals, keep: keep))
+        let owner = accountDigest ?? writer?.meta(ownerRow)?.text.flatMap(CredentialDigest.init)
+        return (backing, opened?.contents, owner)
+    }
+
+    /// The partition the store shows now.
+    var partition: String { backing.withLock { $0.partition } }
+
+    /// Shows `account`'s data (`nil`: the partition of a session that names no account) in place of the current
+    /// account's, which is parked: its changes are saved first (with persistence), and it is shown again as it was
+    /// when switched back to. Nothing when `account` is shown already.
+    ///
+    /// Opening another account's database is done off the caller's thread.
+    ///
+    /// - Parameter account: The account to show.
+    /// - Throws: ``JSONAPIClientError/Code/storeNotSaved`` when the current account's changes could not be saved:
+    ///   nothing is switched.
+    func switchAccount(to account: String?) async throws(JSONAPIClientError) {
+        let partition = PartitionDatabase.partition(forAccount: account)
+        guard partition != self.partition else { return }
+        try await flush()
+        let target: Parked
+        if let parked = parked.withLock({ $0.removeValue(forKey: partition) }) {
+            target = parked
+        } else {
+            let configuration = configuration
+            let (backing, contents, owner) = await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(returning: Self.open(account: account, configuration: configuration))
+                }
+            }
+            var state = State()
+            state.owner = owner
+            if let contents { Self.load(contents, into: &state, limit: configuration.maxResponseBytes) }
+            target = Parked(backing: backing, state: state)
+        }
+        let (left, unsaved, changes, observers) = state.withLock { state -> (Backing, Unsaved, [StoreChange], [Observer]) in
+            var old = state
+            let unsaved = Unsaved(
+                records: old.records.unsaved.take().map { (key: $0, record: old.records[$0]) },
+                responses: old.responses.unsaved.take().map { (key: $0, response: old.responses[$0]) })
+            let changes = state.dropRecords()  // counts the clear, and tells what the observers saw go
+            var shown = target.state
+            shown.observers = state.observers
+            shown.nextObserver = state.nextObserver
+            shown.clock = max(shown.clock, state.clock)
+            shown.clears = state.clears
+            shown.recordsUsed = shown.recordsUsed || state.recordsUsed
+            old.observers = [:]
+            state = shown
+            let left = backing.withLock { backing in
+                defer { backing = target.backing }
+                return backing
+            }
+            parked.withLock { $0[left.partition] = Parked(backing: left, state: old) }
+            return (left, unsaved, changes, Array(state.observers.values))
+        }
+        left.writer?.saveRemaining(unsaved)  // what changed between the flush and the switch
+        if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
+        notify(observers, of: changes)
+    }
+
+    /// Forgets a parked account — its state, and its database's connections once nothing else holds them — so that
+    /// its files can be removed.
+    ///
+    /// - Parameter account: The account.
+    /// - Returns: Its writer, to wait for what it still writes; `nil` when it was not parked or kept in memory.
+    @discardableResult
+    func forgetParked(account: String?) -> StoreWriter? {
+        parked.withLock { $0.removeValue(forKey: PartitionDatabase.partition(forAccount: account)) }?.backing.writer
+    }
+}

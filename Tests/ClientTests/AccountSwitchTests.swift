@@ -1,0 +1,295 @@
+import Foundation
+import JSONAPIClientTesting
+import Testing
+import TestSupport
+
+@testable import JSONAPIClient
+
+/// Switching accounts on one session (`Session.signIn(account:)`, `signOut(removingData:)`): another account sees
+/// none of the first one's records, responses, optimistic changes, queued writes or live contents, under any cache
+/// policy, and a switch back shows them again; sign-out keeps or removes, in memory and on disk.
+@Suite("Switching accounts on one session")
+struct AccountSwitchTests {
+    typealias Token = AccountTests.Token
+    typealias Server = AccountTests.Server
+
+    static func session(_ server: Server, token: Token, account: String?, directory: URL? = nil) -> Session {
+        AccountTests.session(server, token: token, account: account, directory: directory)
+    }
+
+    static let memo = AccountTests.memo
+
+    /// Alice fetches memo 1 and updates it offline (queued, shown optimistically): what every test starts from.
+    static func aliceWrites(_ api: Session, _ server: Server) async throws {
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        _ = try await memos.fetch(id: "1").result()
+        server.go(online: false)
+        #expect(try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Sent" }.queued != nil)
+        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Sent")
+    }
+
+    /// What another account must not see of Alice's, under every cache policy: no record, no stored response, no
+    /// queued write.
+    static func seesNothingOfAlice(_ api: Session) async throws {
+        let store = try #require(api.store)
+        #expect(store.record(type: "memos", id: "1") == nil)
+        #expect(try store.resources(Memo.self).isEmpty)
+        #expect(store.usage == ResourceStore.Usage(records: 0, responses: 0, responseBytes: 0))
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(store.pendingChanges(type: "memos", id: "1") == nil)
+        #expect(store.pendingChanges().isEmpty)
+        for policy in [CachePolicy.cacheOnly, .cacheFirst, .staleWhileRevalidate, .networkFirst] {
+            // Offline: a policy that may answer from the store has nothing of Alice's to answer with.
+            await #expect(throws: JSONAPIClientError.self, "\(policy)") {
+                try await api.fetch(Self.memo).cachePolicy(policy).result()
+            }
+        }
+    }
+
+    @Test("In memory: Bob sees nothing of Alice's under any policy, her write is not sent with his token; back to Alice, all of it is there and her write goes once")
+    func switchInMemory() async throws {
+        let server = Server()
+        let token = Token("A1")
+        let api = Self.session(server, token: token, account: "alice")
+        let store = try #require(api.store)
+        try await Self.aliceWrites(api, server)
+        let evicted = LockedValue<[StoreChange]>([])
+        let observer = store.addObserver(type: nil) { changes in evicted.withLock { $0 += changes } }
+        defer { store.removeObserver(observer) }
+        let aliceQueue = api.writeQueue
+
+        token.current = "B1"
+        try await api.signIn(account: "bob")
+        #expect(api.account == "bob")
+        #expect(api.writeQueue !== aliceQueue)
+        #expect(evicted.withLock { $0 }.contains(StoreChange(type: "memos", id: "1", kind: .evicted)))
+        try await Self.seesNothingOfAlice(api)
+        server.go(online: true)
+        let bobs = try await api.source(Memo.self, .path("memos/<id>")).fetch(id: "1").result()
+        #expect(bobs.source == .network)
+        #expect(bobs.data?.title == "Draft")  // the server's, not Alice's optimistic change
+        await aliceQueue.replay()  // even asked to, Alice's queue sends nothing with Bob's token
+        #expect(server.requests.filter { $0.method == .patch }.isEmpty)
+
+        token.current = "A2"
+        try await api.signIn(account: "alice")
+        #expect(try store.resource(Memo.self, id: "1")?.title == "Sent")
+        #expect(api.writeQueue === aliceQueue)  // her write goes now that she is back (and online): once
+        #expect(store.usage.responses == 1)
+        await api.writeQueue.replay()
+        #expect(server.requests.filter { $0.method == .patch }.map(\.authorization) == ["Bearer A2"])
+        #expect(api.writeQueue.entries.isEmpty)
+    }
+
+    @Test("Signing in the account already signed in changes nothing")
+    func sameAccount() async throws {
+        let server = Server()
+        let api = Self.session(server, token: Token("A1"), account: "alice")
+        try await Self.aliceWrites(api, server)
+        let clears = api.store?.clears
+        try await api.signIn(account: "alice")
+        #expect(api.store?.clears == clears)
+        #expect(api.writeQueue.entries.count == 1)
+        #expect(api.store?.record(type: "memos", id: "1") != nil)
+    }
+
+    @Test("Persisted: sign-out keeps Alice's data on disk for her next session; sign-out removing data leaves nothing of hers")
+    func signOutPersisted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Server()
+        let token = Token("A1")
+        let alicePath = PartitionDatabase.file(in: directory, partition: PartitionDatabase.partition(forAccount: "alice")).path
+        do {
+            let api = Self.session(server, token: token, account: "alice", directory: directory)
+            try await Self.aliceWrites(api, server)
+            try await api.signOut()
+            #expect(api.account == nil)
+            #expect(api.store?.record(type: "memos", id: "1") == nil)
+            #expect(api.writeQueue.entries.isEmpty)
+            try await api.signIn(account: "bob")
+            try await Self.seesNothingOfAlice(api)
+            #expect(FileManager.default.fileExists(atPath: alicePath))
+        }
+        do {
+            // Her next session, on the same directory, finds all of it.
+            let api = Self.session(server, token: Token("A2"), account: "alice", directory: directory)
+            #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Sent")
+            #expect(api.writeQueue.entries.count == 1)
+            try await api.signIn(account: "bob")
+            try await Self.seesNothingOfAlice(api)
+            try await api.signIn(account: "alice")
+            #expect(api.writeQueue.entries.count == 1)
+            try await api.signOut(removingData: true)
+            for file in [alicePath, alicePath + "-wal", alicePath + "-shm"] {
+                #expect(!FileManager.default.fileExists(atPath: file), "\(file)")
+            }
+            try await api.signIn(account: "alice")
+            try await Self.seesNothingOfAlice(api)
+        }
+        server.go(online: true)
+        let api = Self.session(server, token: Token("A3"), account: "alice", directory: directory)
+        #expect(api.writeQueue.entries.isEmpty)
+        await api.writeQueue.replay()
+        #expect(server.requests.filter { $0.method == .patch }.isEmpty)  // removed: never sent
+    }
+
+    @Test("Without an account, sign-out empties the store and keeps the queue; removing data empties the queue too")
+    func signOutWithoutAccount() async throws {
+        for removing in [false, true] {
+            let server = Server()
+            let api = Self.session(server, token: Token("A1"), account: nil)
+            try await Self.aliceWrites(api, server)
+            try await api.signOut(removingData: removing)
+            #expect(api.store?.record(type: "memos", id: "1") == nil)
+            #expect(api.store?.usage.responses == 0)
+            #expect(api.writeQueue.entries.count == (removing ? 0 : 1))
+        }
+    }
+
+    /// A server that holds the answer to memo `held` until released; every other request is answered at once.
+    typealias HoldingServer = NoAccountTests.HoldingServer
+
+    @Test("An answer to a request Alice sent, arriving after Bob signed in, goes to its caller and not into Bob's store")
+    func lateAnswer() async throws {
+        let server = HoldingServer(holding: "a")
+        let token = Token("A")
+        let api = Session(
+            baseURL: exampleBase, client: server,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.current }], account: "alice"))
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        let late = Task { try await memos.fetch(id: "a").result() }
+        await server.waitForArrival()
+        token.current = "B"
+        try await api.signIn(account: "bob")
+        server.letGo()
+        #expect(try await late.value.data?.title == "of Bearer A")
+        #expect(api.store?.record(type: "memos", id: "a") == nil)
+        try await api.signIn(account: "alice")
+        #expect(api.store?.record(type: "memos", id: "a") == nil)  // not kept for Alice either: fetched again
+    }
+
+    /// A server that holds every request until opened, and tells each arrival.
+    final class GateServer: Client, @unchecked Sendable {
+        private let lock = NSLock()
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+        private var isOpen = false
+        private let arrived = AsyncStream<Void>.makeStream()
+
+        func waitForArrival() async { for await _ in arrived.stream { return } }
+        func open() {
+            let resumed = lock.withLock {
+                isOpen = true
+                defer { waiting = [] }
+                return waiting
+            }
+            for continuation in resumed { continuation.resume() }
+        }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            arrived.continuation.yield()
+            await withCheckedContinuation { continuation in
+                let now = lock.withLock {
+                    if !isOpen { waiting.append(continuation) }
+                    return isOpen
+                }
+                if now { continuation.resume() }
+            }
+            return HTTPResponse.document(
+                Memo.document(id: request.url.lastPathComponent, title: "of " + (request.headerFields[.authorization] ?? "")))
+        }
+    }
+
+    @Test("A request of Bob's never shares the exchange of the same request Alice has in flight")
+    func inFlightNotShared() async throws {
+        let server = GateServer()
+        let token = Token("A")
+        let api = Session(
+            baseURL: exampleBase, client: server,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.current }], account: "alice"))
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        let alices = Task { try await memos.fetch(id: "a").result() }
+        await server.waitForArrival()
+        token.current = "B"
+        try await api.signIn(account: "bob")
+        let bobs = Task { try await memos.fetch(id: "a").result() }
+        await server.waitForArrival()  // sent on its own, not joined to Alice's
+        server.open()
+        #expect(try await alices.value.data?.title == "of Bearer A")
+        #expect(try await bobs.value.data?.title == "of Bearer B")
+        #expect(try api.store?.resource(Memo.self, id: "a")?.title == "of Bearer B")
+    }
+
+    @Test("Switches run one at a time, in the order called")
+    func serialSwitches() async throws {
+        let api = Self.session(Server(), token: Token("A"), account: "alice")
+        async let first: Void = api.signIn(account: "bob")
+        async let second: Void = api.signIn(account: "carol")
+        _ = try await (first, second)
+        try await api.signOut()
+        #expect(api.account == nil)
+        try await api.signIn(account: "bob")
+        #expect(api.account == "bob")
+    }
+
+    /// Fails every request in the transport while `offline` holds.
+    struct Switch: Middleware {
+        let offline: Token
+        func intercept(
+            _ request: HTTPRequest, context: MiddlewareContext,
+            next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            if offline.current == "yes" { throw URLError(.notConnectedToInternet) }
+            return try await next(request)
+        }
+    }
+
+    @Test("Against the real server: Alice's tag queued offline is not made while Bob is signed in, and is made exactly once when she is back")
+    func realServer() async throws {
+        let server = try TestServer.url()
+        let run = "switch-\(UUID().uuidString.prefix(8))"
+        let token = Token("A")
+        let offline = Token("yes")
+        let api = Session(
+            baseURL: server,
+            configuration: .init(
+                middlewares: [BearerTokenMiddleware { token.current }, Switch(offline: offline)],
+                writes: .offline, account: "alice"))
+        let tags = api.source(ArticleTag.self, .path("tags/<id>"))
+        #expect(try await tags.create(ArticleTag(id: "", name: run + "-alice")).queued != nil)
+        token.current = "B"
+        try await api.signIn(account: "bob")
+        offline.current = "no"
+        #expect(try await tags.create(ArticleTag(id: "", name: run + "-bob")).queued == nil)
+        await api.writeQueue.replay()
+        #expect(try await ArticleTag.all(containing: run, on: server).map(\.name) == [run + "-bob"])
+        token.current = "A"
+        try await api.signIn(account: "alice")
+        await api.writeQueue.replay()
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(try await ArticleTag.all(containing: run, on: server).map(\.name).sorted() == [run + "-alice", run + "-bob"])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Test("A live object drops Alice's model at the switch and loads Bob's")
+    func liveObjectReloads() async throws {
+        let token = TokenBox("alice")
+        let server = ScriptedArticles(count: 3)
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }], account: "alice"))
+        let article = api.source(Headline.self, .path("articles/<id>")).live(id: "1")
+        await article.load()
+        #expect(article.resource?.title == "alice: Article 1")
+        token.value = "bob"
+        let switched = Task { try await api.signIn(account: "bob") }
+        let shown = await Observed.values(
+            "bob's article shows", of: { article.resource?.title }, until: { $0 == "bob: Article 1" })
+        try await switched.value
+        #expect(
+            shown.last == "bob: Article 1",
+            "shown \(shown); now \(String(describing: article.resource?.title)), loading \(article.isLoading), account \(String(describing: api.account)), clears \(String(describing: api.store?.clears)), requests \(server.client.requests.map { "\($0.headerFields[.authorization] ?? "") \($0.url.path)" })")
+        #expect(server.client.requests.count == 2)
+    }
+}
