@@ -285,7 +285,10 @@ struct AccountSwitchTests {
         token.value = "bob"
         let switched = Task { try await api.signIn(account: "bob") }
         let shown = await Observed.values(
-            "bob's article shows", of: { article.resource?.title }, until: { $0 == "bob: Article 1" })
+            // A bound for a failing test only: under the whole suite beside another's, the main actor's queue was
+            // seen to take over 10 s to run the refetch's end (its request had reached the server).
+            "bob's article shows", timeout: .seconds(120), of: { article.resource?.title },
+            until: { $0 == "bob: Article 1" })
         try await switched.value
         #expect(
             shown.last == "bob: Article 1",

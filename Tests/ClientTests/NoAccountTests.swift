@@ -225,11 +225,13 @@ struct NoAccountTests {
             await api.writeQueue.flush()
         }
         do {
-            // The app kept the refreshed token; the library's refresh made it the same user's.
+            // The app kept the refreshed token; the library's refresh made it the same user's. Until a request
+            // says who is signed in, the records on disk are nobody's to see.
             let api = Self.session(server, token: Token("T2"), directory: directory)
-            #expect(api.store?.record(type: "memos", id: "1") != nil)
+            #expect(api.store?.record(type: "memos", id: "1") == nil)
             server.go(online: true)
             #expect(try await api.fetch(Self.memo).cachePolicy(.cacheFirst).result().source == .revalidated)
+            #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Sent")  // the optimistic change, read back
             #expect(server.requests.last == .init(method: .get, authorization: "Bearer T2", ifNoneMatch: "\"v1\"", status: 304))
             await api.writeQueue.replay()
             #expect(server.requests.filter { $0.method == .patch }.map(\.authorization) == ["Bearer T2"])
@@ -243,9 +245,31 @@ struct NoAccountTests {
             #expect(api.store?.record(type: "memos", id: "1") == nil)
             try await api.store?.flush()
         }
+        // T2 again: X's records are not shown before a request, nor after it (another line takes them away).
         let api = Self.session(server, token: Token("T2"), directory: directory)
+        #expect(api.store?.record(type: "memos", id: "2") == nil)
+        _ = try await api.fetch(URL(string: "memos/3")!).result()
+        #expect(api.store?.record(type: "memos", id: "2") == nil)
+        #expect(api.store?.record(type: "memos", id: "3") != nil)
+    }
+
+    @Test("Relaunched, the records on disk show once a request (a cache-only fetch will do) carries their owner's credentials")
+    func recordsWaitForTheFirstRequest() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Server()
+        do {
+            let api = Self.session(server, token: Token("T1"), directory: directory)
+            _ = try await api.fetch(Self.memo).result()
+            try await api.store?.flush()
+        }
+        let api = Self.session(server, token: Token("T1"), directory: directory)
         #expect(api.store?.record(type: "memos", id: "1") == nil)
-        #expect(api.store?.record(type: "memos", id: "2") != nil)  // X's, until a request shows T2's line again
+        #expect(try api.store?.resources(Memo.self).isEmpty == true)
+        server.go(online: false)
+        _ = try? await api.fetch(URL(string: "memos/9")!).cachePolicy(.cacheOnly).result()  // nothing sent
+        #expect(try api.store?.resources(Memo.self).map(\.id) == ["1"])
+        #expect(server.requests.count == 1)
     }
 }
 

@@ -124,8 +124,10 @@ struct StoreKillTests {
             #expect(log.messages.isEmpty, "\(log.messages)")
             let store = try #require(api.store)
             for n in reported {
-                let record = store.record(type: "items", id: "\(n)")
+                // The fetch first: a session that names no account shows the records on disk once a request says
+                // whose they are (the same credentials as the child's: none).
                 let response = try? await api.fetch(URL(string: "items/\(n)")!).cachePolicy(.cacheOnly).result()
+                let record = store.record(type: "items", id: "\(n)")
                 let expected = try JSONAPIDecoder().decode(RawDocument.self, from: Self.document(n)).data
                 let whole = record.map { PrimaryData.resource($0) } == expected && response?.source == .cache
                     && response?.document.data == expected

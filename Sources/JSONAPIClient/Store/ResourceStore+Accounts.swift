@@ -52,6 +52,21 @@ extension ResourceStore {
         return (backing, opened?.contents, owner)
     }
 
+    /// The state of a partition just opened: its stored responses (`contents`; `nil` in memory) and its records'
+    /// owner. The records on disk are read as asked — when `waitsForOwner` (a session's partition of no account)
+    /// and they have an owner, only once a request shows the owner's credentials (``admit(_:)``): until then
+    /// nobody is known to be signed in, and the last user's records are not shown to whoever it is.
+    static func opened(
+        _ contents: StoreFile.Contents?, owner: CredentialDigest?, waitsForOwner: Bool, limit: Int
+    ) -> State {
+        var state = State()
+        state.owner = owner
+        guard let contents else { return state }
+        state.ownerUnconfirmed = waitsForOwner && owner != nil
+        load(contents, into: &state, limit: limit)
+        return state
+    }
+
     /// The partition the store shows now.
     var partition: String { backing.withLock { $0.partition } }
 
@@ -78,9 +93,8 @@ extension ResourceStore {
                     continuation.resume(returning: Self.open(account: account, configuration: configuration))
                 }
             }
-            var state = State()
-            state.owner = owner
-            if let contents { Self.load(contents, into: &state, limit: configuration.maxResponseBytes) }
+            let state = Self.opened(
+                contents, owner: owner, waitsForOwner: account == nil, limit: configuration.maxResponseBytes)
             target = Parked(backing: backing, state: state)
         }
         let (left, unsaved, changes, observers) = state.withLock { state -> (Backing, Unsaved, [StoreChange], [Observer]) in

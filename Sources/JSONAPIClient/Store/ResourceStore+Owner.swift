@@ -20,6 +20,10 @@ extension ResourceStore {
     func admit(_ owner: CredentialDigest) {
         let (changes, observers, switched, persists) = state.withLock {
             state -> ([StoreChange], [Observer], Bool, Bool) in
+            if state.ownerUnconfirmed {
+                state.ownerUnconfirmed = false
+                if state.owner == owner { state.records.readDisk() }  // theirs: the rows may be read now
+            }
             guard state.owner != owner else { return ([], [], false, false) }
             let previous = state.owner
             state.owner = owner

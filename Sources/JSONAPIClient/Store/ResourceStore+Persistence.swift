@@ -178,7 +178,7 @@ extension ResourceStore {
     static func load(_ contents: StoreFile.Contents, into state: inout State, limit: Int) {
         state.records.unsaved.track()
         state.responses.unsaved.track()
-        state.records.readDisk()
+        if !state.ownerUnconfirmed { state.records.readDisk() }
         state.clock = state.responses.load(contents.responses, from: state.clock + 1, limit: limit) - 1
     }
 }

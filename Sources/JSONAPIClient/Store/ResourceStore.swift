@@ -164,6 +164,10 @@ public final class ResourceStore: Sendable {
         /// Whose records these are, in a session that names no account (``admit(_:)``); the account's in one that
         /// names it; `nil` until known.
         var owner: CredentialDigest?
+        /// Whether the records on disk wait for a request to say whose they are: a session that names no account
+        /// does not read the rows the last credentials left until its first request shows the same line
+        /// (``admit(_:)``).
+        var ownerUnconfirmed = false
 
         mutating func tick() -> UInt64 {
             clock += 1
@@ -284,19 +288,21 @@ public final class ResourceStore: Sendable {
     ///   - configuration: The limits, clock and persistence.
     ///   - decoder: Decodes models from records.
     public convenience init(configuration: Configuration = Configuration(), decoder: JSONAPIDecoder = JSONAPIDecoder()) {
-        self.init(configuration: configuration, decoder: decoder, account: nil)
+        self.init(configuration: configuration, decoder: decoder, account: nil, ofSession: false)
     }
 
     /// Creates the store of a session that names its account (``Session/Configuration/account``): its rows in that
-    /// account's database, its stored responses partitioned by the account rather than by credentials.
-    init(configuration: Configuration, decoder: JSONAPIDecoder, account: String?) {
+    /// account's database, its stored responses partitioned by the account rather than by credentials. The store of
+    /// a session (`ofSession`) that names none reads the records on disk only once a request shows whose they are
+    /// (``admit(_:)``); a store made alone reads them as asked.
+    init(configuration: Configuration, decoder: JSONAPIDecoder, account: String?, ofSession: Bool = true) {
         self.configuration = configuration
         self.decoder = decoder
         let (backing, contents, owner) = Self.open(account: account, configuration: configuration)
         self.backing = LockedValue(backing)
         state.withLock { state in
-            state.owner = owner
-            if let contents { Self.load(contents, into: &state, limit: configuration.maxResponseBytes) }
+            state = Self.opened(
+                contents, owner: owner, waitsForOwner: ofSession && account == nil, limit: configuration.maxResponseBytes)
         }
         if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
     }
