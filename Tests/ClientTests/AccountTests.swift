@@ -144,8 +144,10 @@ struct AccountTests {
         }
     }
 
-    @Test("A token that expired while a write was queued: the replay's own request gets the 401, the middleware refreshes, and the write is made once under the new token")
-    func refreshDuringReplay() async throws {
+    @Test(
+        "A token that expired while a write was queued: the replay's own request gets the 401, the middleware refreshes, and the write is made once under the new token — with an account or without (the library's refresh keeps the user)",
+        arguments: ["alice", nil] as [String?])
+    func refreshDuringReplay(account: String?) async throws {
         let server = ExpiringServer()
         let token = Token("T1")
         let refreshes = Token("")
@@ -162,7 +164,7 @@ struct AccountTests {
                         })
                 ],
                 writes: .offline, writeQueue: .init(firstDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
-                account: "alice"))
+                account: account))
         let memos = api.source(Memo.self, .path("memos/<id>"))
         _ = try await memos.fetch(id: "1").result()
         server.go(online: false)

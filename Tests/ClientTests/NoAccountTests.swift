@@ -97,26 +97,6 @@ struct NoAccountTests {
         #expect(api.store?.record(type: "memos", id: "1") != nil)
     }
 
-    @Test("A token that expired while a write was queued: the replay's request gets the 401, the middleware refreshes, and the write is made once")
-    func refreshDuringReplay() async throws {
-        let server = Server()
-        let refreshes = Token("")
-        let api = Self.session(server, token: Token("T1"), refreshes: refreshes)
-        let memos = api.source(Memo.self, .path("memos/<id>"))
-        _ = try await memos.fetch(id: "1").result()
-        server.go(online: false)
-        #expect(try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Sent" }.queued != nil)
-        server.expire("T1")
-        server.go(online: true)
-        await api.writeQueue.replay()
-        let patches = server.requests.filter { $0.method == .patch }
-        #expect(patches.map(\.authorization) == ["Bearer T1", "Bearer T2"])
-        #expect(patches.map(\.status) == [401, 200])
-        #expect(refreshes.current == "T1")
-        #expect(api.writeQueue.entries.isEmpty)
-        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "Sent")
-    }
-
     @Test("Other credentials, not a refresh: the records go, observers are told, the old response and the queued write stay the old user's")
     func otherCredentialsAreAnotherUser() async throws {
         let server = Server()

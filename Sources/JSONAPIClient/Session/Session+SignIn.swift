@@ -42,7 +42,9 @@ extension Session {
     /// still answers its caller, but its answer is not merged into `account`'s store.
     ///
     /// Name the account by a stable identifier such as the user's id, never a credential (see
-    /// ``Configuration/account``). Switches run one at a time, in the order called.
+    /// ``Configuration/account``). Switches run one at a time, in the order called. An account signed out of keeps
+    /// its records in memory, as they were, until the session goes (or ``signOut(removingData:)`` removes them), so
+    /// that switching back costs nothing; with persistence they are on disk too.
     ///
     /// ```swift
     /// try await api.signIn(account: user.id)      // after the user signs in, with the middleware's new token
