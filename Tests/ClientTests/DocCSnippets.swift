@@ -355,6 +355,14 @@ enum DocCSnippets {
         try await notes.create(note, options: .offline)    // replayed after a lost answer: 409, counted as made
     }
 
+    // Writing offline and optimistically, accounts
+    static func offlineAccounts(api: Session, notes: DataSource<Note>) async throws {
+        try await notes.create(Note(id: UUID().uuidString, text: "Buy milk"), options: .offline)  // queued as Alice's
+        try await api.signIn(account: "bob")           // Alice's queue waits, unsent; api.writeQueue is Bob's
+        try await api.signIn(account: "alice")         // her queue again: its writes go once the network is back
+        try await api.signOut(removingData: true)      // or: her writes are removed, never sent
+    }
+
     // Caching resources, Accounts
     static func accounts(
         baseURL: URL, folder: URL, savedUserID: String?, token: @escaping @Sendable () async throws -> String?,
