@@ -14,11 +14,18 @@ struct LiveDependencies {
     mutating func follow<Model: Resource>(_ type: Model.Type, ids: some Sequence<String>, in store: ResourceStore) {
         let keys = ids.map { ResourceStore.Key(type: Model.resourceType, id: $0) }
         guard !keys.isEmpty else { return }
-        for key in keys { forget(key.id) }
-        for (key, linked) in store.linkedKeys(from: keys, depth: Self.depth) where !linked.isEmpty {
-            reached[key.id] = linked
-            for target in linked { dependents[target, default: []].insert(key.id) }
-        }
+        let linked = store.linkedKeys(from: keys, depth: Self.depth)
+        for key in keys { note(key.id, reaches: linked[key] ?? []) }
+    }
+
+    /// Notes that model `id` reaches `linked` now (the keys ``ResourceStore/linkedKeys(from:depth:)`` gives it, in
+    /// its order), in place of what it reached before: nothing to do when that is what it reached.
+    mutating func note(_ id: String, reaches linked: [ResourceStore.Key]) {
+        guard reached[id] ?? [] != linked else { return }
+        forget(id)
+        guard !linked.isEmpty else { return }
+        reached[id] = linked
+        for target in linked { dependents[target, default: []].insert(id) }
     }
 
     /// Forgets what model `id` reached.
