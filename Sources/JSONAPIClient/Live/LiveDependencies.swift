@@ -18,23 +18,33 @@ struct LiveDependencies {
         for key in keys { note(key.id, reaches: linked[key] ?? []) }
     }
 
-    /// Notes that model `id` reaches `linked` now (the keys ``ResourceStore/linkedKeys(from:depth:)`` gives it, in
-    /// its order), in place of what it reached before: nothing to do when that is what it reached.
+    /// Notes that model `id` reaches `linked` now (the keys ``ResourceStore/linkedKeys(from:depth:)`` gives it, each
+    /// once), in place of what it reached before: only the keys that differ are moved (an article whose comments
+    /// stay and whose author changed moves one key), nothing when it reaches what it reached.
     mutating func note(_ id: String, reaches linked: [ResourceStore.Key]) {
-        guard reached[id] ?? [] != linked else { return }
-        forget(id)
-        guard !linked.isEmpty else { return }
-        reached[id] = linked
-        for target in linked { dependents[target, default: []].insert(id) }
+        let old = reached[id] ?? []
+        guard old != linked else { return }
+        // Few keys (a model and its includes) are compared by scanning; many through a set.
+        let small = old.count * linked.count <= 256
+        let kept = small ? [] : Set(old).intersection(linked)
+        for target in old where small ? !linked.contains(target) : !kept.contains(target) { remove(id, from: target) }
+        for target in linked where small ? !old.contains(target) : !kept.contains(target) {
+            dependents[target, default: []].insert(id)
+        }
+        reached[id] = linked.isEmpty ? nil : linked
     }
 
     /// Forgets what model `id` reached.
     mutating func forget(_ id: String) {
         guard let linked = reached.removeValue(forKey: id) else { return }
-        for target in linked {
-            dependents[target]?.remove(id)
-            if dependents[target]?.isEmpty == true { dependents[target] = nil }
-        }
+        for target in linked { remove(id, from: target) }
+    }
+
+    /// Notes that model `id` no longer reaches `target`.
+    private mutating func remove(_ id: String, from target: ResourceStore.Key) {
+        guard let index = dependents.index(forKey: target) else { return }
+        dependents.values[index].remove(id)
+        if dependents.values[index].isEmpty { dependents.remove(at: index) }
     }
 
     /// Forgets every model.
