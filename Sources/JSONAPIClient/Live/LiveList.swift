@@ -316,12 +316,15 @@ public final class LiveList<Model: Resource> {
                     if change.kind == .removed {
                         removed.insert(change.id)
                     } else {
-                        removed.remove(change.id)
+                        if !removed.isEmpty { removed.remove(change.id) }
                         changed.insert(change.id)
                     }
                 }
-                guard touched.insert(ResourceStore.Key(type: change.type, id: change.id)).inserted else { continue }
-                changed.formUnion(dependencies.models(reaching: change.type, id: change.id))
+                // Most changed records are no model's related record (the articles of a page): one lookup.
+                let reaching = dependencies.models(reaching: change.type, id: change.id)
+                guard !reaching.isEmpty, touched.insert(ResourceStore.Key(type: change.type, id: change.id)).inserted
+                else { continue }
+                changed.formUnion(reaching)
             case .evicted:
                 // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and
                 // the list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays
@@ -336,16 +339,21 @@ public final class LiveList<Model: Resource> {
         changed.subtract(removed)
         if !changed.isEmpty {
             let fetched = Self.fetched(changed, in: batch.fetched, confirmedBy: store)
-            var models = fetched.mapValues(\.model)
-            let unread = fetched.count == changed.count ? [] : changed.filter { fetched[$0] == nil }
+            var unread: [String] = []
+            if fetched.count < changed.count {
+                var left = changed
+                for model in fetched { left.remove(model.id) }
+                unread = Array(left)
+            }
             // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
-            if !unread.isEmpty { models.merge(store.resources(Model.self, ids: Array(unread))) { $1 } }
-            if !models.isEmpty {
+            let read = unread.isEmpty ? [:] : store.resources(Model.self, ids: unread)
+            if !fetched.isEmpty || !read.isEmpty {
                 var shown = resources
-                for (id, model) in models { if let position = positions[id] { shown[position] = model } }
+                for model in fetched { if let position = positions[model.id] { shown[position] = model.model } }
+                for (id, model) in read { if let position = positions[id] { shown[position] = model } }
                 resources = shown
             }
-            for (id, confirmed) in fetched { dependencies.note(id, reaches: confirmed.reached) }
+            for model in fetched { dependencies.note(model.id, reaches: model.reached) }
             dependencies.follow(Model.self, ids: unread, in: store)
         }
         guard !removed.isEmpty else { return }
@@ -358,11 +366,12 @@ public final class LiveList<Model: Resource> {
     }
 
     /// The models of `ids` that the fetches of a batch decoded (`fetched`, oldest first) and that the store confirms
-    /// it shows as decoded (``ResourceStore/shownAsFetched(_:type:depth:)``), by id, with the keys each reaches:
-    /// what reading them again would give, without the decode. A fetch of another model type offers none.
+    /// it shows as decoded (``ResourceStore/shownAsFetched(_:type:depth:)``), each with the keys it reaches: what
+    /// reading them again would give, without the decode. Each id once at most (the store holds a record in one
+    /// response's tape, and a response names a resource once). A fetch of another model type offers none.
     private static func fetched(
         _ ids: Set<String>, in fetched: [ResourceStore.FetchedModels], confirmedBy store: ResourceStore
-    ) -> [String: (model: Model, reached: [ResourceStore.Key])] {
+    ) -> [(id: String, model: Model, reached: [ResourceStore.Key])] {
         var offered: [(id: String, records: ResourceRecords)] = []
         var models: [Model] = []
         for response in fetched {
@@ -372,11 +381,12 @@ public final class LiveList<Model: Resource> {
                 models.append(model)
             }
         }
-        guard !offered.isEmpty else { return [:] }
-        var confirmed: [String: (model: Model, reached: [ResourceStore.Key])] = [:]
+        guard !offered.isEmpty else { return [] }
+        var confirmed: [(id: String, model: Model, reached: [ResourceStore.Key])] = []
+        confirmed.reserveCapacity(offered.count)
         let shown = store.shownAsFetched(offered, type: Model.resourceType, depth: LiveDependencies.depth)
         for (index, reached) in shown.enumerated() {
-            if let reached { confirmed[offered[index].id] = (models[index], reached) }
+            if let reached { confirmed.append((offered[index].id, models[index], reached)) }
         }
         return confirmed
     }
