@@ -113,9 +113,11 @@ struct LiveFetchedModelsTests {
     func notConfirmed() async throws {
         let (_, store, fetched) = try await Self.fetchObserved(AuthoredArticles(count: 4))
         // Articles 1 and 3 are by person 1, 2 and 4 by person 2.
-        _ = store.addPending(.update, object: ResourceObject(type: "articles", id: "2", attributes: ["title": "L"]), id: "2")
+        let article = ResourceObject(type: "articles", id: "2", attributes: ["title": "L"])
+        _ = store.addPending(.update, object: article, id: "2")
         #expect(Self.confirmedIDs(store, fetched) == ["1", "3", "4"])
-        _ = store.addPending(.update, object: ResourceObject(type: "people", id: "1", attributes: ["name": "L"]), id: "1")
+        let person = ResourceObject(type: "people", id: "1", attributes: ["name": "L"])
+        _ = store.addPending(.update, object: person, id: "1")
         #expect(Self.confirmedIDs(store, fetched) == ["4"])
 
         let (_, other, again) = try await Self.fetchObserved(AuthoredArticles(count: 4))
@@ -130,7 +132,8 @@ struct LiveFetchedModelsTests {
         server.retitle("1", "New 1")
         let second = try #require(
             try await Self.observing(store) {
-                _ = try await api.source(CountedArticle.self, .path("articles/<id>")).fetch(id: "1").include("author").result()
+                _ = try await api.source(CountedArticle.self, .path("articles/<id>")).fetch(id: "1").include("author")
+                    .result()
             })
         #expect(Self.confirmedIDs(store, first) == ["2"], "the first page's article 1 is not what the store shows")
         #expect(Self.confirmedIDs(store, second) == ["1"])
@@ -251,8 +254,8 @@ extension LiveFetchedModelsTests {
         var title: String
     }
 
-    /// Articles `1...count` titled `Article <id>`, article `n` by person `2 - n % 2` (`Person 1` or `Person 2`), in memory:
-    /// `GET /articles` (one page of all, the authors included unless told not to) and `GET /articles/<id>`.
+    /// Articles `1...count` titled `Article <id>`, article `n` by person `2 - n % 2` (`Person 1` or `Person 2`), in
+    /// memory: `GET /articles` (one page of all, the authors included unless told not to) and `GET /articles/<id>`.
     final class AuthoredArticles: Sendable {
         static let baseURL = URL(string: "https://api.example.com")!
         private let titles: LockedValue<[String: String]>
@@ -280,7 +283,8 @@ extension LiveFetchedModelsTests {
 
         private func object(_ id: String) -> String {
             let title = titles.withLock { $0[id] } ?? ""
-            return #"{"type": "articles", "id": "\#(id)", "attributes": {"title": "\#(title)"}, "relationships": {"author": {"data": {"type": "people", "id": "\#(author(of: id))"}}}}"#
+            let author = #"{"author": {"data": {"type": "people", "id": "\#(author(of: id))"}}}"#
+            return #"{"type": "articles", "id": "\#(id)", "attributes": {"title": "\#(title)"}, "relationships": \#(author)}"#
         }
 
         private func included(_ ids: [String]) -> String {

@@ -22,9 +22,9 @@ import Observation
 ///   included author renamed through the people data source: up to three relationship steps away); only the
 ///   models changed are read again — or, when a fetch of the same model type changed them and the store still shows
 ///   every record it decoded them from as that fetch had it, taken from that fetch without decoding them again. A
-///   deleted one leaves the list; one the store evicts to make room stays (the list keeps its copy). After ``ResourceStore/clear()`` — the account changed — the list empties
-///   (before `clear()` returns, when it is called on the main actor), drops any page in flight, and fetches its first
-///   page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
+///   deleted one leaves the list; one the store evicts to make room stays (the list keeps its copy). After
+///   ``ResourceStore/clear()`` — the account changed — the list empties (before `clear()` returns, when it is called
+///   on the main actor), drops any page in flight, and fetches its first page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
 ///   without a clear()) is not appended either: the list starts again from its first page. New resources appear on
 ///   ``refresh()``: the server decides where they go (so, under ``CachePolicy/staleWhileRevalidate``, does what the
 ///   background revalidation changes in the first page's membership; its changes to the resources themselves show

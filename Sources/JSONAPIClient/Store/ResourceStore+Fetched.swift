@@ -46,14 +46,18 @@ extension ResourceStore {
         var confirmed = [[Key]?](repeating: nil, count: offered.count)
         guard !offered.isEmpty else { return confirmed }
         var byTape: [ObjectIdentifier: [Int]] = [:]
-        for (index, offer) in offered.enumerated() { byTape[ObjectIdentifier(offer.records), default: []].append(index) }
+        for (index, offer) in offered.enumerated() {
+            byTape[ObjectIdentifier(offer.records), default: []].append(index)
+        }
         return withMergedState { state in
             let layered = state.layeredKeys()
             for offers in byTape.values {
-                guard let first = offers.first, var walk = FetchedWalk(offered[first].records, layered: layered, in: &state)
+                guard let first = offers.first,
+                    var walk = FetchedWalk(offered[first].records, layered: layered, in: &state)
                 else { continue }
                 for index in offers {
-                    confirmed[index] = walk.reached(from: Key(type: type, id: offered[index].id), depth: depth, in: state)
+                    let key = Key(type: type, id: offered[index].id)
+                    confirmed[index] = walk.reached(from: key, depth: depth, in: state)
                 }
                 walk.end(&state)
             }

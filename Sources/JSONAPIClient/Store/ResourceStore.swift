@@ -795,7 +795,9 @@ public final class ResourceStore: Sendable {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
         let number = withMergedState { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(type: type, id: id) { changes, _ in deliver(changes, continuation) }
+            state.observers[state.nextObserver] = Observer(type: type, id: id) { changes, _ in
+                deliver(changes, continuation)
+            }
             return state.nextObserver
         }
         continuation.onTermination = { [weak self] _ in
