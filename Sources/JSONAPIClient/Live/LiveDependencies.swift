@@ -14,20 +14,37 @@ struct LiveDependencies {
     mutating func follow<Model: Resource>(_ type: Model.Type, ids: some Sequence<String>, in store: ResourceStore) {
         let keys = ids.map { ResourceStore.Key(type: Model.resourceType, id: $0) }
         guard !keys.isEmpty else { return }
-        for key in keys { forget(key.id) }
-        for (key, linked) in store.linkedKeys(from: keys, depth: Self.depth) where !linked.isEmpty {
-            reached[key.id] = linked
-            for target in linked { dependents[target, default: []].insert(key.id) }
+        let linked = store.linkedKeys(from: keys, depth: Self.depth)
+        for key in keys { note(key.id, reaches: linked[key] ?? []) }
+    }
+
+    /// Notes that model `id` reaches `linked` now (the keys ``ResourceStore/linkedKeys(from:depth:)`` gives it, each
+    /// once), in place of what it reached before: only the keys that differ are moved (an article whose comments
+    /// stay and whose author changed moves one key), nothing when it reaches what it reached.
+    mutating func note(_ id: String, reaches linked: [ResourceStore.Key]) {
+        let old = reached[id] ?? []
+        guard old != linked else { return }
+        // Few keys (a model and its includes) are compared by scanning; many through a set.
+        let small = old.count * linked.count <= 256
+        let kept = small ? [] : Set(old).intersection(linked)
+        for target in old where small ? !linked.contains(target) : !kept.contains(target) { remove(id, from: target) }
+        for target in linked where small ? !old.contains(target) : !kept.contains(target) {
+            dependents[target, default: []].insert(id)
         }
+        reached[id] = linked.isEmpty ? nil : linked
     }
 
     /// Forgets what model `id` reached.
     mutating func forget(_ id: String) {
         guard let linked = reached.removeValue(forKey: id) else { return }
-        for target in linked {
-            dependents[target]?.remove(id)
-            if dependents[target]?.isEmpty == true { dependents[target] = nil }
-        }
+        for target in linked { remove(id, from: target) }
+    }
+
+    /// Notes that model `id` no longer reaches `target`.
+    private mutating func remove(_ id: String, from target: ResourceStore.Key) {
+        guard let index = dependents.index(forKey: target) else { return }
+        dependents.values[index].remove(id)
+        if dependents.values[index].isEmpty { dependents.remove(at: index) }
     }
 
     /// Forgets every model.

@@ -6,27 +6,29 @@ import Dispatch
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 enum LiveFollowing {
     /// Applies the changes to records of `type` (of every type when `nil`: the related records a live object's
-    /// models are decoded from) with `apply` from now until the returned token is cancelled in `tasks`.
+    /// models are decoded from) with `apply` from now until the returned token is cancelled in `tasks`, with what
+    /// the fetches whose merges made them decoded (``ResourceStore/FetchedModels``, oldest first).
     ///
-    /// `apply` re-reads the store for an update, so a change applied at once may overtake earlier ones still on their
-    /// way from another thread without showing anything older than the store holds. Changes that arrive while the
-    /// main actor is busy wait together and are applied in one call, in order: a burst of merges (a walk, a refresh
-    /// of many pages) costs one re-read of what they changed, not one per merge.
+    /// `apply` re-reads the store for an update (or confirms with it that a fetch's model is what it shows), so a
+    /// change applied at once may overtake earlier ones still on their way from another thread without showing
+    /// anything older than the store holds. Changes that arrive while the main actor is busy wait together and are
+    /// applied in one call, in order: a burst of merges (a walk, a refresh of many pages) costs one re-read of what
+    /// they changed, not one per merge.
     @MainActor
     @discardableResult
     static func follow(
         _ store: ResourceStore, type: String?, tasks: LiveTasks,
-        apply: @escaping @MainActor @Sendable ([StoreChange]) -> Void
+        apply: @escaping @MainActor @Sendable (Batch) -> Void
     ) -> Int {
         let waiting = Waiting()
-        let observer = store.addObserver(type: type) { changes in
+        let observer = store.addObserver(type: type) { changes, fetched in
             if isOnMainQueue {
-                let all = waiting.takeAll(adding: changes)
+                let all = waiting.takeAll(adding: changes, fetched: fetched)
                 MainActor.assumeIsolated { apply(all) }
-            } else if waiting.add(changes) {
+            } else if waiting.add(changes, fetched: fetched) {
                 Task { @MainActor in
                     let all = waiting.takeAll()
-                    if !all.isEmpty { apply(all) }
+                    if !all.changes.isEmpty { apply(all) }
                 }
             }
         }
@@ -36,10 +38,23 @@ enum LiveFollowing {
         }
     }
 
+    /// The changes a live object applies in one call, in the order made, and what the fetches that made some of
+    /// them decoded, oldest first.
+    struct Batch: Sendable {
+        var changes: [StoreChange] = []
+        var fetched: [ResourceStore.FetchedModels] = []
+
+        /// Adds what one notification told.
+        mutating func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?) {
+            self.changes += changes
+            if let fetched { self.fetched.append(fetched) }
+        }
+    }
+
     /// The changes made off the main actor that wait for it, in order.
     private final class Waiting: Sendable {
         private struct State {
-            var changes: [StoreChange] = []
+            var batch = Batch()
             /// Whether a main-actor task will take them.
             var scheduled = false
             var cancelled = false
@@ -47,13 +62,13 @@ enum LiveFollowing {
 
         private let state = LockedValue(State())
 
-        /// Adds `changes`.
+        /// Adds `changes`, and what the fetch that made them decoded.
         ///
         /// - Returns: Whether the caller must schedule a task to take them (none is scheduled yet).
-        func add(_ changes: [StoreChange]) -> Bool {
+        func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?) -> Bool {
             state.withLock { state in
                 guard !state.cancelled else { return false }
-                state.changes += changes
+                state.batch.add(changes, fetched: fetched)
                 guard !state.scheduled else { return false }
                 state.scheduled = true
                 return true
@@ -61,12 +76,14 @@ enum LiveFollowing {
         }
 
         /// Takes every change waiting, then `changes`; nothing once cancelled.
-        func takeAll(adding changes: [StoreChange] = []) -> [StoreChange] {
+        func takeAll(adding changes: [StoreChange] = [], fetched: ResourceStore.FetchedModels? = nil) -> Batch {
             state.withLock { state in
-                guard !state.cancelled else { return [] }
-                defer { state.changes = [] }
+                guard !state.cancelled else { return Batch() }
+                var batch = state.batch
+                state.batch = Batch()
                 state.scheduled = false
-                return state.changes.isEmpty ? changes : state.changes + changes
+                batch.add(changes, fetched: fetched)
+                return batch
             }
         }
 
@@ -74,7 +91,7 @@ enum LiveFollowing {
         func cancel() {
             state.withLock { state in
                 state.cancelled = true
-                state.changes = []
+                state.batch = Batch()
             }
         }
     }

@@ -20,10 +20,11 @@ import Observation
 /// - **The store.** A resource of the list changed anywhere in the session — a write through any data source, a
 ///   later response that includes it — changes in place, and so does one whose related records changed (the
 ///   included author renamed through the people data source: up to three relationship steps away); only the
-///   models changed are read again. A deleted one leaves the list; one the store evicts to make
-///   room stays (the list keeps its copy). After ``ResourceStore/clear()`` — the account changed — the list empties
-///   (before `clear()` returns, when it is called on the main actor), drops any page in flight, and fetches its first
-///   page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
+///   models changed are read again — or, when a fetch of the same model type changed them and the store still shows
+///   every record it decoded them from as that fetch had it, taken from that fetch without decoding them again. A
+///   deleted one leaves the list; one the store evicts to make room stays (the list keeps its copy). After
+///   ``ResourceStore/clear()`` — the account changed — the list empties (before `clear()` returns, when it is called
+///   on the main actor), drops any page in flight, and fetches its first page again as whoever is signed in now. A next page fetched with other credentials than the first (a new token
 ///   without a clear()) is not appended either: the list starts again from its first page. New resources appear on
 ///   ``refresh()``: the server decides where they go (so, under ``CachePolicy/staleWhileRevalidate``, does what the
 ///   background revalidation changes in the first page's membership; its changes to the resources themselves show
@@ -293,20 +294,21 @@ public final class LiveList<Model: Resource> {
 
     private func follow() {
         guard let store = request.session.store else { return }
-        LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] changes in
-            self?.apply(changes, from: store)
+        LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] batch in
+            self?.apply(batch, from: store)
         }
     }
 
     /// Applies a batch of the store's changes: the models it changed — their own records, or a related record they
-    /// are decoded from — are read again, in one read; deleted ones leave the list. Costs the changes, not the
+    /// are decoded from — are the ones a fetch of the batch decoded, when the store confirms it shows them as that
+    /// fetch had them, or else read again, in one read; deleted ones leave the list. Costs the changes, not the
     /// list's length (but for a delete, which closes the gap).
-    private func apply(_ changes: [StoreChange], from store: ResourceStore) {
+    private func apply(_ batch: LiveFollowing.Batch, from store: ResourceStore) {
         var changed = Set<String>()
         var removed = Set<String>()
         // Each record once, however many changes name it (a burst of merges names an included author per page).
         var touched = Set<ResourceStore.Key>()
-        for change in changes {
+        for change in batch.changes {
             switch change.kind {
             case .updated, .removed:
                 if change.type == Model.resourceType, positions[change.id] != nil {
@@ -314,12 +316,15 @@ public final class LiveList<Model: Resource> {
                     if change.kind == .removed {
                         removed.insert(change.id)
                     } else {
-                        removed.remove(change.id)
+                        if !removed.isEmpty { removed.remove(change.id) }
                         changed.insert(change.id)
                     }
                 }
-                guard touched.insert(ResourceStore.Key(type: change.type, id: change.id)).inserted else { continue }
-                changed.formUnion(dependencies.models(reaching: change.type, id: change.id))
+                // Most changed records are no model's related record (the articles of a page): one lookup.
+                let reaching = dependencies.models(reaching: change.type, id: change.id)
+                guard !reaching.isEmpty, touched.insert(ResourceStore.Key(type: change.type, id: change.id)).inserted
+                else { continue }
+                changed.formUnion(reaching)
             case .evicted:
                 // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and
                 // the list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays
@@ -333,14 +338,23 @@ public final class LiveList<Model: Resource> {
         }
         changed.subtract(removed)
         if !changed.isEmpty {
+            let fetched = Self.fetched(changed, in: batch.fetched, confirmedBy: store)
+            var unread: [String] = []
+            if fetched.count < changed.count {
+                var left = changed
+                for model in fetched { left.remove(model.id) }
+                unread = Array(left)
+            }
             // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
-            let models = store.resources(Model.self, ids: Array(changed))
-            if !models.isEmpty {
+            let read = unread.isEmpty ? [:] : store.resources(Model.self, ids: unread)
+            if !fetched.isEmpty || !read.isEmpty {
                 var shown = resources
-                for (id, model) in models { if let position = positions[id] { shown[position] = model } }
+                for model in fetched { if let position = positions[model.id] { shown[position] = model.model } }
+                for (id, model) in read { if let position = positions[id] { shown[position] = model } }
                 resources = shown
             }
-            dependencies.follow(Model.self, ids: changed, in: store)
+            for model in fetched { dependencies.note(model.id, reaches: model.reached) }
+            dependencies.follow(Model.self, ids: unread, in: store)
         }
         guard !removed.isEmpty else { return }
         let kept = ids.indices.filter { ids[$0].map { !removed.contains($0) } ?? true }
@@ -349,5 +363,31 @@ public final class LiveList<Model: Resource> {
         positions = [:]
         for (position, id) in ids.enumerated() { if let id { positions[id] = position } }
         for id in removed { dependencies.forget(id) }
+    }
+
+    /// The models of `ids` that the fetches of a batch decoded (`fetched`, oldest first) and that the store confirms
+    /// it shows as decoded (``ResourceStore/shownAsFetched(_:type:depth:)``), each with the keys it reaches: what
+    /// reading them again would give, without the decode. Each id once at most (the store holds a record in one
+    /// response's tape, and a response names a resource once). A fetch of another model type offers none.
+    private static func fetched(
+        _ ids: Set<String>, in fetched: [ResourceStore.FetchedModels], confirmedBy store: ResourceStore
+    ) -> [(id: String, model: Model, reached: [ResourceStore.Key])] {
+        var offered: [(id: String, records: ResourceRecords)] = []
+        var models: [Model] = []
+        for response in fetched {
+            for model in response.models(Model.self) {
+                guard let id = model.id.resourceID, ids.contains(id) else { continue }
+                offered.append((id, response.records))
+                models.append(model)
+            }
+        }
+        guard !offered.isEmpty else { return [] }
+        var confirmed: [(id: String, model: Model, reached: [ResourceStore.Key])] = []
+        confirmed.reserveCapacity(offered.count)
+        let shown = store.shownAsFetched(offered, type: Model.resourceType, depth: LiveDependencies.depth)
+        for (index, reached) in shown.enumerated() {
+            if let reached { confirmed.append((offered[index].id, models[index], reached)) }
+        }
+        return confirmed
     }
 }

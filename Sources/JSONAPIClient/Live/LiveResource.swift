@@ -129,8 +129,8 @@ public final class LiveResource<Model: Resource> {
         self.id = id
         guard let store = request.session.store else { return }
         dependencies.removeAll()
-        observer = LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] changes in
-            self?.apply(changes, id: id, from: store)
+        observer = LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] batch in
+            self?.apply(batch.changes, id: id, from: store)
         }
     }
 

@@ -129,7 +129,7 @@ extension Session {
             }
             return try decoder.decodeKeepingRecords(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
         }
-        if let keeping, let records { keeping.merge(records, from: response.body) }
+        if let keeping, let records { keeping.merge(records, from: response.body, decoded: document.data) }
         let page = PageContext(
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)

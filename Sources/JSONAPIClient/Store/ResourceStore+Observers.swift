@@ -3,10 +3,13 @@
 /// turn later.
 extension ResourceStore {
     /// Calls `deliver` with each batch of changes to records of `type` (of every type when `nil`), on the thread
-    /// that made them and outside the store's lock (so it may read the store), until ``removeObserver(_:)``.
+    /// that made them and outside the store's lock (so it may read the store), until ``removeObserver(_:)``; with
+    /// a batch a fetch's merge made, what the fetch decoded (``FetchedModels``).
     ///
     /// - Returns: The observer's number, to remove it with.
-    func addObserver(type: String?, _ deliver: @escaping @Sendable ([StoreChange]) -> Void) -> UInt64 {
+    func addObserver(
+        type: String?, _ deliver: @escaping @Sendable ([StoreChange], FetchedModels?) -> Void
+    ) -> UInt64 {
         withMergedState { state in
             state.nextObserver += 1
             state.observers[state.nextObserver] = Observer(type: type, id: nil, deliver: deliver)

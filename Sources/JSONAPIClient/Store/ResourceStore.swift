@@ -135,7 +135,8 @@ public final class ResourceStore: Sendable {
         /// decoded from too).
         var type: String?
         var id: String?
-        var deliver: @Sendable ([StoreChange]) -> Void
+        /// Takes a batch of changes and, when a fetch's merge made them, what the fetch decoded.
+        var deliver: @Sendable ([StoreChange], FetchedModels?) -> Void
     }
 
     /// What the store holds, behind its lock: the four parts, each a value that can be read and tested alone
@@ -479,7 +480,10 @@ public final class ResourceStore: Sendable {
     /// merged, so that merging them parses nothing. While someone observes the store they are merged at once, after
     /// the bodies before them (the observers are told); otherwise they wait, as the body did. Nothing when `body`
     /// does not wait (a read merged it meanwhile, or the store did not keep it).
-    func merge(_ records: ResourceRecords, from body: Data) {
+    ///
+    /// - Parameter decoded: The primary data the decode gave, handed to the observers with the changes (a live list
+    ///   of the same model type shows those models rather than decoding the records again: ``FetchedModels``).
+    func merge(_ records: ResourceRecords, from body: Data, decoded: (any Sendable)? = nil) {
         if writer != nil, state.withLock({ $0.records.readsDisk && !$0.observers.isEmpty }) {
             faultInWaiting()
             faultIn(Self.keys(of: records))
@@ -495,7 +499,7 @@ public final class ResourceStore: Sendable {
             changes += merge(records, into: &state)
             return (changes, changes.isEmpty ? [] : Array(state.observers.values))
         }
-        notify(observers, of: changes)
+        notify(observers, of: changes, fetched: decoded.map { FetchedModels(records: records, data: $0) })
     }
 
     /// Merges a waiting body: its records when its decode handed them over, else the body parsed now.
@@ -809,7 +813,9 @@ public final class ResourceStore: Sendable {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
         let number = withMergedState { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(type: type, id: id) { deliver($0, continuation) }
+            state.observers[state.nextObserver] = Observer(type: type, id: id) { changes, _ in
+                deliver(changes, continuation)
+            }
             return state.nextObserver
         }
         continuation.onTermination = { [weak self] _ in
@@ -819,15 +825,17 @@ public final class ResourceStore: Sendable {
         return stream
     }
 
-    func notify(_ observers: [Observer], of changes: [StoreChange]) {
+    /// Tells `observers` of `changes` (each of those to the records it observes), with what the fetch whose merge
+    /// made them decoded, when one did (``FetchedModels``).
+    func notify(_ observers: [Observer], of changes: [StoreChange], fetched: FetchedModels? = nil) {
         guard !changes.isEmpty else { return }
         for observer in observers {
             guard let type = observer.type else {
-                observer.deliver(changes)
+                observer.deliver(changes, fetched)
                 continue
             }
             let relevant = changes.filter { $0.type == type && (observer.id == nil || $0.id == observer.id) }
-            if !relevant.isEmpty { observer.deliver(relevant) }
+            if !relevant.isEmpty { observer.deliver(relevant, fetched) }
         }
     }
 }

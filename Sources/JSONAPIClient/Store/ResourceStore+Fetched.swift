@@ -1,0 +1,174 @@
+import JSONAPIClientCore
+
+/// The models a fetch decoded, handed to the live objects with the changes its merge made, so that a list of the same
+/// model type shows them instead of decoding the records again (`live-apply`: a walk of 10,000 changed articles
+/// decoded each of them twice, once for the fetch and once for the list).
+extension ResourceStore {
+    /// What a fetch decoded from a response whose records the store has just merged: the response's records (its
+    /// tape) and the fetch's primary data, as decoded from them.
+    ///
+    /// A model here is what the store shows of its resource only while the store still shows every record the model
+    /// was decoded from as that response had it: ``shownAsFetched(_:type:)`` says which still are.
+    struct FetchedModels: Sendable {
+        /// The response's records, as the store merged them.
+        let records: ResourceRecords
+        /// The fetch's primary data: `[Model]`, `Model` or `Model?` of the fetch's model type.
+        let data: any Sendable
+
+        /// The models of `Model`'s type in the primary data (none when the fetch decoded another type, even one of
+        /// the same resource type: what it decoded is not what a read of `Model` would).
+        func models<Model: Resource>(_ type: Model.Type) -> [Model] {
+            if let models = data as? [Model] { return models }
+            if let model = data as? Model { return [model] }
+            return []
+        }
+    }
+
+    /// Which of `offered` — models' ids of resource type `type`, each with the records of the response its fetch
+    /// decoded it from — the store shows exactly as that response had them, so that reading the model now would
+    /// decode it from the same text and give the same model.
+    ///
+    /// The model's own record must be the response's, still held by the store (not merged with a newer version
+    /// since, evicted, or compacted into a tape of its own). Every record its linkage reaches, as far as it goes
+    /// (what a read's walk meets, ``graph(from:)``), must be the response's too, or one the store holds written
+    /// exactly as the response wrote it (an included author that every page of a walk repeats: the store keeps the
+    /// first page's). None may have an optimistic write changing how it shows (``State/layeredKeys()``), and an
+    /// identifier the response holds no resource for must name no record the store has either (nor one a persisted
+    /// store has not read yet). Anything else is not confirmed, and the caller reads the model again. An id offered
+    /// from two responses is confirmed for one at most: the store holds its record in one tape.
+    ///
+    /// - Parameter depth: How many relationship steps from each model's record the keys reached are listed.
+    /// - Returns: By position in `offered`: for an offer confirmed, the keys its record reaches in at most `depth`
+    ///   steps (what ``linkedKeys(from:depth:)`` would give, found by the same walk); `nil` for one not confirmed.
+    func shownAsFetched(
+        _ offered: [(id: String, records: ResourceRecords)], type: String, depth: Int
+    ) -> [[Key]?] {
+        var confirmed = [[Key]?](repeating: nil, count: offered.count)
+        guard !offered.isEmpty else { return confirmed }
+        var byTape: [ObjectIdentifier: [Int]] = [:]
+        for (index, offer) in offered.enumerated() {
+            byTape[ObjectIdentifier(offer.records), default: []].append(index)
+        }
+        return withMergedState { state in
+            let layered = state.layeredKeys()
+            for offers in byTape.values {
+                guard let first = offers.first,
+                    var walk = FetchedWalk(offered[first].records, layered: layered, in: &state)
+                else { continue }
+                for index in offers {
+                    let key = Key(type: type, id: offered[index].id)
+                    confirmed[index] = walk.reached(from: key, depth: depth, in: state)
+                }
+                walk.end(&state)
+            }
+            return confirmed
+        }
+    }
+
+    /// A walk through one response's shared tape that confirms, model by model, that the store still shows what the
+    /// response had (``ResourceStore/shownAsFetched(_:type:)``).
+    private struct FetchedWalk {
+        /// What the store shows of a resource of the tape.
+        private enum Shown: UInt8 {
+            /// Not looked at yet.
+            case unknown
+            /// The tape's resource, or a record written exactly as it.
+            case same
+            /// Something else, or nothing.
+            case other
+        }
+
+        private let tape: ObjectIdentifier
+        private var use: SharedRecords
+        private let layered: Set<Key>
+        /// By position: what the store shows of it, found when a walk first meets it.
+        private var shown: [Shown]
+        /// By position: the walk (a model's number) that last met it, so that each model's walk starts afresh
+        /// without clearing anything.
+        private var met: [Int]
+        private var walks = 0
+        private var frontier: [Int] = []
+
+        /// A walk of `records` when the store holds records in it (as a response's shared tape).
+        init?(_ records: ResourceRecords, layered: Set<Key>, in state: inout State) {
+            let tape = ObjectIdentifier(records)
+            guard let use = state.records.borrowTape(tape) else { return nil }
+            self.tape = tape
+            self.use = use
+            self.layered = layered
+            shown = Array(repeating: .unknown, count: use.held.count)
+            met = Array(repeating: 0, count: use.held.count)
+        }
+
+        /// Puts the tape's link table back, grown by the walk.
+        func end(_ state: inout State) {
+            state.records.putLinks(use.links, of: tape)
+        }
+
+        /// The keys the record of `key` reaches in at most `depth` steps, when the store shows it as this tape has
+        /// it and every record it reaches, however far, the same; else `nil`.
+        mutating func reached(from key: Key, depth: Int, in state: State) -> [Key]? {
+            guard !layered.contains(key), let stored = state.records[key]?.stored, stored.records === use.records,
+                let start = stored.position
+            else { return nil }
+            walks += 1
+            met[start] = walks
+            var reached: [Key] = []
+            // Identifiers of no resource of the tape, met already (a `Set` only when there are any).
+            var named: Set<Key> = []
+            var level = [start]
+            var step = 0
+            while !level.isEmpty {
+                step += 1
+                let listed = step <= depth
+                frontier.removeAll(keepingCapacity: true)
+                for position in level {
+                    for target in use.links.targets(of: position, in: use.records) {
+                        guard target >= 0 else {
+                            // The response holds no resource for it: the fetch left it unresolved, and so must the
+                            // store.
+                            guard let (type, id) = use.records.identifierKey(at: -Int(target) - 1) else { continue }
+                            let other = Key(type: type, id: id)
+                            guard state.visibleRecord(other) == nil, !state.records.needsRead(other) else { return nil }
+                            if listed, named.insert(other).inserted { reached.append(other) }
+                            continue
+                        }
+                        let position = Int(target)
+                        guard met[position] != walks else { continue }
+                        guard isShown(position, in: state) else { return nil }
+                        met[position] = walks
+                        frontier.append(position)
+                        if listed {
+                            let entry = use.records.resources[position]
+                            reached.append(Key(type: entry.type, id: entry.id))
+                        }
+                    }
+                }
+                swap(&level, &frontier)
+            }
+            return reached
+        }
+
+        /// Whether the store shows the resource at `position` as the tape has it: holds it, or a record written
+        /// exactly as it, with no optimistic write on it.
+        private mutating func isShown(_ position: Int, in state: State) -> Bool {
+            switch shown[position] {
+            case .same: return true
+            case .other: return false
+            case .unknown: break
+            }
+            let entry = use.records.resources[position]
+            let key = Key(type: entry.type, id: entry.id)
+            let same: Bool
+            if layered.contains(key) {
+                same = false
+            } else if use.held[position] {
+                same = true
+            } else {
+                same = state.records[key].map { $0.stored.isWrittenAs(entry.record(in: use.records)) } ?? false
+            }
+            shown[position] = same ? .same : .other
+            return same
+        }
+    }
+}
