@@ -54,7 +54,7 @@ struct AccountSwitchTests {
         let store = try #require(api.store)
         try await Self.aliceWrites(api, server)
         let evicted = LockedValue<[StoreChange]>([])
-        let observer = store.addObserver(type: nil) { changes in evicted.withLock { $0 += changes } }
+        let observer = store.addObserver(type: nil) { changes, _ in evicted.withLock { $0 += changes } }
         defer { store.removeObserver(observer) }
         let aliceQueue = api.writeQueue
 

@@ -108,7 +108,7 @@ struct NoAccountTests {
         server.go(online: false)
         #expect(try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Sent" }.queued != nil)
         let evicted = LockedValue<[StoreChange]>([])
-        let observer = store.addObserver(type: nil) { changes in evicted.withLock { $0 += changes } }
+        let observer = store.addObserver(type: nil) { changes, _ in evicted.withLock { $0 += changes } }
         defer { store.removeObserver(observer) }
         let clears = store.clears
         token.current = "B"  // another user signed in; the app did not clear the store
@@ -174,7 +174,7 @@ struct NoAccountTests {
                 baseURL: exampleBase, client: server,
                 configuration: .init(middlewares: [BearerTokenMiddleware { token.current }], store: .init()))
             let store = try #require(api.store)
-            let observer = observed ? store.addObserver(type: nil) { _ in } : nil
+            let observer = observed ? store.addObserver(type: nil) { _, _ in } : nil
             defer { observer.map(store.removeObserver) }
             let memos = api.source(Memo.self, .path("memos/<id>"))
             let late = Task { try await memos.fetch(id: "a").result() }
