@@ -106,7 +106,6 @@ extension ResourceStore {
             var shown = target.state
             shown.observers = state.observers
             shown.nextObserver = state.nextObserver
-            shown.clock = max(shown.clock, state.clock)
             shown.clears = state.clears
             shown.recordsUsed = shown.recordsUsed || state.recordsUsed
             old.observers = [:]
