@@ -561,6 +561,21 @@ struct StorePersistenceTests {
         #expect(reopened.record(type: "articles", id: "1")?.attributes?["title"] == "new")
     }
 
+    @Test("Rows read before a clear or an account switch are not placed after it, and are read again when asked")
+    func readBeforeSwitchNotPlaced() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = try await Self.savedLabels(0..<3, in: directory)
+        let store = ResourceStore(configuration: .init(persistence: persistence))
+        let keys = (0..<3).map { ResourceStore.Key(type: "labels", id: "\($0)") }
+        let rows = try #require(store.writer?.records(keys))
+        #expect(!store.place(rows, asked: keys, epoch: store.clears &+ 1))  // read under another epoch: not placed
+        #expect(store.parts.records.count == 0)
+        #expect(store.place(rows, asked: keys, epoch: store.clears))
+        #expect(store.parts.records.count == 3)
+        #expect(store.graph(from: keys)?.primary.count == 3)
+    }
+
     @Test("A fault asking for 256 rows or more of a type reads the whole type when they are a quarter of it or more, else by id", arguments: [(255, 255), (256, 1024), (256, 1025)])
     func wholeTypeReads(asked: Int, stored: Int) async throws {
         let directory = Self.directory()

@@ -39,13 +39,17 @@ extension ResourceStore {
     /// write elsewhere costs the others nothing.
     ///
     /// A persisted store reads the rows the walk needs and has not read (``faultIn(_:)``) and walks again, a step of
-    /// linkage deeper each time, until the walk meets none: the lock is never held across the database.
+    /// linkage deeper each time, until the walk meets none — or meets the same ones again (their rows could not be
+    /// placed: the store switched account or was cleared meanwhile), so that the walk always ends: the lock is never
+    /// held across the database.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
         faultIn(keys)
+        var asked: [Key] = []
         while true {
             let (graph, unread) = walkGraph(from: keys)
-            guard !unread.isEmpty, writer != nil else { return graph }
+            guard !unread.isEmpty, unread != asked, writer != nil else { return graph }
             faultIn(unread)
+            asked = unread
         }
     }
 
