@@ -88,10 +88,19 @@ extension ResourceStore {
             target = parked
         } else {
             let configuration = configuration
-            let (backing, contents, owner) = await withCheckedContinuation { continuation in
+            // Handed over through a lock, not as the continuation's value: what the queue made (the lineage's
+            // storage, the writer's connections) is then published by a lock the thread sanitizer sees.
+            let opened = LockedValue<(Backing, StoreFile.Contents?, CredentialDigest?)?>(nil)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(returning: Self.open(account: account, configuration: configuration))
+                    let made = Self.open(account: account, configuration: configuration)
+                    opened.withLock { $0 = made }
+                    continuation.resume()
                 }
+            }
+            guard let (backing, contents, owner) = opened.withLock({ $0 }) else {
+                // Not reached: the queue sets it before it resumes. Nothing is switched.
+                throw JSONAPIClientError(code: .storeNotSaved, detail: "the account's partition was not opened")
             }
             let state = Self.opened(
                 contents, owner: owner, waitsForOwner: account == nil, limit: configuration.maxResponseBytes)
