@@ -305,3 +305,27 @@ extension LiveFetchedModelsTests {
         }
     }
 }
+
+@Suite("Live dependencies")
+struct LiveDependenciesTests {
+    static func keys(_ ids: [String]) -> [ResourceStore.Key] { ids.map { ResourceStore.Key(type: "people", id: $0) } }
+
+    @Test(
+        "A model that reaches other records now moves only the keys that differ: a dropped one no longer reaches it, a kept one and a new one do",
+        arguments: [8, 40])  // compared by scanning (8 × 8 ≤ 256), and through a set (40 × 40)
+    func noteMovesTheDifference(count: Int) {
+        var dependencies = LiveDependencies()
+        let before = (0..<count).map(String.init)
+        let after = Array(before.dropFirst()) + ["new"]
+        dependencies.note("a1", reaches: Self.keys(before))
+        dependencies.note("a2", reaches: Self.keys(["0"]))
+        dependencies.note("a1", reaches: Self.keys(after))
+        #expect(dependencies.models(reaching: "people", id: "0") == ["a2"])  // dropped by a1
+        #expect(dependencies.models(reaching: "people", id: "1") == ["a1"])  // kept
+        #expect(dependencies.models(reaching: "people", id: "new") == ["a1"])  // added
+        dependencies.note("a1", reaches: [])
+        #expect(dependencies.models(reaching: "people", id: "1").isEmpty)
+        dependencies.forget("a2")
+        #expect(dependencies.models(reaching: "people", id: "0").isEmpty)
+    }
+}
