@@ -277,6 +277,24 @@ struct LiveListTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("In one batch of changes, a model removed then written again stays in the list, with what was written")
+    func removedThenUpdatedInOneBatch() async throws {
+        let list = list(prefetch: 0)
+        await list.load()
+        let store = try #require(api.store)
+        let renamed = ResourceObject(type: "articles", id: "1", attributes: ["title": "Back"])
+        // Both changes made off the main actor while it waits: they reach the list in one batch.
+        DispatchQueue.global().sync {
+            store.remove(type: "articles", id: "1")
+            store.merge([renamed])
+        }
+        await Observed.until("the list shows the article written again") {
+            list.resources.first?.title == "Back"
+        }
+        #expect(list.resources.count == 2, "\(list.resources.map(\.title))")
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Without a store the list still pages, and shows what its fetches return")
     func withoutStore() async throws {
         let api = Session(baseURL: ScriptedArticles.baseURL, client: server.client, configuration: .init(store: nil))

@@ -305,6 +305,8 @@ struct CredentialLineageTests {
         let new = HTTPRequest(method: .get, url: base, headerFields: Self.fields("T2"))
         var context = MiddlewareContext(baseURL: base, origin: Origin(base), request: old, lineage: lineage)
         #expect(context == MiddlewareContext(baseURL: base, isSameOrigin: true))
+        #expect(context != MiddlewareContext(baseURL: base, isSameOrigin: false))
+        #expect(context != MiddlewareContext(baseURL: URL(string: "https://other.example.com")!, isSameOrigin: true))
         #expect(context.hashValue == MiddlewareContext(baseURL: base, isSameOrigin: true).hashValue)
         context.isSameOrigin = false
         context.noteRenewal(from: old, to: new)
