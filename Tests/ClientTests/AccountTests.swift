@@ -72,6 +72,18 @@ struct AccountTests {
 
     static let memo = URL(string: "memos/1")!
 
+    /// A `BearerTokenMiddleware` that sends `token` and, on a 401, refreshes it to `renewed`, noting each rejected
+    /// token in `refreshes`.
+    static func refreshing(_ token: Token, to renewed: String, counting refreshes: Token) -> BearerTokenMiddleware {
+        BearerTokenMiddleware(
+            token: { token.current },
+            refresh: { rejected in
+                refreshes.current += rejected
+                token.current = renewed
+                return renewed
+            })
+    }
+
     @Test("A token refreshed within a named account: the stored response answers, then revalidates with its ETag")
     func refreshKeepsCache() async throws {
         let server = Server(cacheControl: "no-cache")
@@ -154,15 +166,7 @@ struct AccountTests {
         let api = Session(
             baseURL: exampleBase, client: server,
             configuration: .init(
-                middlewares: [
-                    BearerTokenMiddleware(
-                        token: { token.current },
-                        refresh: { rejected in
-                            refreshes.current += rejected
-                            token.current = "T2"
-                            return "T2"
-                        })
-                ],
+                middlewares: [Self.refreshing(token, to: "T2", counting: refreshes)],
                 writes: .offline, writeQueue: .init(firstDelay: .milliseconds(1), maxDelay: .milliseconds(5)),
                 account: account))
         let memos = api.source(Memo.self, .path("memos/<id>"))

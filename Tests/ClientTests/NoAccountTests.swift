@@ -62,15 +62,7 @@ struct NoAccountTests {
         Session(
             baseURL: exampleBase, client: server,
             configuration: .init(
-                middlewares: [
-                    BearerTokenMiddleware(
-                        token: { token.current },
-                        refresh: { rejected in
-                            refreshes.current += rejected
-                            token.current = renewed
-                            return renewed
-                        })
-                ],
+                middlewares: [AccountTests.refreshing(token, to: renewed, counting: refreshes)],
                 store: .init(persistence: directory.map { .init(directory: $0, delay: .seconds(3600)) }),
                 writes: .offline, writeQueue: .init(firstDelay: .milliseconds(1), maxDelay: .milliseconds(5))))
     }
