@@ -108,9 +108,7 @@ extension ResourceStore {
         }
         let (left, unsaved, changes, observers) = state.withLock { state -> (Backing, Unsaved, [StoreChange], [Observer]) in
             var old = state
-            let unsaved = Unsaved(
-                records: old.records.unsaved.take().map { (key: $0, record: old.records[$0]) },
-                responses: old.responses.unsaved.take().map { (key: $0, response: old.responses[$0]) })
+            let unsaved = old.takeUnsaved()
             let changes = state.dropRecords()  // counts the clear, and tells what the observers saw go
             var shown = target.state
             shown.observers = state.observers
@@ -127,7 +125,7 @@ extension ResourceStore {
             return (left, unsaved, changes, Array(state.observers.values))
         }
         left.writer?.saveRemaining(unsaved)  // what changed between the flush and the switch
-        if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
+        saveLeftOut()
         notify(observers, of: changes)
     }
 

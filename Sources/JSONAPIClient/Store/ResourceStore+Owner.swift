@@ -37,6 +37,14 @@ extension ResourceStore {
 }
 
 extension ResourceStore.State {
+    /// Takes what changed since the last save: the records and responses of the keys noted, each with its value
+    /// now (`nil`: gone).
+    mutating func takeUnsaved() -> ResourceStore.Unsaved {
+        let changedRecords = records.unsaved.take().map { (key: $0, record: records[$0]) }
+        let changedResponses = responses.unsaved.take().map { (key: $0, response: responses[$0]) }
+        return ResourceStore.Unsaved(records: changedRecords, responses: changedResponses)
+    }
+
     /// Empties the records, the optimistic layers and the bodies waiting, and counts a clear.
     ///
     /// - Returns: The changes to tell the observers: each record and layer observed, evicted.

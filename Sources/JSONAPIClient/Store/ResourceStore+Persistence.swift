@@ -157,10 +157,14 @@ extension ResourceStore {
             // A save of a writer the store switched away from (``switchAccount(to:)``) takes nothing of the account
             // shown now: the switch handed its own changes over.
             if let writer, backing.withLock({ $0.writer }) !== writer { return Unsaved(records: [], responses: []) }
-            let records = state.records.unsaved.take().map { (key: $0, record: state.records[$0]) }
-            let responses = state.responses.unsaved.take().map { (key: $0, response: state.responses[$0]) }
-            return Unsaved(records: records, responses: responses)
+            return state.takeUnsaved()
         }
+    }
+
+    /// Schedules a save when opening a partition left stored responses out (past the limit): the save deletes
+    /// their rows.
+    func saveLeftOut() {
+        if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
     }
 
     /// Puts back the keys of a save that failed, so that the next save writes them (with their values then).
@@ -172,9 +176,9 @@ extension ResourceStore {
     }
 
     /// Fills a new state with the stored responses its database holds, oldest change first, within the limit,
-    /// and starts noting what changes: what the limit left out is deleted by the next save (the caller schedules
-    /// it when there is any: `responses.unsaved` is not empty), what was loaded is not written again. The records are read as they are asked for
-    /// (``faultIn(_:)``): another process may save some at any time.
+    /// and starts noting what changes: what the limit left out is deleted by the next save (``saveLeftOut()``),
+    /// what was loaded is not written again. The records are read as they are asked for (``faultIn(_:)``): another
+    /// process may save some at any time.
     static func load(_ contents: StoreFile.Contents, into state: inout State, limit: Int) {
         state.records.unsaved.track()
         state.responses.unsaved.track()

@@ -305,7 +305,7 @@ public final class ResourceStore: Sendable {
             state = Self.opened(
                 contents, owner: owner, waitsForOwner: ofSession && account == nil, limit: configuration.maxResponseBytes)
         }
-        if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
+        saveLeftOut()
     }
 
     /// With persistence, hands what changed since the last save to the writer, which writes it on its own queue:
