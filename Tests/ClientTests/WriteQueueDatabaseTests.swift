@@ -255,7 +255,7 @@ struct WriteQueueDatabaseTests {
         let storage = WriteQueueDatabase(directory: directory, log: { _ in })
         try storage.save([.insert(Self.entry("a"))])
         let database = try PartitionDatabase.open(in: directory, log: { _ in })
-        #expect(try database.userVersion() == 2)
+        #expect(try database.userVersion() == Int64(PartitionDatabase.schemaVersion))
         #expect(try database.rows("SELECT count(*) FROM records").first?.first?.integer == 0)
         #expect(try database.rows("SELECT count(*) FROM write_queue").first?.first?.integer == 1)
     }

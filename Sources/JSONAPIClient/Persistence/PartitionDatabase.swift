@@ -35,8 +35,9 @@ enum PartitionDatabase {
     static let defaultPartition = "default"
     /// `JAPI`: marks a file as this library's (`PRAGMA application_id`).
     static let applicationID: Int32 = 0x4A41_5049
-    /// The schema this library writes: 2, the write queue (1) and the store (``storeTables``).
-    static let schemaVersion: Int32 = 2
+    /// The schema this library writes: 3, the write queue (1), the store (``storeTables``, 2) and the outlines of
+    /// bodies (``outlineColumn``, 3).
+    static let schemaVersion: Int32 = 3
 
     /// The tables of schema 1 (a new file gets these and ``storeTables`` at once).
     ///
@@ -64,7 +65,11 @@ enum PartitionDatabase {
     /// status, header fields, `Vary`, freshness and collection types (``StoreFile/appendResponse(_:for:to:)``, with
     /// no body), `body_id` the row of its body in `response_bodies`. The body has a table of its own so that what
     /// changes without it — a `304`'s freshness, the same body fetched again — rewrites the small row only: SQLite
-    /// writes a row whole, overflow pages included. A save replaces a changed row whole (`INSERT OR REPLACE`), which
+    /// writes a row whole, overflow pages included. A body is kept as its outline (``ResponseOutline``: the text
+    /// around its resources, which are rows of `records`), the response's `whole_size` the body's size as it came;
+    /// or whole, `whole_size` `NULL` (a body without resources to cut out): a walk writes each resource once. (The
+    /// size is the response's, not the body row's: a column after a large blob is read through its overflow pages,
+    /// and opening reads every response's.) A save replaces a changed row whole (`INSERT OR REPLACE`), which
     /// gives it the next rowid: reading by rowid reads the least recently changed first, the order eviction wants.
     /// A row keeps its key in a table with a rowid rather than `WITHOUT ROWID`, since records and bodies are often
     /// larger than a twentieth of a page.
@@ -81,6 +86,7 @@ enum PartitionDatabase {
             accept TEXT NOT NULL,
             response BLOB NOT NULL,
             body_id INTEGER NOT NULL,
+            whole_size INTEGER,
             UNIQUE (partition, url, accept)
         );
         CREATE TABLE response_bodies (
@@ -88,6 +94,10 @@ enum PartitionDatabase {
             body BLOB NOT NULL
         );
         """
+
+    /// What schema 3 adds to a file of schema 2: the size of a body kept as its outline (``storeTables``); the
+    /// bodies of schema 2 are whole (`NULL`).
+    static let outlineColumn = "ALTER TABLE responses ADD COLUMN whole_size INTEGER;"
 
     /// The partition of `account` (``Session/Configuration/account``), `nil` for none (``defaultPartition``):
     /// `account-` and 32 hexadecimal digits, a digest of the identifier under a key fixed in the library, so that
@@ -168,8 +178,8 @@ enum PartitionDatabase {
     private static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
         if let foreign = try check(database) { return foreign }
         guard try database.userVersion() < Int64(schemaVersion) else { return nil }
-        // New, or of schema 1: made or migrated in a write transaction, checked again inside it, since another
-        // process may be doing it too.
+        // New, or of an earlier schema: made or migrated in a write transaction, checked again inside it, since
+        // another process may be doing it too.
         return try database.immediateTransaction { () throws(SQLiteError) -> String? in
             if let foreign = try check(database) { return foreign }
             switch try database.userVersion() {
@@ -178,6 +188,8 @@ enum PartitionDatabase {
                 try database.setApplicationID(applicationID)
             case 1:
                 try database.executeScript(storeTables)
+            case 2:
+                try database.executeScript(outlineColumn)
             default:
                 return nil
             }

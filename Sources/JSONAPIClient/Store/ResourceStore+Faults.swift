@@ -60,12 +60,14 @@ extension ResourceStore {
 
     /// Reads the rows the bodies waiting to be merged will merge into, before they are merged: each body not
     /// handed over yet is parsed here, outside the lock, and handed over as records (it is parsed once all the
-    /// same), so that its keys are known.
+    /// same), so that its keys are known. The keys of all the bodies are read at once: a type many of them list
+    /// is read in one pass over its rows (``faultIn(_:)``), not by id page after page.
     func faultInWaiting() {
         guard writer != nil else { return }
         let waiting = state.withLock { state -> [WaitingBody] in
             state.records.readsDisk ? state.waiting.bodies : []
         }
+        var keys: [Key] = []
         for body in waiting {
             let records: ResourceRecords
             if let handed = body.records {
@@ -80,8 +82,9 @@ extension ResourceStore {
                 guard handed else { continue }  // merged meanwhile
                 records = parsed
             }
-            faultIn(Self.keys(of: records))
+            keys += Self.keys(of: records)
         }
+        faultIn(keys)
     }
 
     /// The keys of the resources of `records`.

@@ -13,7 +13,10 @@ extension ResourceStore {
     /// once and returns when it is committed — call it when the app moves to the background, since changes of the
     /// last ``delay`` are otherwise lost if the process is then killed; ``ResourceStore/clear()`` deletes the rows
     /// (a `flush()` after it returns once they are gone). A save keeps the database within
-    /// ``ResourceStore/Configuration/maxResources`` records, the least recently written going first.
+    /// ``ResourceStore/Configuration/maxResources`` records, the least recently written going first. A stored
+    /// response's resources are written once, as records: its body keeps the text around them and is put back
+    /// together from the records when first used after a launch (one whose resources are not all in the store any
+    /// more is fetched again).
     ///
     /// ```swift
     /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]

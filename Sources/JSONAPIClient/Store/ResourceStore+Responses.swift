@@ -17,8 +17,10 @@ extension ResourceStore {
     ///   - request: The request as the transport gets it.
     ///   - key: Its key, when the caller has it already.
     ///
-    /// A persisted store reads the body of a response it has not used since it opened now (without its lock); one
-    /// whose body is gone from the database (another process replaced it) is removed, and `nil` returned.
+    /// A persisted store reads the body of a response it has not used since it opened now (without its lock),
+    /// rebuilding it from the records when the database kept its outline (``ResponseOutline``); one whose body is
+    /// gone from the database (another process replaced it) is removed, and `nil` returned; one whose records are not
+    /// all in the store any more is not answered with (`nil`: it is fetched again, and replaced).
     func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
         let key = key ?? responseKey(for: request)
         let digestKey = digestKey
@@ -29,17 +31,33 @@ extension ResourceStore {
             return (state.responses.use(key, at: state.tick()), state.clears)
         }
         guard let found, let unread = found.unreadBody, let writer else { return found }
-        let body = writer.body(unread)
+        var body: Data?
+        switch writer.body(unread, for: key) {
+        case .whole(let whole)?:
+            body = whole
+        case .outline(let outline)?:
+            guard let rebuilt = rebuild(outline) else { return nil }
+            body = rebuilt
+        case nil:
+            body = nil
+        }
         let (stored, removed) = state.withLock { state -> (StoredResponse?, Bool) in
             guard state.clears == epoch else { return (nil, false) }  // another account's database now
             guard let now = state.responses[key] else { return (nil, false) }
             guard now.unreadBody == unread else { return (now, false) }  // replaced, or read by another thread
-            guard let body, body.count == unread.count else { return (nil, state.responses.remove(key) != nil) }
+            guard let body else { return (nil, state.responses.remove(key) != nil) }
             state.responses.readBody(body, for: key)
             return (state.responses[key], false)
         }
         if removed { changed() }
         return stored
+    }
+
+    /// The body of `outline` with its resources' objects as the store holds them now (read from the database first
+    /// when needed, ``faultIn(_:)``), after merging the bodies waiting; `nil` when one is missing.
+    func rebuild(_ outline: ResponseOutline) -> Data? {
+        faultIn(outline.keys)
+        return withMergedState { state in outline.body(records: { state.records[$0]?.stored }) }
     }
 
     /// Keeps `response` as the latest for `request`, evicting the least recently used responses past the byte

@@ -470,10 +470,12 @@ public final class ResourceStore: Sendable {
     }
 
     /// Whether the store takes `body`'s records from its decode (``merge(_:from:)``): the body waits to be merged,
-    /// and the store's records have been used. A store never used keeps its bodies as they came, parsed only if it
-    /// is ever read: the `pipeline` benchmark's session (a store nobody reads) decodes each page as if it had none.
+    /// and the store's records have been used or are persisted (a save merges every body: parsed once either way).
+    /// A store in memory never used keeps its bodies as they came, parsed only if it is ever read: the `pipeline`
+    /// benchmark's session (a store nobody reads) decodes each page as if it had none.
     func takesRecords(of body: Data) -> Bool {
-        state.withLock { state in state.recordsUsed && state.waiting.contains(body) }
+        let persisted = writer != nil
+        return state.withLock { state in (state.recordsUsed || persisted) && state.waiting.contains(body) }
     }
 
     /// Takes `records`, parsed from `body` by its typed decode, in `body`'s place among the bodies waiting to be

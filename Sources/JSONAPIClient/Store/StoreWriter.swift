@@ -173,7 +173,7 @@ final class StoreWriter: @unchecked Sendable {
         var contents = StoreFile.Contents()
         var damaged: [Int64] = []
         let responses = try database.rows(
-            "SELECT r.rowid, r.response, r.body_id, length(b.body) FROM responses r "
+            "SELECT r.rowid, r.response, r.body_id, coalesce(r.whole_size, length(b.body)) FROM responses r "
                 + "LEFT JOIN response_bodies b ON b.id = r.body_id ORDER BY r.rowid")
         for row in responses {
             guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
@@ -312,18 +312,41 @@ final class StoreWriter: @unchecked Sendable {
         return found
     }
 
-    /// The body left in the database as `unread` (``StoredResponse/unreadBody``), through the reader connection on
-    /// the caller's thread.
+    /// A body as the database keeps it: whole, or its outline (``ResponseOutline``), which the store rebuilds from
+    /// its records.
+    enum StoredBody: Equatable {
+        case whole(Data)
+        case outline(ResponseOutline)
+    }
+
+    /// The body left in the database as `unread` (``StoredResponse/unreadBody``) for the response under `key`,
+    /// through the reader connection on the caller's thread: read only while the response's row still names it, so
+    /// that a row id another process gave to another body since is never read as this one's.
     ///
-    /// - Parameter unread: Where the body is.
+    /// - Parameters:
+    ///   - unread: Where the body is.
+    ///   - key: The response's key.
     /// - Returns: The body; `nil` when it is gone (another process replaced the response) or cannot be read (logged).
-    func body(_ unread: StoredResponse.UnreadBody) -> Data? {
+    func body(_ unread: StoredResponse.UnreadBody, for key: ResponseKey) -> StoredBody? {
+        let row: [SQLiteValue]?
         do {
-            return try reader.withLock { reader throws(SQLiteError) -> Data? in
-                try reader.rows("SELECT body FROM response_bodies WHERE id = ?", [.integer(unread.id)]).first?.first?.blob
+            row = try reader.withLock { reader throws(SQLiteError) -> [SQLiteValue]? in
+                try reader.rows(
+                    "SELECT b.body, r.whole_size FROM responses r JOIN response_bodies b ON b.id = r.body_id "
+                        + "WHERE r.partition = ? AND r.url = ? AND r.accept = ? AND r.body_id = ?",
+                    [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept), .integer(unread.id)]
+                ).first
             }
         } catch {
             persistence.log("JSONAPIClient store: could not read a stored response's body (\(error)); it is fetched again")
+            return nil
+        }
+        guard let row, row.count == 2, let bytes = row[0].blob else { return nil }
+        guard row[1].integer != nil else { return .whole(bytes) }
+        do {
+            return .outline(try ResponseOutline(bytes: bytes))
+        } catch {
+            persistence.log("JSONAPIClient store: a stored response's body did not read (\(error.description)); it is fetched again")
             return nil
         }
     }
@@ -405,18 +428,50 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// Sets `row` of the `meta` table to `value` on the queue, after any save in progress — and, when
-    /// `removingRecords`, deletes every record in the same transaction (their owner changed: ``ResourceStore/admit(_:)``).
-    /// A failure is logged: the row is set again at the next change.
+    /// `removingRecords`, deletes every record in the same transaction (their owner changed: ``ResourceStore/admit(_:)``),
+    /// the bodies kept as outlines written whole first, since the stored responses stay (each answers its own
+    /// credentials). A failure is logged: the row is set again at the next change.
     func setMeta(_ row: String, _ value: SQLiteValue, removingRecords: Bool = false) {
         queue.async { [self] in
             do throws(SQLiteError) {
                 try database.immediateTransaction { () throws(SQLiteError) in
-                    if removingRecords { try database.execute("DELETE FROM records") }
+                    if removingRecords {
+                        try writeOutlinesWhole()
+                        try database.execute("DELETE FROM records")
+                    }
                     try database.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(row), value])
                 }
             } catch {
                 persistence.log("JSONAPIClient store: could not keep \(row): \(error)")
             }
+        }
+    }
+
+    /// Writes each body kept as an outline whole, from the records' rows (in the caller's transaction, before they
+    /// are deleted); one whose records are not all there stays an outline, and its response is fetched again when
+    /// next used.
+    private func writeOutlinesWhole() throws(SQLiteError) {
+        let rows = try database.rows(
+            "SELECT r.rowid, b.id, b.body FROM responses r JOIN response_bodies b ON b.id = r.body_id "
+                + "WHERE r.whole_size IS NOT NULL")
+        for row in rows {
+            guard row.count == 3, let response = row[0].integer, let body = row[1].integer, let bytes = row[2].blob,
+                let outline = try? ResponseOutline(bytes: bytes)
+            else { continue }
+            var objects: [ResourceStore.Key: Data] = [:]
+            for (type, keys) in Dictionary(grouping: outline.keys, by: \.type) {
+                for (id, object) in try Self.rows(of: keys.map(\.id), type: type, in: database) {
+                    objects[ResourceStore.Key(type: type, id: id)] = object
+                }
+            }
+            let whole = outline.body { key, body in
+                guard let object = objects[key] else { return false }
+                body.append(contentsOf: object)
+                return true
+            }
+            guard let whole else { continue }
+            try database.execute("UPDATE response_bodies SET body = ? WHERE id = ?", [.blob(whole), .integer(body)])
+            try database.execute("UPDATE responses SET whole_size = NULL WHERE rowid = ?", [.integer(response)])
         }
     }
 
@@ -514,40 +569,52 @@ final class StoreWriter: @unchecked Sendable {
 
     /// Replaces or deletes the rows of the response under `key` (in the caller's transaction): its body's row only
     /// when the body is not the one stored (compared byte for byte, once the lengths agree: a body of another
-    /// length is not read back), so that a `304` or the same body fetched again writes the small row alone.
+    /// length is not read back), so that a `304` or the same body fetched again writes the small row alone. A body
+    /// is written as its outline (``ResponseOutline``) when it has one — its resources are the records' rows, which
+    /// the store saves with it — else whole.
     private func write(_ stored: StoredResponse?, for key: ResponseKey) throws(SQLiteError) {
         let keyValues: [SQLiteValue] = [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
         let old = try database.rows(
-            "SELECT r.body_id, length(b.body) FROM responses r LEFT JOIN response_bodies b ON b.id = r.body_id "
-                + "WHERE r.partition = ? AND r.url = ? AND r.accept = ?", keyValues).first
+            "SELECT r.body_id, length(b.body), r.whole_size FROM responses r "
+                + "LEFT JOIN response_bodies b ON b.id = r.body_id WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
+            keyValues
+        ).first
         let oldBody = old?.first?.integer
         guard let stored else {
             if let oldBody { try database.execute("DELETE FROM response_bodies WHERE id = ?", [.integer(oldBody)]) }
             try database.execute("DELETE FROM responses WHERE partition = ? AND url = ? AND accept = ?", keyValues)
             return
         }
-        let body = stored.response.body
         let bodyID: Int64
+        let wholeSize: SQLiteValue
         if let unread = stored.unreadBody {
             // The body was never read: it is still the row's, unless another process replaced the response (then
-            // its newer row stays).
+            // its newer row stays), and kept as it was.
             guard oldBody == unread.id else { return }
             bodyID = unread.id
-        } else if let oldBody, old?.last?.integer == Int64(body.count),
-            try database.rows("SELECT body FROM response_bodies WHERE id = ?", [.integer(oldBody)]).first?.first?.blob == body
-        {
-            bodyID = oldBody
+            wholeSize = old?.last ?? .null
         } else {
-            if let oldBody { try database.execute("DELETE FROM response_bodies WHERE id = ?", [.integer(oldBody)]) }
-            try database.execute("INSERT INTO response_bodies (body) VALUES (?)", [.blob(body)])
-            bodyID = database.lastInsertRowID
+            let whole = stored.response.body
+            let outline = ResponseOutline(body: whole)
+            let body = outline?.bytes ?? whole
+            wholeSize = outline == nil ? .null : .integer(Int64(whole.count))
+            if let oldBody, old?.dropFirst().first?.integer == Int64(body.count), old?.last == wholeSize,
+                try database.rows("SELECT body FROM response_bodies WHERE id = ?", [.integer(oldBody)]).first?.first?.blob
+                    == body
+            {
+                bodyID = oldBody
+            } else {
+                if let oldBody { try database.execute("DELETE FROM response_bodies WHERE id = ?", [.integer(oldBody)]) }
+                try database.execute("INSERT INTO response_bodies (body) VALUES (?)", [.blob(body)])
+                bodyID = database.lastInsertRowID
+            }
         }
         var withoutBody = stored
         withoutBody.response.body = Data()
         withoutBody.unreadBody = nil
         try database.execute(
-            "INSERT OR REPLACE INTO responses (partition, url, accept, response, body_id) VALUES (?, ?, ?, ?, ?)",
-            keyValues + [.blob(Data(StoreFile.responseBytes(withoutBody, for: key))), .integer(bodyID)])
+            "INSERT OR REPLACE INTO responses (partition, url, accept, response, body_id, whole_size) VALUES (?, ?, ?, ?, ?, ?)",
+            keyValues + [.blob(Data(StoreFile.responseBytes(withoutBody, for: key))), .integer(bodyID), wholeSize])
     }
 
     /// A partition digest's 16 bytes, the responses' key column.

@@ -58,7 +58,7 @@ package struct ResourceRecord: Sendable {
     /// A tape keeps no container's byte offsets, so they are found from its strings': the `{` is the first
     /// non-blank byte before the first key, and the `}` closes the containers open after its last string, number or
     /// literal — past which the text holds only brackets, commas, colons and blanks (every string is a node).
-    var textRange: Range<Int>? {
+    package var textRange: Range<Int>? {
         let first = object + 1
         guard end > first, tape.kind(first) == .string else { return nil }
         let bytes = tape.bytes

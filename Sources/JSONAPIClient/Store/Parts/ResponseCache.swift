@@ -147,9 +147,11 @@ struct ResponseCache {
     }
 
     /// Puts the body read from the database in the response under `key`, which was left there
-    /// (``StoredResponse/unreadBody``); not a change to save.
+    /// (``StoredResponse/unreadBody``); not a change to save. A body rebuilt from its outline may differ in size
+    /// from the one stored (its records changed since): the bytes count the body now.
     mutating func readBody(_ body: Data, for key: ResponseKey) {
-        guard entries[key]?.unreadBody?.count == body.count else { return }
+        guard let unread = entries[key]?.unreadBody else { return }
+        bytes += body.count - unread.count
         entries[key]?.response.body = body
         entries[key]?.unreadBody = nil
     }
