@@ -109,10 +109,13 @@ extension Session {
         let listing = ListedTypes.of(Primary.self)
         let (sent, response, source, credentials) = try await exchange(
             request, url: try url ?? request.url(), listing: listing, decodes: true)
-        // A new body the store keeps waits for this decode's records (one parse); when the decode keeps none, the
-        // store merges the body itself if someone observes it (`settle`, which finds nothing to do otherwise).
+        // A new body the store keeps waits for this decode's records (one parse); when the decode hands none over
+        // (it failed), the store merges the body itself if someone observes it (`settle`, which finds nothing to do
+        // otherwise). Only then: a body that came again meanwhile — the same response, for a request that shared
+        // this exchange and arrived late — waits for its own decode's records, not for this settle's parse.
         let keeping = source == .network ? store.flatMap { $0.takesRecords(of: response.body) ? $0 : nil } : nil
-        defer { keeping?.settle() }
+        var handed = false
+        defer { if !handed { keeping?.settle() } }
         guard !response.body.isEmpty else {
             throw JSONAPIClientError(
                 code: .decodingFailed, detail: "HTTP \(response.status.code) with an empty body; expected a document",
@@ -129,7 +132,10 @@ extension Session {
             }
             return try decoder.decodeKeepingRecords(Document<Primary>.self, from: body, resourceMeta: readsResourceMeta)
         }
-        if let keeping, let records { keeping.merge(records, from: response.body, decoded: document.data) }
+        if let keeping, let records {
+            keeping.merge(records, from: response.body, decoded: document.data)
+            handed = true
+        }
         let page = PageContext(
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)
