@@ -218,13 +218,78 @@ struct ResponseOutlineTests {
         let url = URL(string: "articles")!
         let (api, _) = Self.session(directory)
         _ = try await api.fetch(url, as: [Article].self).result()
+        // A second body after it: a body written again would take a new row id, not the first one's back.
+        _ = try await api.fetch(URL(string: "articles?page=2")!, as: [Article].self).result()
         try await api.store?.flush()
         let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
         defer { database.close() }
-        let before = try database.rows("SELECT id FROM response_bodies")
+        let before = try database.rows("SELECT id FROM response_bodies ORDER BY id")
+        #expect(before.count == 2)
         _ = try await api.fetch(url, as: [Article].self).cachePolicy(.networkOnly).result()
         try await api.store?.flush()
-        #expect(try database.rows("SELECT id FROM response_bodies") == before)
+        #expect(try database.rows("SELECT id FROM response_bodies ORDER BY id") == before)
+    }
+
+    @Test("Another owner's first request writes the bodies kept as outlines whole; one whose record went stays an outline, not a body missing it")
+    func ownerChangeKeepsResponses() async throws {
+        let directory = StorePersistenceTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func session(_ token: String) -> (Session, CountingClient) {
+            let client = CountingClient(ScriptedClient { request in
+                var response = HTTPResponse.document(request.url.path.hasSuffix("stats") ? #"{"meta":{}}"# : Self.page)
+                response.headerFields.append("Cache-Control", "max-age=3600")
+                return response
+            })
+            let persistence = ResourceStore.Persistence(directory: directory)
+            let configuration = Session.Configuration(headerFields: [.authorization: "Bearer \(token)"], store: .init(persistence: persistence))
+            return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
+        }
+        let (alice, _) = session("alice")
+        _ = try await alice.fetch(URL(string: "articles")!, as: [Article].self).result()
+        try await alice.store?.flush()
+        alice.store?.remove(type: "people", id: "9")
+        try await alice.store?.flush()
+
+        let (bob, _) = session("bob")
+        _ = try await bob.fetch(URL(string: "stats")!).result()  // another owner: the records go
+        try await bob.store?.flush()
+        // Alice's page stays an outline (person 9 is gone: it cannot be put back), bob's body is whole.
+        #expect(try Self.bodyRows(directory).map { $0.whole != nil } == [true, false])
+
+        let (aliceAgain, client) = session("alice")
+        await #expect(throws: JSONAPIClientError.self) {
+            try await aliceAgain.fetch(URL(string: "articles")!, as: [Article].self).cachePolicy(.cacheOnly).result()
+        }
+        #expect(client.count == 0)
+    }
+
+    @Test("Another owner's first request writes a rebuildable outline whole: the first owner's page still answers after it")
+    func ownerChangeWritesWhole() async throws {
+        let directory = StorePersistenceTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func session(_ token: String) -> (Session, CountingClient) {
+            let client = CountingClient(ScriptedClient { request in
+                var response = HTTPResponse.document(request.url.path.hasSuffix("stats") ? #"{"meta":{}}"# : Self.page)
+                response.headerFields.append("Cache-Control", "max-age=3600")
+                return response
+            })
+            let persistence = ResourceStore.Persistence(directory: directory)
+            let configuration = Session.Configuration(headerFields: [.authorization: "Bearer \(token)"], store: .init(persistence: persistence))
+            return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
+        }
+        let (alice, _) = session("alice")
+        _ = try await alice.fetch(URL(string: "articles")!, as: [Article].self).result()
+        try await alice.store?.flush()
+        let (bob, _) = session("bob")
+        _ = try await bob.fetch(URL(string: "stats")!).result()
+        try await bob.store?.flush()
+        #expect(try Self.bodyRows(directory).map(\.whole) == [nil, nil])
+        #expect(try Self.bodyRows(directory).first?.size == Int64(Self.page.utf8.count))
+
+        let (aliceAgain, client) = session("alice")
+        let cached = try await aliceAgain.fetch(URL(string: "articles")!, as: [Article].self).cachePolicy(.cacheOnly).result()
+        #expect(cached.data?.map(\.title) == ["One", "Two \"quoted\" ü"])
+        #expect(client.count == 0)
     }
 
     @Test("A database of schema 2 (bodies whole) gains the outline column; its bodies still answer after the upgrade")
