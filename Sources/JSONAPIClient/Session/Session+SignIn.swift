@@ -116,19 +116,31 @@ extension Session {
         await leaving.flush()
         try await store?.switchAccount(to: account)
         let partition = PartitionDatabase.partition(forAccount: account)
-        let (queue, isNew) = accounts.withLock { accounts -> (WriteQueue, Bool) in
-            let parked = accounts.parked.removeValue(forKey: partition)
-            let queue =
-                parked ?? Self.queue(for: account, configuration: configuration, persisted: store != nil)
+        let parked = accounts.withLock { $0.parked.removeValue(forKey: partition) }
+        let queue: WriteQueue
+        if let parked {
+            queue = parked
+        } else {
+            // A new queue reads its entries before it is the session's (a write enqueued on it meanwhile would be
+            // replaced by the load), and off the cooperative pool: opening its database and reading its rows is
+            // file work.
+            let new = Self.queue(for: account, configuration: configuration, persisted: store != nil)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    new.attach(self)
+                    continuation.resume()
+                }
+            }
+            queue = new
+        }
+        accounts.withLock { accounts in
             accounts.parked[PartitionDatabase.partition(forAccount: left)] = accounts.queue
             accounts.name = account
             accounts.digest =
                 store?.accountDigest ?? account.map { CredentialDigest(account: $0, key: .process) }
             accounts.queue = queue
-            return (queue, parked == nil)
         }
         lastCredentials.withLock { $0 = nil }
-        if isNew { queue.attach(self) }
         if !queue.entries.isEmpty { queue.resume() }
         guard removingData else { return }
         try await removeData(of: left)
