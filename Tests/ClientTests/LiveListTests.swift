@@ -247,6 +247,55 @@ struct LiveListTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("clear() with nothing of the list in the store: an empty list loads as the new account; one never loaded stays idle")
+    func emptyListAccountChange() async throws {
+        let token = TokenBox("alice")
+        let client = ScriptedClient { request in
+            let bob = request.headerFields[.authorization] == "Bearer bob"
+            return .document(bob ? #"{"data":[{"type":"articles","id":"1","attributes":{"title":"bob's"}}]}"# : #"{"data":[]}"#)
+        }
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let list = api.source(Headline.self, .path("articles/<id>")).fetch().liveList()
+        let idle = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2)).liveList()
+        await list.load()
+        #expect(list.resources.isEmpty)
+        #expect(client.requests.count == 1)
+        token.value = "bob"
+        api.store?.clear()
+        #expect(await Observed.until("bob's article shows") { list.resources.map(\.title) == ["bob's"] })
+        #expect(client.requests.count == 2)
+        #expect(idle.resources.isEmpty)
+        #expect(!idle.isLoading)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("clear() while the first page is in flight and the store holds nothing: that page is never shown; the new account's is")
+    func accountChangeMidFirstPage() async throws {
+        let token = TokenBox("alice")
+        let server = ScriptedArticles(count: 5)
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let list = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2)).liveList(prefetch: 0)
+        server.hold(page: 1)
+        let loading = Task { await list.load() }
+        await Observed.until("alice's first page is asked for") { server.client.requests.count == 1 }
+        token.value = "bob"
+        let shown = await Observed.values(
+            "the list shows bob's first page", of: { list.resources.map(\.title) },
+            until: { $0 == ["bob: Article 1", "bob: Article 2"] },
+            then: {
+                api.store?.clear()
+                server.release(page: 1)
+            })
+        await loading.value
+        #expect(!shown.contains { $0.contains { $0.hasPrefix("alice") } }, "\(shown)")
+        #expect(list.resources.map(\.title) == ["bob: Article 1", "bob: Article 2"])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test(
         "A next page fetched with other credentials is not appended: the list starts again as the new user",
         arguments: [true, false])

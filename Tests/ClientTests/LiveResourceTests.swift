@@ -178,4 +178,28 @@ struct LiveResourceTests {
         #expect(await server.cancellations.next("the fetch's cancellation") == "article 1")
         #expect(server.client.requests.count == 2)
     }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("clear() while the object's fetch is in flight and the store holds nothing: that answer is never shown; the new account's is")
+    func accountChangeMidFetch() async throws {
+        let token = TokenBox("alice")
+        let server = ScriptedArticles(count: 3)
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: server.client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let article = api.source(Headline.self, .path("articles/<id>")).live(id: "1")
+        server.hold(article: "1")
+        let loading = Task { await article.load() }
+        await Observed.until("alice's fetch is sent") { server.client.requests.count == 1 }
+        token.value = "bob"
+        let shown = await Observed.values(
+            "the object shows bob's article", of: { article.resource?.title },
+            until: { $0 == "bob: Article 1" },
+            then: {
+                api.store?.clear()
+                server.release(article: "1")
+            })
+        await loading.value
+        #expect(!shown.contains { $0?.hasPrefix("alice") == true }, "\(shown)")
+    }
 }

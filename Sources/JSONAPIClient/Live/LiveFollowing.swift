@@ -28,7 +28,7 @@ enum LiveFollowing {
             } else if waiting.add(changes, fetched: fetched) {
                 Task { @MainActor in
                     let all = waiting.takeAll()
-                    if !all.changes.isEmpty { apply(all) }
+                    if !all.changes.isEmpty || all.cleared { apply(all) }
                 }
             }
         }
@@ -43,9 +43,13 @@ enum LiveFollowing {
     struct Batch: Sendable {
         var changes: [StoreChange] = []
         var fetched: [ResourceStore.FetchedModels] = []
+        /// Whether the store was cleared (the account changed) with no record to evict: a notification with no
+        /// change (``ResourceStore/notify(_:of:fetched:cleared:)``).
+        var cleared = false
 
         /// Adds what one notification told.
         mutating func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?) {
+            if changes.isEmpty && fetched == nil { cleared = true }
             self.changes += changes
             if let fetched { self.fetched.append(fetched) }
         }

@@ -187,6 +187,14 @@ public final class LiveList<Model: Resource> {
 
     private func finish(_ result: Result<Page?, any Error>, generation: Int, replacing: Bool) {
         guard generation == self.generation else { return }
+        // Fetched before a clear whose notice has not reached the list yet (it comes from another thread): it may be
+        // the previous account's. Nothing of it is shown; the first page is fetched again (the notice, when it
+        // comes, finds the list started again and does nothing).
+        if let store = request.session.store, store.clears != clearsSeen {
+            reset()
+            startFirstPage(request)
+            return
+        }
         tasks.forget(fetch?.token)
         fetch = nil
         switch result {
@@ -304,6 +312,15 @@ public final class LiveList<Model: Resource> {
     /// fetch had them, or else read again, in one read; deleted ones leave the list. Costs the changes, not the
     /// list's length (but for a delete, which closes the gap).
     private func apply(_ batch: LiveFollowing.Batch, from store: ResourceStore) {
+        if batch.cleared, store.clears != clearsSeen {
+            // Cleared with none of the list's records in the store (an empty list, a first page in flight): as an
+            // eviction after a clear, nothing shown or in flight stays, and a list that showed or fetched anything
+            // fetches its first page again as whoever is signed in now.
+            let shown = !resources.isEmpty || isLoading || lastPage != nil
+            reset()
+            if shown { startFirstPage(request) } else { clearsSeen = store.clears }
+            return
+        }
         var changed = Set<String>()
         var removed = Set<String>()
         // Each record once, however many changes name it (a burst of merges names an included author per page).

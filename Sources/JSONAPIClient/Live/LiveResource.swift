@@ -96,6 +96,12 @@ public final class LiveResource<Model: Resource> {
 
     private func finish(_ result: Result<FetchResponse<Model>, any Error>, generation: Int) {
         guard generation == self.generation else { return }
+        // Fetched before a clear whose notice has not reached the object yet: it may be the previous account's.
+        // Nothing of it is shown; it is fetched again (the notice, when it comes, then does nothing).
+        if let store = request.session.store, store.clears != clearsSeen {
+            start(request)
+            return
+        }
         tasks.forget(fetch?.token)
         fetch = nil
         isLoading = false
@@ -130,7 +136,14 @@ public final class LiveResource<Model: Resource> {
         guard let store = request.session.store else { return }
         dependencies.removeAll()
         observer = LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] batch in
-            self?.apply(batch.changes, id: id, from: store)
+            guard let self else { return }
+            if batch.cleared, store.clears != clearsSeen {
+                // Cleared with no record of the object's in the store (a fetch in flight): as an eviction after a
+                // clear.
+                apply(StoreChange(type: Model.resourceType, id: id, kind: .evicted), from: store)
+                return
+            }
+            apply(batch.changes, id: id, from: store)
         }
     }
 

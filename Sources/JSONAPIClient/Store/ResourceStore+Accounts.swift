@@ -126,7 +126,7 @@ extension ResourceStore {
         }
         left.writer?.saveRemaining(unsaved)  // what changed between the flush and the switch
         saveLeftOut()
-        notify(observers, of: changes)
+        notify(observers, of: changes, cleared: true)
     }
 
     /// Forgets a parked account — its state, and its database's connections once nothing else holds them — so that

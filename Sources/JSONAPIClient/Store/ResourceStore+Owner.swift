@@ -32,7 +32,7 @@ extension ResourceStore {
             return (changes, Array(state.observers.values), true, true)
         }
         if persists { writer?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched) }
-        notify(observers, of: changes)
+        notify(observers, of: changes, cleared: switched)
     }
 }
 

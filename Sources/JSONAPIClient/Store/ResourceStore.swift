@@ -382,7 +382,7 @@ public final class ResourceStore: Sendable {
             return (changes, Array(state.observers.values))
         }
         writer?.removeAll()
-        notify(observers, of: changes)
+        notify(observers, of: changes, cleared: true)
     }
 
     // MARK: Merging
@@ -828,11 +828,14 @@ public final class ResourceStore: Sendable {
     }
 
     /// Tells `observers` of `changes` (each of those to the records it observes), with what the fetch whose merge
-    /// made them decoded, when one did (``FetchedModels``).
-    func notify(_ observers: [Observer], of changes: [StoreChange], fetched: FetchedModels? = nil) {
-        guard !changes.isEmpty else { return }
+    /// made them decoded, when one did (``FetchedModels``). After a clear (`cleared`: the account changed), the
+    /// observers of every type — the live objects — are told even when no record went: an empty batch.
+    func notify(_ observers: [Observer], of changes: [StoreChange], fetched: FetchedModels? = nil, cleared: Bool = false) {
+        guard !changes.isEmpty || cleared else { return }
         for observer in observers {
             guard let type = observer.type else {
+                // A clear reaches the live objects even when the store held nothing (an empty list, a first page in
+                // flight): an empty batch says so.
                 observer.deliver(changes, fetched)
                 continue
             }
