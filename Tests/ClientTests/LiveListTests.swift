@@ -265,6 +265,7 @@ struct LiveListTests {
         token.value = "bob"
         api.store?.clear()
         #expect(await Observed.until("bob's article shows") { list.resources.map(\.title) == ["bob's"] })
+        // One request as bob: the first after clear() owns the store's records, without emptying it again.
         #expect(client.requests.count == 2)
         #expect(idle.resources.isEmpty)
         #expect(!idle.isLoading)

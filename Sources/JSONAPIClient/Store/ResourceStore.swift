@@ -163,7 +163,8 @@ public final class ResourceStore: Sendable {
         /// (the account changed) from an eviction to make room, and a response sent before one is not merged after it.
         var clears: UInt64 = 0
         /// Whose records these are, in a session that names no account (``admit(_:)``); the account's in one that
-        /// names it; `nil` until known.
+        /// names it; `nil` until known, and after ``clear()`` (the next request's credentials own what comes, without
+        /// emptying the store a second time).
         var owner: CredentialDigest?
         /// Whether the records on disk wait for a request to say whose they are: a session that names no account
         /// does not read the rows the last credentials left until its first request shows the same line
@@ -376,8 +377,10 @@ public final class ResourceStore: Sendable {
     /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told
     /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
+        let named = accountDigest != nil
         let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
             let changes = state.dropRecords()
+            if !named { state.owner = nil }
             state.responses.removeAll()
             return (changes, Array(state.observers.values))
         }
