@@ -80,6 +80,50 @@ struct StoreRecordTests {
         withExtendedLifetime(observer) {}
     }
 
+    /// Holds the response of each path it names, after the store step (so its body waits for its decode), until
+    /// that path's signal fires; fires `reached` first.
+    struct Hold: Middleware {
+        let paths: [String: (reached: Signal, release: Signal)]
+        func intercept(
+            _ request: HTTPRequest, context: MiddlewareContext, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            let response = try await next(request)
+            if let hold = paths[request.url.lastPathComponent] {
+                hold.reached.fire()
+                await hold.release.wait()
+            }
+            return response
+        }
+    }
+
+    @Test("Observed, a fetch that handed its records over settles nothing: a newer body waiting for its own decode is not parsed by the store")
+    func handedOverSettlesNothing() async throws {
+        let bodies = [
+            "1": Data(#"{"data":\#(Self.article(1, title: "One", author: 9)),"included":[\#(Self.person(9, "Nine"))]}"#.utf8),
+            "2": Data(#"{"data":\#(Self.article(2, title: "Two", author: 8)),"included":[\#(Self.person(8, "Eight"))]}"#.utf8),
+        ]
+        let holds = ["1": (reached: Signal(), release: Signal()), "2": (reached: Signal(), release: Signal())]
+        let api = Session(
+            baseURL: exampleBase,
+            client: ScriptedClient { request in HTTPResponse(status: .ok, body: bodies[request.url.lastPathComponent] ?? Data()) },
+            configuration: .init(middlewares: [Hold(paths: holds)]))
+        let store = try #require(api.store)
+        let observer = store.changes(of: Person.self)
+        let articles = api.source(Article.self, .path("articles/<id>"))
+        let first = Task { try await articles.fetch(id: "1").result() }
+        await holds["1"]?.reached.wait()
+        let second = Task { try await articles.fetch(id: "2").result() }
+        await holds["2"]?.reached.wait()
+        // Both bodies wait, the first older; the first's decode hands its records over, and the second's waits on.
+        holds["1"]?.release.fire()
+        _ = try await first.value
+        #expect(store.readParts { ($0.waiting.parsed, $0.waiting.bodies.count) } == (0, 1))
+        holds["2"]?.release.fire()
+        _ = try await second.value
+        #expect(store.readParts { ($0.waiting.parsed, $0.waiting.bodies.count) } == (0, 0))
+        withExtendedLifetime(observer) {}
+    }
+
     @Test("A store never used takes no records: its bodies wait as they came, parsed only when it is first read")
     func unusedStoreKeepsBodies() async throws {
         let body = Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])

@@ -22,10 +22,12 @@ enum LiveFollowing {
     ) -> Int {
         let waiting = Waiting()
         let observer = store.addObserver(type: type) { changes, fetched in
+            // A notification with no change is a clear with nothing to evict (``ResourceStore/notify(_:of:fetched:cleared:)``).
+            let cleared = changes.isEmpty && fetched == nil
             if isOnMainQueue {
-                let all = waiting.takeAll(adding: changes, fetched: fetched)
+                let all = waiting.takeAll(adding: changes, fetched: fetched, cleared: cleared)
                 MainActor.assumeIsolated { apply(all) }
-            } else if waiting.add(changes, fetched: fetched) {
+            } else if waiting.add(changes, fetched: fetched, cleared: cleared) {
                 Task { @MainActor in
                     let all = waiting.takeAll()
                     if !all.changes.isEmpty || all.cleared { apply(all) }
@@ -47,9 +49,10 @@ enum LiveFollowing {
         /// change (``ResourceStore/notify(_:of:fetched:cleared:)``).
         var cleared = false
 
-        /// Adds what one notification told.
-        mutating func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?) {
-            if changes.isEmpty && fetched == nil { cleared = true }
+        /// Adds what one notification told: `changes`, what the fetch that made them decoded, and whether it was a
+        /// clear.
+        mutating func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?, cleared: Bool) {
+            if cleared { self.cleared = true }
             self.changes += changes
             if let fetched { self.fetched.append(fetched) }
         }
@@ -69,24 +72,26 @@ enum LiveFollowing {
         /// Adds `changes`, and what the fetch that made them decoded.
         ///
         /// - Returns: Whether the caller must schedule a task to take them (none is scheduled yet).
-        func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?) -> Bool {
+        func add(_ changes: [StoreChange], fetched: ResourceStore.FetchedModels?, cleared: Bool) -> Bool {
             state.withLock { state in
                 guard !state.cancelled else { return false }
-                state.batch.add(changes, fetched: fetched)
+                state.batch.add(changes, fetched: fetched, cleared: cleared)
                 guard !state.scheduled else { return false }
                 state.scheduled = true
                 return true
             }
         }
 
-        /// Takes every change waiting, then `changes`; nothing once cancelled.
-        func takeAll(adding changes: [StoreChange] = [], fetched: ResourceStore.FetchedModels? = nil) -> Batch {
+        /// Takes every change waiting, then `changes` (a clear when `cleared`); nothing once cancelled.
+        func takeAll(
+            adding changes: [StoreChange] = [], fetched: ResourceStore.FetchedModels? = nil, cleared: Bool = false
+        ) -> Batch {
             state.withLock { state in
                 guard !state.cancelled else { return Batch() }
                 var batch = state.batch
                 state.batch = Batch()
                 state.scheduled = false
-                batch.add(changes, fetched: fetched)
+                batch.add(changes, fetched: fetched, cleared: cleared)
                 return batch
             }
         }
