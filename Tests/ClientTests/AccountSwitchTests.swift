@@ -295,4 +295,40 @@ struct AccountSwitchTests {
             "shown \(shown); now \(String(describing: article.resource?.title)), loading \(article.isLoading), account \(String(describing: api.account)), clears \(String(describing: api.store?.clears)), requests \(server.client.requests.map { "\($0.headerFields[.authorization] ?? "") \($0.url.path)" })")
         #expect(server.client.requests.count == 2)
     }
+
+    @MainActor
+    @Test("An empty live list loads as Bob after he signs in (the store held nothing of it to evict)")
+    func emptyListReloads() async throws {
+        let token = TokenBox("alice")
+        let client = ScriptedClient { request in
+            let bob = request.headerFields[.authorization] == "Bearer bob"
+            return .document(bob ? #"{"data":[{"type":"articles","id":"1","attributes":{"title":"bob's"}}]}"# : #"{"data":[]}"#)
+        }
+        let api = Session(
+            baseURL: ScriptedArticles.baseURL, client: client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }], account: "alice"))
+        let list = api.source(Headline.self, .path("articles/<id>")).fetch().liveList()
+        await list.load()
+        #expect(list.resources.isEmpty)
+        token.value = "bob"
+        try await api.signIn(account: "bob")
+        #expect(await Observed.until("bob's article shows", timeout: .seconds(60)) { list.resources.map(\.title) == ["bob's"] })
+        #expect(client.requests.count == 2)
+    }
+
+    @Test("Persisted: a write Bob queues after signing in is on disk in his database (a new account's queue is persisted)")
+    func newAccountQueuePersisted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Server()
+        do {
+            let api = Self.session(server, token: Token("A1"), account: "alice", directory: directory)
+            try await api.signIn(account: "bob")
+            _ = try await api.source(Memo.self, .path("memos/<id>")).fetch(id: "1").result()
+            server.go(online: false)
+            #expect(try await api.source(Memo.self, .path("memos/<id>")).update(Memo(id: "1", title: "Draft")) { $0.title = "Bob's" }.queued != nil)
+        }
+        let bob = Self.session(server, token: Token("B2"), account: "bob", directory: directory)
+        #expect(bob.writeQueue.entries.count == 1)
+    }
 }
