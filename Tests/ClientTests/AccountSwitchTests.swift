@@ -300,10 +300,7 @@ struct AccountSwitchTests {
     @Test("An empty live list loads as Bob after he signs in (the store held nothing of it to evict)")
     func emptyListReloads() async throws {
         let token = TokenBox("alice")
-        let client = ScriptedClient { request in
-            let bob = request.headerFields[.authorization] == "Bearer bob"
-            return .document(bob ? #"{"data":[{"type":"articles","id":"1","attributes":{"title":"bob's"}}]}"# : #"{"data":[]}"#)
-        }
+        let client = LiveListTests.noneForAlice()
         let api = Session(
             baseURL: ScriptedArticles.baseURL, client: client,
             configuration: .init(middlewares: [BearerTokenMiddleware { token.value }], account: "alice"))

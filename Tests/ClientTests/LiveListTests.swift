@@ -228,9 +228,7 @@ struct LiveListTests {
     func accountChange() async throws {
         let token = TokenBox("alice")
         let server = ScriptedArticles(count: 5)
-        let api = Session(
-            baseURL: ScriptedArticles.baseURL, client: server.client,
-            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let api = TokenBox.session(server.client, token: token)
         let list = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2)).liveList()
         await list.load()
         await list.loadMore()
@@ -250,13 +248,8 @@ struct LiveListTests {
     @Test("clear() with nothing of the list in the store: an empty list loads as the new account; one never loaded stays idle")
     func emptyListAccountChange() async throws {
         let token = TokenBox("alice")
-        let client = ScriptedClient { request in
-            let bob = request.headerFields[.authorization] == "Bearer bob"
-            return .document(bob ? #"{"data":[{"type":"articles","id":"1","attributes":{"title":"bob's"}}]}"# : #"{"data":[]}"#)
-        }
-        let api = Session(
-            baseURL: ScriptedArticles.baseURL, client: client,
-            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let client = Self.noneForAlice()
+        let api = TokenBox.session(client, token: token)
         let list = api.source(Headline.self, .path("articles/<id>")).fetch().liveList()
         let idle = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2)).liveList()
         await list.load()
@@ -276,9 +269,7 @@ struct LiveListTests {
     func accountChangeMidFirstPage() async throws {
         let token = TokenBox("alice")
         let server = ScriptedArticles(count: 5)
-        let api = Session(
-            baseURL: ScriptedArticles.baseURL, client: server.client,
-            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let api = TokenBox.session(server.client, token: token)
         let list = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2)).liveList(prefetch: 0)
         server.hold(page: 1)
         let loading = Task { await list.load() }
@@ -355,8 +346,25 @@ struct LiveListTests {
     }
 }
 
+extension LiveListTests {
+    /// A server of articles that has none for alice and one, "bob's", for bob (by the bearer token).
+    nonisolated static func noneForAlice() -> ScriptedClient {
+        ScriptedClient { request in
+            let bob = request.headerFields[.authorization] == "Bearer bob"
+            return .document(bob ? #"{"data":[{"type":"articles","id":"1","attributes":{"title":"bob's"}}]}"# : #"{"data":[]}"#)
+        }
+    }
+}
+
 /// The token a test signs in with.
 final class TokenBox: @unchecked Sendable {
+    /// A session with a store on `client` (at ``ScriptedArticles/baseURL``) that sends `token` as a bearer token.
+    static func session(_ client: ScriptedClient, token: TokenBox) -> Session {
+        Session(
+            baseURL: ScriptedArticles.baseURL, client: client,
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+    }
+
     private let lock = NSLock()
     private var current: String
     init(_ value: String) { current = value }

@@ -111,9 +111,7 @@ struct LiveResourceTests {
     func accountChange() async throws {
         let token = TokenBox("alice")
         let server = ScriptedArticles(count: 3)
-        let api = Session(
-            baseURL: ScriptedArticles.baseURL, client: server.client,
-            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let api = TokenBox.session(server.client, token: token)
         let article = api.source(Headline.self, .path("articles/<id>")).live(id: "1")
         await article.load()
         #expect(article.resource?.title == "alice: Article 1")
@@ -184,9 +182,7 @@ struct LiveResourceTests {
     func accountChangeMidFetch() async throws {
         let token = TokenBox("alice")
         let server = ScriptedArticles(count: 3)
-        let api = Session(
-            baseURL: ScriptedArticles.baseURL, client: server.client,
-            configuration: .init(middlewares: [BearerTokenMiddleware { token.value }]))
+        let api = TokenBox.session(server.client, token: token)
         let article = api.source(Headline.self, .path("articles/<id>")).live(id: "1")
         server.hold(article: "1")
         let loading = Task { await article.load() }

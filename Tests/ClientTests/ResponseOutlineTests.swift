@@ -230,33 +230,36 @@ struct ResponseOutlineTests {
         #expect(try database.rows("SELECT id FROM response_bodies ORDER BY id") == before)
     }
 
+    /// A session on `directory` with `token`, no account named, answering `stats` with a body without resources and
+    /// anything else with ``page``.
+    static func session(_ directory: URL, token: String) -> (Session, CountingClient) {
+        let client = CountingClient(ScriptedClient { request in
+            var response = HTTPResponse.document(request.url.path.hasSuffix("stats") ? #"{"meta":{}}"# : Self.page)
+            response.headerFields.append("Cache-Control", "max-age=3600")
+            return response
+        })
+        let configuration = Session.Configuration(
+            headerFields: [.authorization: "Bearer \(token)"], store: .init(persistence: .init(directory: directory)))
+        return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
+    }
+
     @Test("Another owner's first request writes the bodies kept as outlines whole; one whose record went stays an outline, not a body missing it")
     func ownerChangeKeepsResponses() async throws {
         let directory = StorePersistenceTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func session(_ token: String) -> (Session, CountingClient) {
-            let client = CountingClient(ScriptedClient { request in
-                var response = HTTPResponse.document(request.url.path.hasSuffix("stats") ? #"{"meta":{}}"# : Self.page)
-                response.headerFields.append("Cache-Control", "max-age=3600")
-                return response
-            })
-            let persistence = ResourceStore.Persistence(directory: directory)
-            let configuration = Session.Configuration(headerFields: [.authorization: "Bearer \(token)"], store: .init(persistence: persistence))
-            return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
-        }
-        let (alice, _) = session("alice")
+        let (alice, _) = Self.session(directory, token: "alice")
         _ = try await alice.fetch(URL(string: "articles")!, as: [Article].self).result()
         try await alice.store?.flush()
         alice.store?.remove(type: "people", id: "9")
         try await alice.store?.flush()
 
-        let (bob, _) = session("bob")
+        let (bob, _) = Self.session(directory, token: "bob")
         _ = try await bob.fetch(URL(string: "stats")!).result()  // another owner: the records go
         try await bob.store?.flush()
         // Alice's page stays an outline (person 9 is gone: it cannot be put back), bob's body is whole.
         #expect(try Self.bodyRows(directory).map { $0.whole != nil } == [true, false])
 
-        let (aliceAgain, client) = session("alice")
+        let (aliceAgain, client) = Self.session(directory, token: "alice")
         await #expect(throws: JSONAPIClientError.self) {
             try await aliceAgain.fetch(URL(string: "articles")!, as: [Article].self).cachePolicy(.cacheOnly).result()
         }
@@ -267,26 +270,16 @@ struct ResponseOutlineTests {
     func ownerChangeWritesWhole() async throws {
         let directory = StorePersistenceTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func session(_ token: String) -> (Session, CountingClient) {
-            let client = CountingClient(ScriptedClient { request in
-                var response = HTTPResponse.document(request.url.path.hasSuffix("stats") ? #"{"meta":{}}"# : Self.page)
-                response.headerFields.append("Cache-Control", "max-age=3600")
-                return response
-            })
-            let persistence = ResourceStore.Persistence(directory: directory)
-            let configuration = Session.Configuration(headerFields: [.authorization: "Bearer \(token)"], store: .init(persistence: persistence))
-            return (Session(baseURL: exampleBase, client: client, configuration: configuration), client)
-        }
-        let (alice, _) = session("alice")
+        let (alice, _) = Self.session(directory, token: "alice")
         _ = try await alice.fetch(URL(string: "articles")!, as: [Article].self).result()
         try await alice.store?.flush()
-        let (bob, _) = session("bob")
+        let (bob, _) = Self.session(directory, token: "bob")
         _ = try await bob.fetch(URL(string: "stats")!).result()
         try await bob.store?.flush()
         #expect(try Self.bodyRows(directory).map(\.whole) == [nil, nil])
         #expect(try Self.bodyRows(directory).first?.size == Int64(Self.page.utf8.count))
 
-        let (aliceAgain, client) = session("alice")
+        let (aliceAgain, client) = Self.session(directory, token: "alice")
         let cached = try await aliceAgain.fetch(URL(string: "articles")!, as: [Article].self).cachePolicy(.cacheOnly).result()
         #expect(cached.data?.map(\.title) == ["One", "Two \"quoted\" ü"])
         #expect(client.count == 0)
