@@ -786,8 +786,16 @@ public final class ResourceStore: Sendable {
     /// - Returns: A stream of the changes, one element per changed record.
     public func changes<Model: Resource>(of type: Model.Type) -> AsyncStream<StoreChange> {
         register(Model.self)
-        return observe(type: Model.resourceType, id: nil) { changes, continuation in
-            for change in changes { continuation.yield(change) }
+        // A batch of changes is added to the stream's feed at once, not yielded one by one (``ChangeFeed``).
+        return ChangeFeed.stream { feed in
+            let number = withMergedState { state in
+                state.nextObserver += 1
+                state.observers[state.nextObserver] = Observer(type: Model.resourceType, id: nil) { changes, _ in
+                    feed.add(changes)
+                }
+                return state.nextObserver
+            }
+            return { [weak self] in self?.removeObserver(number) }
         }
     }
 
