@@ -4,7 +4,7 @@
 /// one `yield` at a time, and each `yield` that finds the consumer waiting resumes it — a task switch per change
 /// (`store-walk-observed`: 10,000 of them per walk, about 8,000 instructions each between the two sides). Here a batch
 /// is added under one lock and wakes a waiting consumer once; the consumer then takes the changes that wait without
-/// suspending. The stream is the `AsyncStream(unfolding:onCancel:)` over ``Reader/next()``, so the public type stays
+/// suspending. The stream is the `AsyncStream(unfolding:onCancel:)` over ``next()``, so the public type stays
 /// `AsyncStream<StoreChange>`, with the same order (the order the batches were added in), no bound, and the same
 /// ends: the consumer's task cancelled, or the stream dropped, stops the observer.
 final class ChangeFeed: Sendable {
@@ -48,19 +48,37 @@ final class ChangeFeed: Sendable {
         for (consumer, change) in woken { consumer.resume(returning: change) }
     }
 
-    /// The oldest change not taken yet, waiting for one when none is; `nil` once the feed has ended.
-    func next() async -> StoreChange? {
-        enum Taken { case change(StoreChange), ended, none }
-        let taken = state.withLock { state -> Taken in
+    /// What ``take()`` found.
+    enum Taken {
+        /// The oldest change not taken yet, now taken.
+        case change(StoreChange)
+        /// None: the feed has ended.
+        case ended
+        /// None yet: ``wait()`` for one.
+        case none
+    }
+
+    /// The oldest change not taken yet, taken, without waiting: what the consumer does while changes wait (no
+    /// suspension, no async call).
+    func take() -> Taken {
+        state.withLock { state -> Taken in
             if let change = state.take() { return .change(change) }
             return state.ended ? .ended : .none
         }
-        switch taken {
-        case .change(let change): return change
-        case .ended: return nil
-        case .none: break
+    }
+
+    /// The oldest change not taken yet, waiting for one when none is; `nil` once the feed has ended.
+    func next() async -> StoreChange? {
+        switch take() {
+        case .change(let change): change
+        case .ended: nil
+        case .none: await wait()
         }
-        return await withCheckedContinuation { consumer in
+    }
+
+    /// Waits for the next change (``take()`` found none); `nil` once the feed has ended.
+    func wait() async -> StoreChange? {
+        await withCheckedContinuation { consumer in
             // Looked at again under the lock: a change added, or an end, since the first look is not missed.
             let taken = state.withLock { state -> Taken in
                 if let change = state.take() { return .change(change) }
@@ -102,9 +120,6 @@ final class ChangeFeed: Sendable {
 
         deinit { stop() }
 
-        /// The oldest change not taken yet (``ChangeFeed/next()``).
-        func next() async -> StoreChange? { await feed.next() }
-
         /// Ends the feed and stops the observer: the consumer's task was cancelled.
         func cancel() {
             feed.end()
@@ -117,6 +132,16 @@ final class ChangeFeed: Sendable {
     static func stream(observe: (ChangeFeed) -> @Sendable () -> Void) -> AsyncStream<StoreChange> {
         let feed = ChangeFeed()
         let reader = Reader(feed, stop: observe(feed))
-        return AsyncStream(unfolding: { await reader.next() }, onCancel: { reader.cancel() })
+        // `next()` spelled out: a change waiting is taken with no async call beyond the stream's own (each costs a
+        // frame and an executor check, per change).
+        return AsyncStream(
+            unfolding: {
+                switch reader.feed.take() {
+                case .change(let change): change
+                case .ended: nil
+                case .none: await reader.feed.wait()
+                }
+            },
+            onCancel: { reader.cancel() })
     }
 }
