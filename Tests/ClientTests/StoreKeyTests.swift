@@ -62,7 +62,8 @@ struct StoreKeyTests {
     func seededHash() {
         let composed = Key(type: "people", id: "Jos\u{E9}")
         let decomposed = Key(type: "people", id: "Jose\u{301}")
-        let seeds = [0, 1, -1, 42, Int.max, Int.min] + (2..<200).map { $0 &* 0x9E37_79B9 }
+        let spread: [Int] = (2..<200).map { $0 &* 0x9E37_79B9 }
+        let seeds: [Int] = [0, 1, -1, 42, Int.max, Int.min] + spread
         for seed in seeds {
             #expect(composed._rawHashValue(seed: seed) == decomposed._rawHashValue(seed: seed))
             #expect(Key(type: "a", id: "1")._rawHashValue(seed: seed) == Key(type: "a", id: "1")._rawHashValue(seed: seed))
