@@ -452,7 +452,8 @@ public final class ResourceStore: Sendable {
     /// - Parameter objects: The resource objects to merge.
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
-        faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } })
+        // The keys only for a store that reads rows: a key hashes its strings when made.
+        if writer != nil { faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } }) }
         mutate { state, effects in
             effects.changes = merge(objects, into: &state)
             effects.saves = true
@@ -468,7 +469,8 @@ public final class ResourceStore: Sendable {
     /// Merges `records` unless the store was cleared, or its records' owner changed, since `epoch` (its ``clears``
     /// when the response that brought them was sent): another account's answer never lands in this one's records.
     func merge(_ records: ResourceRecords, epoch: UInt64?) {
-        faultIn(Self.keys(of: records))
+        // The keys only for a store that reads rows: a key hashes its strings when made.
+        if writer != nil { faultIn(Self.keys(of: records)) }
         mutate { state, effects in
             guard epoch == nil || epoch == state.clears else { return }
             effects.changes = merge(records, into: &state)
