@@ -21,6 +21,31 @@ struct BorrowedBytesTests {
         #expect(BorrowedBytes.lending(sliced) { $0.array } == bytes)
     }
 
+    @Test("Two views compare equal exactly when they hold the same bytes: empty ones, each length, a last byte apart")
+    func comparing() {
+        let bytes: [UInt8] = Array(0..<40)
+        var other = bytes
+        other[39] = 0xFF
+        BorrowedBytes.lending(bytes) { all in
+            BorrowedBytes.lending(other) { changed in
+                // Empty views (an empty slice, an empty array's view, which may have no address) are equal.
+                #expect(all[0..<0].elementsEqual(changed[5..<5]))
+                BorrowedBytes.lending([UInt8]()) { empty in
+                    #expect(empty.elementsEqual(all[3..<3]) && all[3..<3].elementsEqual(empty))
+                    #expect(!empty.elementsEqual(all[0..<1]) && !all[0..<1].elementsEqual(empty))
+                }
+                for length in 1...40 {
+                    // The same bytes from two arrays; the last one changed, or one byte more.
+                    #expect(all[0..<length].elementsEqual(changed[0..<length]) == (length < 40))
+                    #expect(!all[0..<length].elementsEqual(all[0..<(length - 1)]))
+                    #expect(all[(40 - length)..<40].elementsEqual(changed[(40 - length)..<40]) == false)
+                }
+                // Equal lengths, other bytes.
+                #expect(!all[0..<8].elementsEqual(all[1..<9]))
+            }
+        }
+    }
+
     @Test("Slices are indexed from 0 and may be empty or the whole; a byte is read where it is")
     func slices() {
         let bytes: [UInt8] = Array(0..<20)

@@ -55,6 +55,11 @@ struct LiveDependencies {
 
     /// The ids of the models that reach the record of `type` `id`.
     func models(reaching type: String, id: String) -> Set<String> {
-        dependents[ResourceStore.Key(type: type, id: id)] ?? []
+        models(reaching: ResourceStore.Key(type: type, id: id))
+    }
+
+    /// The ids of the models that reach the record of `key`.
+    func models(reaching key: ResourceStore.Key) -> Set<String> {
+        dependents[key] ?? []
     }
 }

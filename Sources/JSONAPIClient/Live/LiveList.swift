@@ -337,10 +337,11 @@ public final class LiveList<Model: Resource> {
                         changed.insert(change.id)
                     }
                 }
-                // Most changed records are no model's related record (the articles of a page): one lookup.
-                let reaching = dependencies.models(reaching: change.type, id: change.id)
-                guard !reaching.isEmpty, touched.insert(ResourceStore.Key(type: change.type, id: change.id)).inserted
-                else { continue }
+                // Most changed records are no model's related record (the articles of a page): one lookup, with a
+                // key made (and hashed) once.
+                let key = ResourceStore.Key(type: change.type, id: change.id)
+                let reaching = dependencies.models(reaching: key)
+                guard !reaching.isEmpty, touched.insert(key).inserted else { continue }
                 changed.formUnion(reaching)
             case .evicted:
                 // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and

@@ -88,6 +88,9 @@ extension ResourceStore {
         private var met: [Int]
         private var walks = 0
         private var frontier: [Int] = []
+        /// By position: its key, made when a walk first lists it (an included author is reached from many models,
+        /// and a key hashes its strings when made).
+        private var keys: [Key?]
 
         /// A walk of `records` when the store holds records in it (as a response's shared tape).
         init?(_ records: ResourceRecords, layered: Set<Key>, in state: inout State) {
@@ -98,6 +101,7 @@ extension ResourceStore {
             self.layered = layered
             shown = Array(repeating: .unknown, count: use.held.count)
             met = Array(repeating: 0, count: use.held.count)
+            keys = Array(repeating: nil, count: use.held.count)
         }
 
         /// Puts the tape's link table back, grown by the walk.
@@ -138,15 +142,21 @@ extension ResourceStore {
                         guard isShown(position, in: state) else { return nil }
                         met[position] = walks
                         frontier.append(position)
-                        if listed {
-                            let entry = use.records.resources[position]
-                            reached.append(Key(type: entry.type, id: entry.id))
-                        }
+                        if listed { reached.append(keyOf(position)) }
                     }
                 }
                 swap(&level, &frontier)
             }
             return reached
+        }
+
+        /// The key of the resource at `position`.
+        private mutating func keyOf(_ position: Int) -> Key {
+            if let key = keys[position] { return key }
+            let entry = use.records.resources[position]
+            let key = Key(type: entry.type, id: entry.id)
+            keys[position] = key
+            return key
         }
 
         /// Whether the store shows the resource at `position` as the tape has it: holds it, or a record written
@@ -157,15 +167,15 @@ extension ResourceStore {
             case .other: return false
             case .unknown: break
             }
-            let entry = use.records.resources[position]
-            let key = Key(type: entry.type, id: entry.id)
+            // The key only when needed: a resource the store still holds in this tape is looked up nowhere.
             let same: Bool
-            if layered.contains(key) {
+            if !layered.isEmpty, layered.contains(keyOf(position)) {
                 same = false
             } else if use.held[position] {
                 same = true
             } else {
-                same = state.records[key].map { $0.stored.isWrittenAs(entry.record(in: use.records)) } ?? false
+                let written = use.records.resources[position].record(in: use.records)
+                same = state.records[keyOf(position)].map { $0.stored.isWrittenAs(written) } ?? false
             }
             shown[position] = same ? .same : .other
             return same

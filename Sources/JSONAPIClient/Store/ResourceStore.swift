@@ -80,10 +80,60 @@ public final class ResourceStore: Sendable {
         }
     }
 
-    /// A record's key.
+    /// A record's key: a resource's type and id.
+    ///
+    /// Its hash is computed once, when the key is made, and a table hashes that number: a key is hashed again at
+    /// every lookup, in every set and dictionary it goes through (the identity map, and again each time it grows;
+    /// a live object's dependencies; a read's walk), and hashing two strings costs several hundred instructions
+    /// where combining one `Int` costs a few dozen. Equality compares the hashes first (most unequal keys differ
+    /// there), then the strings, so two keys are equal exactly when their types and ids are, as `String` compares
+    /// them; equal keys have equal hashes because equal strings do.
     struct Key: Hashable, Sendable {
-        var type: String
-        var id: String
+        let type: String
+        let id: String
+        /// `type` and `id` hashed by a `Hasher` (seeded per process, as every `Set`'s: a server cannot choose ids
+        /// that collide).
+        private let hash: Int
+
+        init(type: String, id: String) {
+            self.type = type
+            self.id = id
+            var hasher = Hasher()
+            hasher.combine(type)
+            hasher.combine(id)
+            hash = hasher.finalize()
+        }
+
+        /// A key with the hash given instead of computed: for tests of keys whose hashes collide.
+        init(type: String, id: String, hash: Int) {
+            self.type = type
+            self.id = id
+            self.hash = hash
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.id == rhs.id && lhs.type == rhs.type
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+
+        /// What a `Set` or `Dictionary` with seed `seed` hashes the key to: the key's hash, already mixed by a
+        /// seeded `Hasher`, mixed with the table's seed by a bijection (murmur3's finaliser), in place of feeding it
+        /// through a `Hasher` again — a full SipHash finalisation per lookup and per key each time a table grows.
+        ///
+        /// Relies on: equal keys have equal `hash` (above), so they hash alike under any seed; tables with different
+        /// seeds order their buckets differently (the mix of `hash ^ seed` is a bijection that spreads every bit),
+        /// which is what the seed is for (copying one table into another never meets long clusters); and `hash` is
+        /// not known outside the process (a per-process seeded `Hasher` made it), so no server can choose ids that
+        /// collide.
+        func _rawHashValue(seed: Int) -> Int {
+            var mixed = UInt64(bitPattern: Int64(hash ^ seed))
+            mixed = (mixed ^ (mixed >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+            mixed = (mixed ^ (mixed >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+            return Int(Int64(bitPattern: mixed ^ (mixed >> 33)))
+        }
     }
 
     /// A record: its resource object as parsed (a place in the tape of the response it came in, shared with that
@@ -405,7 +455,8 @@ public final class ResourceStore: Sendable {
     /// - Parameter objects: The resource objects to merge.
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
-        faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } })
+        // The keys only for a store that reads rows: a key hashes its strings when made.
+        if writer != nil { faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } }) }
         mutate { state, effects in
             effects.changes = merge(objects, into: &state)
             effects.saves = true
@@ -421,7 +472,8 @@ public final class ResourceStore: Sendable {
     /// Merges `records` unless the store was cleared, or its records' owner changed, since `epoch` (its ``clears``
     /// when the response that brought them was sent): another account's answer never lands in this one's records.
     func merge(_ records: ResourceRecords, epoch: UInt64?) {
-        faultIn(Self.keys(of: records))
+        // The keys only for a store that reads rows: a key hashes its strings when made.
+        if writer != nil { faultIn(Self.keys(of: records)) }
         mutate { state, effects in
             guard epoch == nil || epoch == state.clears else { return }
             effects.changes = merge(records, into: &state)
@@ -791,8 +843,16 @@ public final class ResourceStore: Sendable {
     /// - Returns: A stream of the changes, one element per changed record.
     public func changes<Model: Resource>(of type: Model.Type) -> AsyncStream<StoreChange> {
         register(Model.self)
-        return observe(type: Model.resourceType, id: nil) { changes, continuation in
-            for change in changes { continuation.yield(change) }
+        // A batch of changes is added to the stream's feed at once, not yielded one by one (``ChangeFeed``).
+        return ChangeFeed.stream { feed in
+            let number = withMergedState { state in
+                state.nextObserver += 1
+                state.observers[state.nextObserver] = Observer(type: Model.resourceType, id: nil) { changes, _ in
+                    feed.add(changes)
+                }
+                return state.nextObserver
+            }
+            return { [weak self] in self?.removeObserver(number) }
         }
     }
 
