@@ -132,7 +132,8 @@ public final class ResourceStore: Sendable {
             var mixed = UInt64(bitPattern: Int64(hash ^ seed))
             mixed = (mixed ^ (mixed >> 33)) &* 0xFF51_AFD7_ED55_8CCD
             mixed = (mixed ^ (mixed >> 33)) &* 0xC4CE_B9FE_1A85_EC53
-            return Int(Int64(bitPattern: mixed ^ (mixed >> 33)))
+            // Truncated to `Int`: 32 bits on watchOS's arm64_32, where a converting `Int(_:)` would trap.
+            return Int(truncatingIfNeeded: mixed ^ (mixed >> 33))
         }
     }
 
