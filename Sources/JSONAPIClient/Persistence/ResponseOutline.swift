@@ -5,7 +5,7 @@ import JSONAPIClientCore
 /// in `data` or `included`) cut out and named by its `(type, id)` — the records table holds the objects — so that a
 /// walk of 100 pages writes its resources once, as records, not twice.
 ///
-/// **Rebuilt from the records.** ``body(objects:)`` puts each resource's object back between the text around it
+/// **Rebuilt from the records.** ``body(records:)`` puts each resource's object back between the text around it
 /// (the document's `links`, `meta`, `jsonapi`, brackets and blanks, byte for byte as they came): the body as it
 /// came when the records are as it wrote them, and with what changed since — a rename merged from another response,
 /// a write's answer — when they are not (what the store shows anyway). A body whose resources are not all in the

@@ -31,7 +31,7 @@ extension ResourceStore {
             return (state.responses.use(key, at: state.tick()), state.clears)
         }
         guard let found, let unread = found.unreadBody, let writer else { return found }
-        var body: Data?
+        let body: Data?
         switch writer.body(unread, for: key) {
         case .whole(let whole)?:
             body = whole

@@ -205,15 +205,7 @@ final class StoreWriter: @unchecked Sendable {
     /// - Parameter keys: The records' keys.
     /// - Returns: The records found, in one tape; `nil` when none is.
     func records(_ keys: some Collection<ResourceStore.Key>) -> ResourceRecords? {
-        read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
-            var rows: [(key: ResourceStore.Key, object: Data)] = []
-            for (type, ids) in Dictionary(grouping: keys.map { ($0.type, $0.id) }, by: \.0) {
-                for (id, object) in try Self.rows(of: ids.map(\.1), type: type, in: reader) {
-                    rows.append((ResourceStore.Key(type: type, id: id), object))
-                }
-            }
-            return rows
-        }
+        read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
     }
 
     /// Every record of `type` the database holds, read in one pass over the type's rows (what listing a type
@@ -285,6 +277,20 @@ final class StoreWriter: @unchecked Sendable {
     /// for any number of keys, and a page's keys in a few queries instead of a query each (a merge asks for every
     /// key it brings, most of them found nowhere).
     static let idsPerQuery = 64
+
+    /// The rows of the records of `keys` that `database` holds, each with its key: ``idsPerQuery`` ids of a type a
+    /// query.
+    private static func rows(
+        of keys: some Collection<ResourceStore.Key>, in database: SQLiteDatabase
+    ) throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] {
+        var rows: [(key: ResourceStore.Key, object: Data)] = []
+        for (type, ids) in Dictionary(grouping: keys.map { ($0.type, $0.id) }, by: \.0) {
+            for (id, object) in try Self.rows(of: ids.map(\.1), type: type, in: database) {
+                rows.append((ResourceStore.Key(type: type, id: id), object))
+            }
+        }
+        return rows
+    }
 
     /// The rows of the records of `type` with `ids`, through `reader`: one point query for a single id, else
     /// ``idsPerQuery`` ids a query, through the `(type, id)` index.
@@ -458,12 +464,7 @@ final class StoreWriter: @unchecked Sendable {
             guard row.count == 3, let response = row[0].integer, let body = row[1].integer, let bytes = row[2].blob,
                 let outline = try? ResponseOutline(bytes: bytes)
             else { continue }
-            var objects: [ResourceStore.Key: Data] = [:]
-            for (type, keys) in Dictionary(grouping: outline.keys, by: \.type) {
-                for (id, object) in try Self.rows(of: keys.map(\.id), type: type, in: database) {
-                    objects[ResourceStore.Key(type: type, id: id)] = object
-                }
-            }
+            let objects = Dictionary(try Self.rows(of: outline.keys, in: database), uniquingKeysWith: { first, _ in first })
             let whole = outline.body { key, body in
                 guard let object = objects[key] else { return false }
                 body.append(contentsOf: object)
