@@ -40,7 +40,9 @@ done
 for target in "${targets[@]}"; do
     [ -f "Fuzz/$target.swift" ] || { echo "no fuzz target Fuzz/$target.swift" >&2; exit 2; }
     echo "linking $target"
+    # The networking module imports CSQLite (the system's SQLite) on Linux: its module map, and the library to link.
     swiftc -O -swift-version 6 -sanitize=fuzzer,address -parse-as-library -use-ld=lld -I "$build/Modules" \
+        -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap -lsqlite3 \
         Fuzz/Support/*.swift Tests/CoreTests/Support/Models.swift "Fuzz/$target.swift" "${objects[@]}" -o "$work/bin/$target"
 done
 

@@ -56,7 +56,7 @@ struct StoreInverseServerTests {
         // Four requests: the person created and read once, the article created and deleted; none re-reads the person.
         #expect(client.count == 4)
         #expect(await TestServer.statuses(of: "DELETE /articles/\(articleID)", count: 1) == [204])
-        #expect(TestServer.statuses(of: "GET /people/\(personID)") == [200])
+        #expect(await TestServer.statuses(of: "GET /people/\(personID)", count: 1) == [200])
         try await people.delete(id: personID)
     }
 }
