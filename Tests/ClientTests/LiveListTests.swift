@@ -273,7 +273,7 @@ struct LiveListTests {
         let list = api.source(Headline.self, .path("articles/<id>")).fetch().page(.pageBased(1, 2)).liveList(prefetch: 0)
         server.hold(page: 1)
         let loading = Task { await list.load() }
-        await Observed.until("alice's first page is asked for") { server.client.requests.count == 1 }
+        await Observed.polling("alice's first page is asked for") { server.client.requests.count == 1 }
         token.value = "bob"
         let shown = await Observed.values(
             "the list shows bob's first page", of: { list.resources.map(\.title) },

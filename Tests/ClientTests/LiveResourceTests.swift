@@ -186,7 +186,7 @@ struct LiveResourceTests {
         let article = api.source(Headline.self, .path("articles/<id>")).live(id: "1")
         server.hold(article: "1")
         let loading = Task { await article.load() }
-        await Observed.until("alice's fetch is sent") { server.client.requests.count == 1 }
+        await Observed.polling("alice's fetch is sent") { server.client.requests.count == 1 }
         token.value = "bob"
         let shown = await Observed.values(
             "the object shows bob's article", of: { article.resource?.title },

@@ -21,17 +21,42 @@ enum Observed {
             let signal = Signal()
             let holds = withObservationTracking { condition() } onChange: { signal.fire() }
             if holds { return true }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-                return false
-            }
             let timer = Task {
                 try? await Task.sleep(until: deadline)
                 signal.fire()
             }
             await signal.wait()
             timer.cancel()
+            guard ContinuousClock.now < deadline else {
+                // Holding now with no change seen: what it reads is not observable, and the wait took the whole bound.
+                let late = condition()
+                Issue.record(
+                    late
+                        ? "\(what) held only at the deadline, with no change observed: wait with polling"
+                        : "timed out waiting until \(what)",
+                    sourceLocation: sourceLocation)
+                return late
+            }
         }
+    }
+
+    /// Returns once `condition` holds, checking it every 2 ms: for what no `@Observable` object shows (a
+    /// transport's requests), which ``until(_:timeout:sourceLocation:_:)`` would see only at its deadline; records an
+    /// issue and returns `false` when it still does not hold after `timeout`.
+    @discardableResult
+    static func polling(
+        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @MainActor () -> Bool
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+                return false
+            }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
     }
 
     /// The values `read` gives — the first now, then `action` runs, then one after each change — until `condition`
