@@ -75,6 +75,11 @@ enum Persist {
         a.map { format(Double($0) / Double(b), 2) } ?? "n/a"
     }
 
+    /// How many pages hold `stored` records, at about 410 records a page: at least 2.
+    static func pages(holding stored: Int) -> Int {
+        max(2, (stored + 409) / 410)
+    }
+
     static func run(selected: Set<String>, runs: Int) throws {
         if selected.contains("persist-walk") { try persistWalk(runs: runs) }
         if selected.contains("persist-edit") { try persistEdit(runs: runs) }
@@ -115,8 +120,7 @@ enum Persist {
 
     static func persistEdit(runs: Int) throws {
         for stored in [1_000, 100_000] {
-            // About 410 records a page: enough pages to hold `stored` records, at least 2.
-            let count = max(2, (stored + 409) / 410)
+            let count = pages(holding: stored)
             var changed: [Int64] = []
             var unchanged: [Int64] = []
             var pageBytes = 0
@@ -162,7 +166,7 @@ enum Persist {
         var directories: [Int: URL] = [:]
         defer { for directory in directories.values { try? FileManager.default.removeItem(at: directory) } }
         for stored in sizes {
-            let count = max(2, (stored + 409) / 410)
+            let count = pages(holding: stored)
             let directory = fresh()
             directories[stored] = directory
             try Pipeline.runBlocking {
@@ -193,7 +197,7 @@ enum Persist {
             }
         }
         for stored in sizes {
-            let count = max(2, (stored + 409) / 410)
+            let count = pages(holding: stored)
             print(
                 "cold-start stored≈\(count * 410): open_and_read_30_s=\(format(median(samples[stored] ?? []), 4))"
                     + " open_s=\(format(median(opening[stored] ?? []), 4))")

@@ -2,17 +2,18 @@
 /// `clear()` when the account signs out — reaches them before it returns, where an `AsyncStream` would tell them a
 /// turn later.
 extension ResourceStore {
-    /// Calls `deliver` with each batch of changes to records of `type` (of every type when `nil`), on the thread
-    /// that made them and outside the store's lock (so it may read the store), until ``removeObserver(_:)``; with
-    /// a batch a fetch's merge made, what the fetch decoded (``FetchedModels``).
+    /// Calls `deliver` with each batch of changes to records of `type` (of every type when `nil`; of the record
+    /// `id` alone when one is given), on the thread that made them and outside the store's lock (so it may read the
+    /// store), until ``removeObserver(_:)``; with a batch a fetch's merge made, what the fetch decoded
+    /// (``FetchedModels``).
     ///
     /// - Returns: The observer's number, to remove it with.
     func addObserver(
-        type: String?, _ deliver: @escaping @Sendable ([StoreChange], FetchedModels?) -> Void
+        type: String?, id: String? = nil, _ deliver: @escaping @Sendable ([StoreChange], FetchedModels?) -> Void
     ) -> UInt64 {
         withMergedState { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(type: type, id: nil, deliver: deliver)
+            state.observers[state.nextObserver] = Observer(type: type, id: id, deliver: deliver)
             return state.nextObserver
         }
     }

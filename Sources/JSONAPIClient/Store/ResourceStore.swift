@@ -846,13 +846,7 @@ public final class ResourceStore: Sendable {
         register(Model.self)
         // A batch of changes is added to the stream's feed at once, not yielded one by one (``ChangeFeed``).
         return ChangeFeed.stream { feed in
-            let number = withMergedState { state in
-                state.nextObserver += 1
-                state.observers[state.nextObserver] = Observer(type: Model.resourceType, id: nil) { changes, _ in
-                    feed.add(changes)
-                }
-                return state.nextObserver
-            }
+            let number = addObserver(type: Model.resourceType) { changes, _ in feed.add(changes) }
             return { [weak self] in self?.removeObserver(number) }
         }
     }
@@ -872,22 +866,15 @@ public final class ResourceStore: Sendable {
         return stream
     }
 
+    /// A stream fed by `deliver`: once now, then with each batch of changes to the record `id` of `type`.
     private func observe<Element: Sendable>(
-        type: String, id: String?,
+        type: String, id: String,
         _ deliver: @escaping @Sendable ([StoreChange], AsyncStream<Element>.Continuation) -> Void
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
-        let number = withMergedState { state in
-            state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(type: type, id: id) { changes, _ in
-                deliver(changes, continuation)
-            }
-            return state.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: number) }
-        }
-        if id != nil { deliver([], continuation) }
+        let number = addObserver(type: type, id: id) { changes, _ in deliver(changes, continuation) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(number) }
+        deliver([], continuation)
         return stream
     }
 
