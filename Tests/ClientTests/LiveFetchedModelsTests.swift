@@ -320,12 +320,37 @@ struct LiveDependenciesTests {
         dependencies.note("a1", reaches: Self.keys(before))
         dependencies.note("a2", reaches: Self.keys(["0"]))
         dependencies.note("a1", reaches: Self.keys(after))
-        #expect(dependencies.models(reaching: "people", id: "0") == ["a2"])  // dropped by a1
-        #expect(dependencies.models(reaching: "people", id: "1") == ["a1"])  // kept
-        #expect(dependencies.models(reaching: "people", id: "new") == ["a1"])  // added
+        #expect(Set(dependencies.models(reaching: "people", id: "0")) == ["a2"])  // dropped by a1
+        #expect(Set(dependencies.models(reaching: "people", id: "1")) == ["a1"])  // kept
+        #expect(Set(dependencies.models(reaching: "people", id: "new")) == ["a1"])  // added
         dependencies.note("a1", reaches: [])
         #expect(dependencies.models(reaching: "people", id: "1").isEmpty)
         dependencies.forget("a2")
         #expect(dependencies.models(reaching: "people", id: "0").isEmpty)
+    }
+
+    @Test("The models that reach a record: one kept as it is, more in a set; each once; the first removed gives way to another")
+    func reaching() {
+        var reaching = LiveDependencies.Reaching()
+        #expect(reaching.isEmpty)
+        #expect(Array(reaching).isEmpty)
+        reaching.insert("a1")
+        reaching.insert("a1")
+        #expect(Array(reaching) == ["a1"])
+        reaching.insert("a2")
+        reaching.insert("a3")
+        reaching.insert("a2")
+        #expect(Array(reaching).count == 3)
+        #expect(Set(reaching) == ["a1", "a2", "a3"])
+        reaching.remove("a1")  // the first: another takes its place
+        #expect(!reaching.isEmpty)
+        #expect(Set(reaching) == ["a2", "a3"])
+        reaching.remove("absent")
+        #expect(Set(reaching) == ["a2", "a3"])
+        reaching.remove("a3")
+        reaching.remove("a2")
+        #expect(reaching.isEmpty)
+        reaching.remove("a2")
+        #expect(reaching.isEmpty)
     }
 }

@@ -242,6 +242,28 @@ struct StoreRecordTests {
         #expect(try store.resource(Person.self, id: "7")?.name == "P7")
     }
 
+    @Test(
+        "A response that replaces most of a shared tape's records lets the tape go once it is merged, in one merge of records or of objects"
+    )
+    func compactionAfterTheMerge() throws {
+        let store = ResourceStore()
+        let first = try JSONAPIDecoder().records(from: Self.body((1...5).map { Self.person($0, "P\($0)") }))
+        store.merge(first)
+        #expect(store.readParts { $0.records.shared[ObjectIdentifier(first)]?.live } == 5)
+        // Three of five replaced in one response: two left, fewer than half.
+        let newer = try JSONAPIDecoder().records(from: Self.body((1...3).map { Self.person($0, "new \($0)") }))
+        store.merge(newer)
+        #expect(store.readParts { $0.records.shared[ObjectIdentifier(first)] } == nil)
+        #expect(store.readParts { $0.records[ResourceStore.Key(type: "people", id: "5")]?.stored.records.resources.count } == 0)
+        #expect(try store.resources(Person.self).map(\.name).sorted() == ["P4", "P5", "new 1", "new 2", "new 3"])
+        // The same through resource objects, each in a tape of its own.
+        let second = try JSONAPIDecoder().records(from: Self.body((6...8).map { Self.person($0, "P\($0)") }))
+        store.merge(second)
+        store.merge((6...7).map { ResourceObject(type: "people", id: "\($0)", attributes: ["name": "new"]) })
+        #expect(store.readParts { $0.records.shared[ObjectIdentifier(second)] } == nil)
+        #expect(try store.resource(Person.self, id: "8")?.name == "P8")
+    }
+
     @Test("A read follows linkage to the store's record: a newer one from elsewhere, none once removed, one of another response")
     func readsTheStoresRecord() throws {
         let store = ResourceStore()

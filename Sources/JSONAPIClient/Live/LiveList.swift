@@ -342,7 +342,7 @@ public final class LiveList<Model: Resource> {
                 let key = ResourceStore.Key(type: change.type, id: change.id)
                 let reaching = dependencies.models(reaching: key)
                 guard !reaching.isEmpty, touched.insert(key).inserted else { continue }
-                changed.formUnion(reaching)
+                for id in reaching { changed.insert(id) }
             case .evicted:
                 // Evicted to make room (a list longer than the store keeps): that says nothing of the account, and
                 // the list keeps its copy. After a clear() — the account changed — nothing shown or in flight stays
@@ -358,20 +358,24 @@ public final class LiveList<Model: Resource> {
         if !changed.isEmpty {
             let fetched = Self.fetched(changed, in: batch.fetched, confirmedBy: store)
             var unread: [String] = []
-            if fetched.count < changed.count {
+            if fetched.ids.count < changed.count {
                 var left = changed
-                for model in fetched { left.remove(model.id) }
+                for id in fetched.ids { left.remove(id) }
                 unread = Array(left)
             }
             // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
             let read = unread.isEmpty ? [:] : store.resources(Model.self, ids: unread)
-            if !fetched.isEmpty || !read.isEmpty {
-                var shown = resources
-                for model in fetched { if let position = positions[model.id] { shown[position] = model.model } }
-                for (id, model) in read { if let position = positions[id] { shown[position] = model } }
-                resources = shown
+            if !fetched.ids.isEmpty || !read.isEmpty {
+                // In place, told once: `resources = shown` would copy every model shown for the few changed.
+                withMutation(keyPath: \.resources) {
+                    // By index, not `zip`: the model type is generic here, and a zip of it is not specialised.
+                    for index in fetched.ids.indices {
+                        if let position = positions[fetched.ids[index]] { _resources[position] = fetched.models[index] }
+                    }
+                    for (id, model) in read { if let position = positions[id] { _resources[position] = model } }
+                }
             }
-            for model in fetched { dependencies.note(model.id, reaches: model.reached) }
+            for index in fetched.ids.indices { dependencies.note(fetched.ids[index], reaches: fetched.reached[index]) }
             dependencies.follow(Model.self, ids: unread, in: store)
         }
         guard !removed.isEmpty else { return }
@@ -389,7 +393,7 @@ public final class LiveList<Model: Resource> {
     /// response's tape, and a response names a resource once). A fetch of another model type offers none.
     private static func fetched(
         _ ids: Set<String>, in fetched: [ResourceStore.FetchedModels], confirmedBy store: ResourceStore
-    ) -> [(id: String, model: Model, reached: [ResourceStore.Key])] {
+    ) -> Fetched {
         var offered: [(id: String, records: ResourceRecords)] = []
         var models: [Model] = []
         for response in fetched {
@@ -399,13 +403,28 @@ public final class LiveList<Model: Resource> {
                 models.append(model)
             }
         }
-        guard !offered.isEmpty else { return [] }
-        var confirmed: [(id: String, model: Model, reached: [ResourceStore.Key])] = []
-        confirmed.reserveCapacity(offered.count)
+        var confirmed = Fetched()
+        guard !offered.isEmpty else { return confirmed }
         let shown = store.shownAsFetched(offered, type: Model.resourceType, depth: LiveDependencies.depth)
+        // Every offer confirmed (the usual refresh): the arrays as they are, not copied model by model.
+        if shown.allSatisfy({ $0 != nil }) {
+            return Fetched(ids: offered.map(\.id), models: models, reached: shown.map { $0 ?? [] })
+        }
         for (index, reached) in shown.enumerated() {
-            if let reached { confirmed.append((offered[index].id, models[index], reached)) }
+            guard let reached else { continue }
+            confirmed.ids.append(offered[index].id)
+            confirmed.models.append(models[index])
+            confirmed.reached.append(reached)
         }
         return confirmed
+    }
+
+    /// What ``fetched(_:in:confirmedBy:)`` gives, by position: the ids, their models, and the keys each reaches. (Arrays
+    /// side by side, not tuples with a model: a tuple of a generic model is copied through its metadata, element by
+    /// element.)
+    private struct Fetched {
+        var ids: [String] = []
+        var models: [Model] = []
+        var reached: [[ResourceStore.Key]] = []
     }
 }

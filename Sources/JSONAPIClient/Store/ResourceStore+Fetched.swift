@@ -87,7 +87,12 @@ extension ResourceStore {
         /// without clearing anything.
         private var met: [Int]
         private var walks = 0
+        /// The positions of a walk's step, and of the next: kept from one model's walk to the next, with their
+        /// capacity, as is `listed` (a model's keys, copied out once at the end at their size: appending to a new
+        /// array grew it three or four times a model).
+        private var level: [Int] = []
         private var frontier: [Int] = []
+        private var listed: [Key] = []
         /// By position: its key, made when a walk first lists it (an included author is reached from many models,
         /// and a key hashes its strings when made).
         private var keys: [Key?]
@@ -117,14 +122,15 @@ extension ResourceStore {
             else { return nil }
             walks += 1
             met[start] = walks
-            var reached: [Key] = []
+            listed.removeAll(keepingCapacity: true)
             // Identifiers of no resource of the tape, met already (a `Set` only when there are any).
             var named: Set<Key> = []
-            var level = [start]
+            level.removeAll(keepingCapacity: true)
+            level.append(start)
             var step = 0
             while !level.isEmpty {
                 step += 1
-                let listed = step <= depth
+                let lists = step <= depth
                 frontier.removeAll(keepingCapacity: true)
                 for position in level {
                     for target in use.links.targets(of: position, in: use.records) {
@@ -134,7 +140,7 @@ extension ResourceStore {
                             guard let (type, id) = use.records.identifierKey(at: -Int(target) - 1) else { continue }
                             let other = Key(type: type, id: id)
                             guard state.visibleRecord(other) == nil, !state.records.needsRead(other) else { return nil }
-                            if listed, named.insert(other).inserted { reached.append(other) }
+                            if lists, named.insert(other).inserted { listed.append(other) }
                             continue
                         }
                         let position = Int(target)
@@ -142,12 +148,12 @@ extension ResourceStore {
                         guard isShown(position, in: state) else { return nil }
                         met[position] = walks
                         frontier.append(position)
-                        if listed { reached.append(keyOf(position)) }
+                        if lists { listed.append(keyOf(position)) }
                     }
                 }
                 swap(&level, &frontier)
             }
-            return reached
+            return Array(listed[...])
         }
 
         /// The key of the resource at `position`.

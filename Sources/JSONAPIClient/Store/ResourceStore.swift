@@ -644,10 +644,14 @@ public final class ResourceStore: Sendable {
     private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
         var changes: [StoreChange] = []
         let now = state.tick()
+        var released: Set<ObjectIdentifier> = []
         for object in objects {
             guard let id = object.id, let stored = try? ResourceRecord(object) else { continue }
-            merge(stored, for: Key(type: object.type, id: id), at: now, into: &state, changes: &changes)
+            merge(
+                stored, for: Key(type: object.type, id: id), at: now, into: &state, changes: &changes,
+                released: &released)
         }
+        for tape in released { state.records.compactIfSparse(tape) }
         changes += evictRecords(&state)
         return changes
     }
@@ -661,14 +665,19 @@ public final class ResourceStore: Sendable {
         state.records.reserve(adding: records.resources.count)
         var held = Array(repeating: false, count: records.resources.count)
         var live = 0
+        // The tapes of the records replaced, compacted once all are (a refresh replaces most of a page's).
+        var released: Set<ObjectIdentifier> = []
         if !state.observers.isEmpty { changes.reserveCapacity(records.resources.count) }
         for (position, entry) in records.resources.enumerated() {
-            let kept = merge(entry.record(in: records), for: Key(type: entry.type, id: entry.id), at: now, into: &state, changes: &changes)
+            let kept = merge(
+                entry.record(in: records), for: Key(type: entry.type, id: entry.id), at: now, into: &state,
+                changes: &changes, released: &released)
             if kept {
                 held[position] = true
                 live += 1
             }
         }
+        for tape in released { state.records.compactIfSparse(tape) }
         state.records.share(records, held: held, live: live)
         changes += evictRecords(&state)
         return changes
@@ -679,11 +688,14 @@ public final class ResourceStore: Sendable {
     /// written the same, the newer taken whole when it has every member the older has, else the two read and merged
     /// member by member into a tape of their own.
     ///
-    /// - Parameter changes: Where the changes go, when someone observes the store.
+    /// - Parameters:
+    ///   - changes: Where the changes go, when someone observes the store.
+    ///   - released: Where the shared tapes of the records replaced go: the caller compacts them.
     /// - Returns: Whether the store holds `new` itself now.
     @discardableResult
     private func merge(
-        _ new: ResourceRecord, for key: Key, at now: UInt64, into state: inout State, changes: inout [StoreChange]
+        _ new: ResourceRecord, for key: Key, at now: UInt64, into state: inout State, changes: inout [StoreChange],
+        released: inout Set<ObjectIdentifier>
     ) -> Bool {
         let observed = !state.observers.isEmpty
         func noteChange(_ related: [Key] = []) {
@@ -720,7 +732,7 @@ public final class ResourceStore: Sendable {
             _ = state.records.placeUncounted(record, for: key)
         }
         state.records.unsaved.insert(key)
-        state.records.released(old.stored)
+        if let tape = state.records.releasedUncompacted(old.stored) { released.insert(tape) }
         if state.records.indexesSelfLinks {
             state.records.reindex(key, from: old.stored.selfLink, to: record.stored.selfLink)
         }
