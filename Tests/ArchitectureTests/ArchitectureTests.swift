@@ -7,20 +7,44 @@ struct ArchitectureTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The Swift files under `folder`, as (path, lines of code without comments).
+    /// The Swift files under `folder` (one of ``scanned``, or a folder in one), as (path, lines of code without comments).
     static func sources(_ folder: String) throws -> [(path: String, code: [String])] {
-        let directory = root.appendingPathComponent(folder)
-        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
-        var files: [(String, [String])] = []
-        for case let url as URL in walker where url.pathExtension == "swift" {
-            let text = try String(contentsOf: url, encoding: .utf8)
-            let code = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                return trimmed.hasPrefix("//") ? "" : trimmed
-            }
-            files.append((String(url.path.dropFirst(root.path.count + 1)), code))
+        struct NotScanned: Error { let folder: String }
+        guard scanned.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) else {
+            throw NotScanned(folder: folder)
         }
-        return files.sorted { $0.0 < $1.0 }
+        let prefix = folder + "/"
+        return try everySource.get().filter { $0.path.hasPrefix(prefix) }
+    }
+
+    /// The folders whose Swift files the checks read.
+    static let scanned = ["Sources", "Tests", "Benchmarks", "Examples"]
+
+    /// Every Swift file of ``scanned``, read once for all the suite's tests. Each test used to read them again, all
+    /// at once, walking `Tests/Server/.venv` too: CPU that held both threads of the pool for seconds at the start of
+    /// a full run (and the main actor's work with them, on Linux).
+    private static let everySource = Result { try read(scanned) }
+
+    /// The Swift files under `folders` (hidden folders skipped: the test server's virtual environment, `.build`),
+    /// sorted by path.
+    private static func read(_ folders: [String]) throws -> [(path: String, code: [String])] {
+        var files: [(path: String, code: [String])] = []
+        for folder in folders {
+            let directory = root.appendingPathComponent(folder)
+            guard
+                let walker = FileManager.default.enumerator(
+                    at: directory, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+            else { continue }
+            for case let url as URL in walker where url.pathExtension == "swift" {
+                let text = try String(contentsOf: url, encoding: .utf8)
+                let code = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    return trimmed.hasPrefix("//") ? "" : trimmed
+                }
+                files.append((String(url.path.dropFirst(root.path.count + 1)), code))
+            }
+        }
+        return files.sorted { $0.path < $1.path }
     }
 
     static func matches(_ pattern: String, in folder: String) throws -> [String] {

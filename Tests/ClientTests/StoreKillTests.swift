@@ -72,9 +72,13 @@ struct StoreKillTests {
         while output.saves.count < after, process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: pause)
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+        // Waited for on a thread of its own: `waitUntilExit` and the read block (``offPool(_:)``).
+        let rest = try await offPool {
+            process.waitUntilExit()
+            pipe.fileHandleForReading.readabilityHandler = nil
+            return pipe.fileHandleForReading.readDataToEndOfFile()
+        }
+        output.append(rest)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.saves
     }

@@ -41,9 +41,13 @@ struct WriteQueueKillTests {
         }
         try await Task.sleep(for: pause)
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+        // Waited for on a thread of its own: `waitUntilExit` and the read block (``offPool(_:)``).
+        let rest = try await offPool {
+            process.waitUntilExit()
+            pipe.fileHandleForReading.readabilityHandler = nil
+            return pipe.fileHandleForReading.readDataToEndOfFile()
+        }
+        output.append(rest)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.numbers(after: "queued")
     }

@@ -35,6 +35,12 @@ for attempt in 1 2 3; do
     # Idle keep-alive connections live longer than any test run, so the server never closes one just as a client
     # reuses it: a POST on such a connection fails at once (it is not idempotent, so it is not sent again), and the
     # store's server tests would fail by chance.
+    # Without the descriptors the caller had open beyond 0-2: a test process that starts the server while other
+    # tests have pipes to their children open would otherwise lend the daemon those pipes' write ends, and a reader
+    # of one would wait for an end that never comes. (/dev/fd: on Linux and macOS.)
+    for fd in $(ls /dev/fd); do
+        if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
     "$HERE/.venv/bin/gunicorn" testserver.wsgi:application \
         --chdir "$HERE" \
         --bind "127.0.0.1:$port" \

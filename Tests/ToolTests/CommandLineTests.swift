@@ -9,40 +9,40 @@ struct CommandLineTests {
     static let commands = ["inspect", "get", "create", "update", "delete", "relationship", "completion"]
 
     @Test("jsonapi help COMMAND and jsonapi COMMAND --help (or -h) print that command's help, exit 0", arguments: commands)
-    func commandHelp(_ command: String) throws {
-        let help = try Tool.run(["help", command])
+    func commandHelp(_ command: String) async throws {
+        let help = try await Tool.run(["help", command])
         #expect(help.status == 0)
         #expect(help.standardOutput.hasPrefix("usage: jsonapi \(command) "))
         #expect(help.standardOutput.contains("  -h, --help"))
         #expect(help.standardError.isEmpty)
-        #expect(try Tool.run([command, "--help"]).standardOutput == help.standardOutput)
-        #expect(try Tool.run([command, "-h"]).standardOutput == help.standardOutput)
+        #expect(try await Tool.run([command, "--help"]).standardOutput == help.standardOutput)
+        #expect(try await Tool.run([command, "-h"]).standardOutput == help.standardOutput)
     }
 
     @Test("jsonapi help, --help and -h print the command list; bare jsonapi prints it on standard error, exit 2")
-    func topLevelHelp() throws {
-        let help = try Tool.run(["help"])
+    func topLevelHelp() async throws {
+        let help = try await Tool.run(["help"])
         #expect(help.status == 0)
         for command in Self.commands { #expect(help.standardOutput.contains("\n  \(command) "), "\(command)") }
         #expect(help.standardOutput.contains("--version"))
-        #expect(try Tool.run(["--help"]).standardOutput == help.standardOutput)
-        #expect(try Tool.run(["-h"]).standardOutput == help.standardOutput)
-        let bare = try Tool.run([])
+        #expect(try await Tool.run(["--help"]).standardOutput == help.standardOutput)
+        #expect(try await Tool.run(["-h"]).standardOutput == help.standardOutput)
+        let bare = try await Tool.run([])
         #expect(bare.status == 2)
         #expect(bare.standardOutput.isEmpty)
         #expect(bare.standardError == help.standardOutput)
     }
 
     @Test("--version prints the version alone")
-    func version() throws {
-        let run = try Tool.run(["--version"])
+    func version() async throws {
+        let run = try await Tool.run(["--version"])
         #expect(run.status == 0)
         #expect(run.standardOutput == "0.1.0\n")
     }
 
     @Test("The get help documents the short flags, which parse like the long ones")
-    func shortFlags() throws {
-        let help = try Tool.run(["help", "get"]).standardOutput
+    func shortFlags() async throws {
+        let help = try await Tool.run(["help", "get"]).standardOutput
         for flag in ["-i, --include", "-H, --header", "-F, --fields", "-s, --sort", "-f, --filter", "-p, --page", "-n, --page-size", "-a, --all", "-o, --output", "-c, --columns"] {
             #expect(help.contains("  \(flag) "), "\(flag)")
         }
@@ -59,8 +59,8 @@ struct CommandLineTests {
         (["help", "frobnicate"], "Error: unknown command 'frobnicate'", nil),
         (["--bogus"], "Error: unknown option '--bogus'", nil),
     ] as [([String], String, String?)])
-    func errors(_ arguments: [String], _ message: String, _ command: String?) throws {
-        let run = try Tool.run(arguments)
+    func errors(_ arguments: [String], _ message: String, _ command: String?) async throws {
+        let run = try await Tool.run(arguments)
         #expect(run.status == 2)
         #expect(run.standardOutput.isEmpty)
         let see = command.map { "See 'jsonapi \($0) --help'." } ?? "See 'jsonapi --help'."
@@ -68,32 +68,32 @@ struct CommandLineTests {
     }
 
     @Test("-- ends the options: what follows is an argument even when it starts with a dash, and --help there is not help")
-    func doubleDash() throws {
+    func doubleDash() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("-doc-\(UUID().uuidString).json")
         try Data(#"{"meta": {"a": 1}}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let directory = file.deletingLastPathComponent().path
         let name = file.lastPathComponent
-        let run = try Tool.spawn(
+        let run = try await Tool.spawn(
             Tool.executable(), ["inspect", "--strict", "--", name], directory: URL(fileURLWithPath: directory))
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("\"a\": 1"))
         // Without --, the same name is read as an option.
-        let option = try Tool.run(["inspect", "--", "--help"])
+        let option = try await Tool.run(["inspect", "--", "--help"])
         #expect(option.status == 2)
         #expect(option.standardError.hasPrefix("Error: cannot read --help"))
     }
 
     @Test("completion bash: a script bash accepts, which completes commands, options and option values")
-    func bashCompletion() throws {
-        let script = try Tool.run(["completion", "bash"])
+    func bashCompletion() async throws {
+        let script = try await Tool.run(["completion", "bash"])
         #expect(script.status == 0)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-\(UUID().uuidString).bash")
         try Data(script.standardOutput.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        func complete(_ words: [String]) throws -> [String] {
+        func complete(_ words: [String]) async throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            let run = try Tool.spawn(
+            let run = try await Tool.spawn(
                 URL(fileURLWithPath: "/bin/bash"),
                 [
                     "--norc", "-c",
@@ -103,23 +103,23 @@ struct CommandLineTests {
             return run.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         }
         // Sourcing the script registers the function for the command.
-        let line = try Tool.spawn(
+        let line = try await Tool.spawn(
             URL(fileURLWithPath: "/bin/bash"), ["--norc", "-c", "source '\(file.path)'; complete -p jsonapi"]
         ).standardOutput
         #expect(line.contains("-F _jsonapi jsonapi"))
-        #expect(try complete(["jsonapi", "re"]) == ["relationship"])
-        #expect(try complete(["jsonapi", "--v"]) == ["--version"])
-        #expect(try complete(["jsonapi", "get", "--inc"]) == ["--include"])
-        #expect(try complete(["jsonapi", "get", "--output", ""]) == ["json", "table"])
-        #expect(try complete(["jsonapi", "update", "--s"]) == ["--set"])
-        #expect(try complete(["jsonapi", "relationship", "http://h/x", "r"]) == ["replace", "remove"])
-        #expect(try complete(["jsonapi", "completion", "z"]) == ["zsh"])
-        #expect(try complete(["jsonapi", "help", "up"]) == ["update"])
+        #expect(try await complete(["jsonapi", "re"]) == ["relationship"])
+        #expect(try await complete(["jsonapi", "--v"]) == ["--version"])
+        #expect(try await complete(["jsonapi", "get", "--inc"]) == ["--include"])
+        #expect(try await complete(["jsonapi", "get", "--output", ""]) == ["json", "table"])
+        #expect(try await complete(["jsonapi", "update", "--s"]) == ["--set"])
+        #expect(try await complete(["jsonapi", "relationship", "http://h/x", "r"]) == ["replace", "remove"])
+        #expect(try await complete(["jsonapi", "completion", "z"]) == ["zsh"])
+        #expect(try await complete(["jsonapi", "help", "up"]) == ["update"])
     }
 
     @Test("completion zsh: a #compdef script with every command and each command's options")
-    func zshCompletion() throws {
-        let script = try Tool.run(["completion", "zsh"])
+    func zshCompletion() async throws {
+        let script = try await Tool.run(["completion", "zsh"])
         #expect(script.status == 0)
         let text = script.standardOutput
         #expect(text.hasPrefix("#compdef jsonapi\n"))
@@ -134,7 +134,7 @@ struct CommandLineTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("_jsonapi-\(UUID().uuidString)")
             try Data(text.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            #expect(try Tool.spawn(URL(fileURLWithPath: zsh), ["-n", file.path]).status == 0)
+            #expect(try await Tool.spawn(URL(fileURLWithPath: zsh), ["-n", file.path]).status == 0)
         }
         // Balanced quotes: every line has an even number of single quotes once escapes are taken out.
         for line in text.split(separator: "\n") {
@@ -144,12 +144,12 @@ struct CommandLineTests {
     }
 
     @Test("Requests carry User-Agent: jsonapi/<version>; a --header replaces it")
-    func userAgent() throws {
+    func userAgent() async throws {
         let base = try TestServer.url().absoluteString
-        let run = try Tool.run(["get", base + "/echo-headers"])
+        let run = try await Tool.run(["get", base + "/echo-headers"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains(#""user-agent": "jsonapi/0.1.0""#))
-        let custom = try Tool.run(["get", base + "/echo-headers", "-H", "User-Agent: probe/1"])
+        let custom = try await Tool.run(["get", base + "/echo-headers", "-H", "User-Agent: probe/1"])
         #expect(custom.standardOutput.contains(#""user-agent": "probe/1""#))
         #expect(!custom.standardOutput.contains("jsonapi/0.1.0"))
     }

@@ -5,8 +5,8 @@ import Testing
 @Suite("jsonapi inspect")
 struct InspectCommandTests {
     @Test("Prints the document normalized: pretty, sorted keys, unknown members dropped; exit 0")
-    func normalized() throws {
-        let run = try Tool.run(["inspect", Tool.fixture("lenient")])
+    func normalized() async throws {
+        let run = try await Tool.run(["inspect", Tool.fixture("lenient")])
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
         #expect(run.standardOutput.hasPrefix("{\n  \"data\": {\n    \"attributes\": {\n"))
@@ -18,29 +18,29 @@ struct InspectCommandTests {
     }
 
     @Test("Reads standard input with -")
-    func standardInput() throws {
-        let run = try Tool.run(["inspect", "-"], input: Data(#"{"meta":{"b":1,"a":2}}"#.utf8))
+    func standardInput() async throws {
+        let run = try await Tool.run(["inspect", "-"], input: Data(#"{"meta":{"b":1,"a":2}}"#.utf8))
         #expect(run.status == 0)
         #expect(run.standardOutput == "{\n  \"meta\": {\n    \"a\": 2,\n    \"b\": 1\n  }\n}\n")
     }
 
     @Test("--strict prints one POINTER: message line per violation on standard error and exits 1")
-    func strict() throws {
-        let run = try Tool.run(["inspect", "--strict", Tool.fixture("lenient")])
+    func strict() async throws {
+        let run = try await Tool.run(["inspect", "--strict", Tool.fixture("lenient")])
         #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
         #expect(
             run.standardError.split(separator: "\n") == [
                 "/unknown: a document must not contain the member \"unknown\"", "/data/id: id must be a string",
             ])
-        let valid = try Tool.run(["inspect", "--strict", Tool.fixture("spec-compound")])
+        let valid = try await Tool.run(["inspect", "--strict", Tool.fixture("spec-compound")])
         #expect(valid.status == 0)
     }
 
     @Test("A collection whose first element is identifier-only: every member of every element is printed")
-    func sparseFirstElement() throws {
+    func sparseFirstElement() async throws {
         for arguments in [["inspect", Tool.fixture("sparse-first")], ["inspect", "--strict", Tool.fixture("sparse-first")]] {
-            let run = try Tool.run(arguments)
+            let run = try await Tool.run(arguments)
             #expect(run.status == 0)
             #expect(run.standardError.isEmpty)
             for member in [#""title": "Second""#, #""previous": {"#, #""self": "http://example.com/articles/2""#, #""rank": 2"#, #""hidden": true"#] {
@@ -50,35 +50,35 @@ struct InspectCommandTests {
     }
 
     @Test("A document that does not decode: the pointer and the reason, exit 1")
-    func undecodable() throws {
-        let run = try Tool.run(["inspect", "-"], input: Data(#"{"data": {"id": "1", "attributes": {}}}"#.utf8))
+    func undecodable() async throws {
+        let run = try await Tool.run(["inspect", "-"], input: Data(#"{"data": {"id": "1", "attributes": {}}}"#.utf8))
         #expect(run.status == 1)
         #expect(run.standardError == "/data/type: expected member \"type\"\n")
-        let syntax = try Tool.run(["inspect", "-"], input: Data("{\"data\": [1,]}".utf8))
+        let syntax = try await Tool.run(["inspect", "-"], input: Data("{\"data\": [1,]}".utf8))
         #expect(syntax.status == 1)
         #expect(syntax.standardError.contains("invalid JSON"))
     }
 
     @Test("--strict --request checks a request body: a create body needs no id, an update body does")
-    func requestKinds() throws {
+    func requestKinds() async throws {
         let create = #"{"data": {"type": "articles", "attributes": {"title": "x"}, "relationships": {"author": {"data": {"type": "people", "id": "9"}}}}}"#
-        let created = try Tool.run(["inspect", "--strict", "--request=create", "-"], input: Data(create.utf8))
+        let created = try await Tool.run(["inspect", "--strict", "--request=create", "-"], input: Data(create.utf8))
         #expect(created.status == 0, "\(created.standardError)")
         #expect(created.standardOutput.contains("\"title\": \"x\""))
         // The same body as a response or an update: a resource needs its id.
-        let response = try Tool.run(["inspect", "--strict", "-"], input: Data(create.utf8))
+        let response = try await Tool.run(["inspect", "--strict", "-"], input: Data(create.utf8))
         #expect(response.status == 1)
         #expect(response.standardError == "/data: a resource object must contain \"id\"\n")
-        let update = try Tool.run(["inspect", "--strict", "--request", "update", "-"], input: Data(create.utf8))
+        let update = try await Tool.run(["inspect", "--strict", "--request", "update", "-"], input: Data(create.utf8))
         #expect(update.status == 1)
         #expect(update.standardOutput.isEmpty)
         #expect(update.standardError == "/data: a resource object must contain \"id\"\n")
     }
 
     @Test("--strict --request=create: every relationship needs data")
-    func createRelationshipWithoutData() throws {
+    func createRelationshipWithoutData() async throws {
         let body = #"{"data": {"type": "articles", "id": "1", "relationships": {"author": {"links": {"related": "/a"}}}}}"#
-        let run = try Tool.run(["inspect", "--strict", "--request=create", "-"], input: Data(body.utf8))
+        let run = try await Tool.run(["inspect", "--strict", "--request=create", "-"], input: Data(body.utf8))
         #expect(run.status == 1)
         #expect(
             run.standardError
@@ -86,26 +86,26 @@ struct InspectCommandTests {
     }
 
     @Test("--strict --request=relationship: data is null, an identifier or identifiers")
-    func relationshipRequest() throws {
-        let valid = try Tool.run(["inspect", "--strict", "--request=relationship", "-"], input: Data(#"{"data": [{"type": "tags", "id": "2"}]}"#.utf8))
+    func relationshipRequest() async throws {
+        let valid = try await Tool.run(["inspect", "--strict", "--request=relationship", "-"], input: Data(#"{"data": [{"type": "tags", "id": "2"}]}"#.utf8))
         #expect(valid.status == 0, "\(valid.standardError)")
         let resource = #"{"data": [{"type": "tags", "id": "2"}, {"type": "tags", "id": "3", "attributes": {"name": "x"}}]}"#
-        let run = try Tool.run(["inspect", "--strict", "--request=relationship", "-"], input: Data(resource.utf8))
+        let run = try await Tool.run(["inspect", "--strict", "--request=relationship", "-"], input: Data(resource.utf8))
         #expect(run.status == 1)
         #expect(run.standardError == "/data/1/attributes: a resource identifier object must not contain the member \"attributes\"\n")
     }
 
     @Test("--strict reports duplicate member names and null where an object belongs; without it they are read")
-    func duplicatesAndNulls() throws {
+    func duplicatesAndNulls() async throws {
         let text = #"{"data": null, "meta": {"a": 1}, "meta": {"b": 2}, "links": null}"#
-        let strict = try Tool.run(["inspect", "--strict", "-"], input: Data(text.utf8))
+        let strict = try await Tool.run(["inspect", "--strict", "-"], input: Data(text.utf8))
         #expect(strict.status == 1)
         #expect(
             strict.standardError.split(separator: "\n") == [
                 "/meta: the member name \"meta\" appears more than once in this object",
                 "/links: links must be an object, not null (leave the member out instead)",
             ])
-        let lenient = try Tool.run(["inspect", "-"], input: Data(#"{"data": null, "meta": {"a": 1}, "meta": {"b": 2}}"#.utf8))
+        let lenient = try await Tool.run(["inspect", "-"], input: Data(#"{"data": null, "meta": {"a": 1}, "meta": {"b": 2}}"#.utf8))
         #expect(lenient.status == 0, "\(lenient.standardError)")
     }
 
@@ -114,8 +114,8 @@ struct InspectCommandTests {
         ["frobnicate"], [], ["inspect", "--strict", "--request=delete", "-"], ["inspect", "--request=create", "-"],
         ["inspect", "--strict", "-", "--request"],
     ])
-    func usageErrors(arguments: [String]) throws {
-        let run = try Tool.run(arguments)
+    func usageErrors(arguments: [String]) async throws {
+        let run = try await Tool.run(arguments)
         #expect(run.status == 2)
         #expect(!run.standardError.isEmpty)
         #expect(run.standardOutput.isEmpty)

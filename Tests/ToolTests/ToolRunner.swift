@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `jsonapi` executable and captures what it prints.
-struct ToolRun {
+struct ToolRun: Sendable {
     var status: Int32
     var standardOutput: String
     var standardError: String
@@ -28,40 +29,60 @@ enum Tool {
     }
 
     /// Runs the built `jsonapi` with `arguments`, `input` on its standard input, `environment` added to ours.
-    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> ToolRun {
-        try spawn(
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
+        -> ToolRun
+    {
+        try await spawn(
             executable(), arguments, input: input,
             environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
     }
 
-    /// Runs `executable` in `directory` and captures what it prints. The tool's tests run where processes can be
-    /// started (macOS, Linux): `Process` does not exist on iOS, tvOS, watchOS or visionOS, which throw.
+    /// Runs `executable` in `directory` and captures what it prints, waiting on a thread of its own (``offPool(_:)``).
+    /// The tool's tests run where processes can be started (macOS, Linux): `Process` does not exist on iOS, tvOS,
+    /// watchOS or visionOS, which throw.
     static func spawn(
         _ executable: URL, _ arguments: [String], input: Data? = nil, environment: [String: String]? = nil,
         directory: URL? = nil
+    ) async throws -> ToolRun {
+        try await offPool {
+            try spawnBlocking(executable, arguments, input: input, environment: environment, directory: directory)
+        }
+    }
+
+    /// ``spawn(_:_:input:environment:directory:)``, blocking the calling thread until the tool ends.
+    private static func spawnBlocking(
+        _ executable: URL, _ arguments: [String], input: Data?, environment: [String: String]?, directory: URL?
     ) throws -> ToolRun {
         #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         throw CocoaError(.featureUnsupported)
         #else
+        // Files, not pipes: a process started meanwhile by another test (the test server, spawned by the first test
+        // that needs it) inherits whatever descriptors are open at that moment, and a long-lived one holding a
+        // pipe's write end would keep `readDataToEndOfFile` from ever seeing its end (it hung the tool's tests
+        // once they ran side by side).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jsonapi-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputFile = folder.appendingPathComponent("in")
+        let outputFile = folder.appendingPathComponent("out")
+        let errorFile = folder.appendingPathComponent("err")
+        try (input ?? Data()).write(to: inputFile)
+        try Data().write(to: outputFile)
+        try Data().write(to: errorFile)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe(), error = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = standardInput
+        process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
-        if let input { standardInput.fileHandleForWriting.write(input) }
-        try standardInput.fileHandleForWriting.close()
-        // Read before waiting so a large output cannot fill the pipe and stall the tool.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return ToolRun(
-            status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+            status: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
         #endif
     }
 
