@@ -57,6 +57,17 @@ struct StoreKillTests {
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     }
 
+    /// Waits for a killed child to end and adds what it printed last to `output`, on a thread of its own
+    /// (``offPool(_:)``: `waitUntilExit` and the read block).
+    static func reap(_ process: Process, _ pipe: Pipe, into output: Output) async throws {
+        let rest = try await offPool {
+            process.waitUntilExit()
+            pipe.fileHandleForReading.readabilityHandler = nil
+            return pipe.fileHandleForReading.readDataToEndOfFile()
+        }
+        output.append(rest)
+    }
+
     /// Runs a child from save `first` on, kills it after `after` reported saves and `pause` more, and returns the
     /// saves it reported.
     static func runChild(_ executable: URL, directory: URL, first: Int, after: Int, pause: Duration) async throws -> [Int] {
@@ -72,13 +83,7 @@ struct StoreKillTests {
         while output.saves.count < after, process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: pause)
         kill(process.processIdentifier, SIGKILL)
-        // Waited for on a thread of its own: `waitUntilExit` and the read block (``offPool(_:)``).
-        let rest = try await offPool {
-            process.waitUntilExit()
-            pipe.fileHandleForReading.readabilityHandler = nil
-            return pipe.fileHandleForReading.readDataToEndOfFile()
-        }
-        output.append(rest)
+        try await reap(process, pipe, into: output)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.saves
     }

@@ -41,13 +41,7 @@ struct WriteQueueKillTests {
         }
         try await Task.sleep(for: pause)
         kill(process.processIdentifier, SIGKILL)
-        // Waited for on a thread of its own: `waitUntilExit` and the read block (``offPool(_:)``).
-        let rest = try await offPool {
-            process.waitUntilExit()
-            pipe.fileHandleForReading.readabilityHandler = nil
-            return pipe.fileHandleForReading.readDataToEndOfFile()
-        }
-        output.append(rest)
+        try await StoreKillTests.reap(process, pipe, into: output)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.numbers(after: "queued")
     }

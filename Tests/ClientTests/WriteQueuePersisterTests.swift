@@ -1,5 +1,6 @@
 import Foundation
 import JSONAPIClientTesting
+import TestSupport
 import Testing
 
 @testable import JSONAPIClient
@@ -26,9 +27,7 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
     /// own: never on one of the cooperative pool's or Dispatch's few, which the save it waits for may need.
     func hasEntered() async -> Bool {
         let entered = entered
-        return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: entered.wait(timeout: .now() + 600) == .success) }.start()
-        }
+        return (try? await offPool { entered.wait(timeout: .now() + 600) == .success }) ?? false
     }
 
     /// The ids of each save's entries, in order.

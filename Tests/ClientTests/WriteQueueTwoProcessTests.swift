@@ -57,14 +57,12 @@ struct WriteQueueTwoProcessTests {
 
     /// Waits (on a thread of its own, a minute at most) for `process` to end, and returns what it printed.
     static func finish(_ process: Process, _ output: StoreKillTests.Output) async -> String {
-        let ended = await withCheckedContinuation { continuation in
-            Thread {
-                let deadline = Date() + 60
-                while process.isRunning, Date() < deadline { usleep(10_000) }
-                if process.isRunning { process.terminate() }
-                continuation.resume(returning: !process.isRunning)
-            }.start()
-        }
+        let ended = (try? await offPool {
+            let deadline = Date() + 60
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { process.terminate() }
+            return !process.isRunning
+        }) ?? false
         #expect(ended, "a child did not end")
         if let pipe = process.standardOutput as? Pipe {
             pipe.fileHandleForReading.readabilityHandler = nil

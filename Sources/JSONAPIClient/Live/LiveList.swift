@@ -406,10 +406,6 @@ public final class LiveList<Model: Resource> {
         var confirmed = Fetched()
         guard !offered.isEmpty else { return confirmed }
         let shown = store.shownAsFetched(offered, type: Model.resourceType, depth: LiveDependencies.depth)
-        // Every offer confirmed (the usual refresh): the arrays as they are, not copied model by model.
-        if shown.allSatisfy({ $0 != nil }) {
-            return Fetched(ids: offered.map(\.id), models: models, reached: shown.map { $0 ?? [] })
-        }
         for (index, reached) in shown.enumerated() {
             guard let reached else { continue }
             confirmed.ids.append(offered[index].id)
