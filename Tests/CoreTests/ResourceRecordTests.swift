@@ -86,6 +86,30 @@ struct ResourceRecordTests {
         for json in objects { try checkMatchesReading(json: json) }
     }
 
+    /// The check hands back the `type` and `id` it met, so that the records need not look again: the ones reading
+    /// takes (the last of a repeated member, a key written with escapes, a numeric id, none at all).
+    @Test(
+        "Checking a resource finds the type and id that reading takes",
+        arguments: [
+            (#"{"type":"a","id":"1"}"#, "a", "1"),
+            (#"{"id":"1","type":"a"}"#, "a", "1"),
+            (#"{"type":"a","id":"1","type":"b","id":"2"}"#, "b", "2"),
+            (#"{"\u0074ype":"a","i\u0064":"1"}"#, "a", "1"),
+            (#"{"type":"a","id":17}"#, "a", "17"),
+            (#"{"type":"a","lid":"x"}"#, "a", nil),
+            (#"{"type":"a","attributes":{"id":"9","type":"z"},"meta":{"id":"8"}}"#, "a", nil),
+        ] as [(String, String, String?)])
+    func checkFindsIdentity(json: String, type: String, id: String?) throws {
+        let tape = try JSONTape(parsing: Array(json.utf8))
+        let reader = DocumentReader(tape: tape)
+        let found = try reader.checkResource(0)
+        let read = try reader.resource(0)
+        #expect(tape.string(found.type) == type)
+        #expect(read.type == type)
+        #expect(try found.id.map { try reader.identifierString($0) } == id)
+        #expect(read.id == id)
+    }
+
     @Test("A document's records: resource objects with an id, primary data then included; not identifiers or lids")
     func entries() throws {
         let body = #"{"included":[{"type":"b","id":"2"},{"type":"b","lid":"x","attributes":{}}],"data":[{"type":"a","id":"1","attributes":{}},{"type":"a","id":"3"}]}"#

@@ -6,34 +6,37 @@
 /// and the `RawDecode` fuzz target hold the two sides to the same answers.
 extension DocumentReader {
     /// Throws what ``resource(_:)`` throws for the value at `index`.
-    func checkResource(_ index: Int) throws(Failure) {
+    ///
+    /// - Returns: The value indexes of the resource's `type` and `id` members (the last of each, as reading takes
+    ///   them; `id` is `nil` when there is none), found on the way, so that the caller need not look again.
+    @discardableResult
+    func checkResource(_ index: Int) throws(Failure) -> (type: Int, id: Int?) {
         try expectObject(index)
-        var hasType = false
+        var type: Int?, id: Int?
         var key = index + 1
         for _ in 0..<tape.count(index) {
             let value = key + 1
-            if tape.key(key, is: "type") {
+            switch ResourceMembers.fixedMember(key, in: tape) {
+            case .type:
                 try checkString(value)
-                hasType = true
-            } else if tape.key(key, is: "id") {
+                type = value
+            case .id:
                 try checkIdentifierString(value)
-            } else if tape.key(key, is: "attributes") {
-                try checkOptionalObject(value)
-            } else if tape.key(key, is: "relationships") {
+                id = value
+            case .attributes, .meta: try checkOptionalObject(value)
+            case .relationships:
                 if tape.kind(value) != .null {
                     try expectObject(value)
                     try checkRelationships(value)
                 }
-            } else if tape.key(key, is: "lid") {
-                try checkString(value)
-            } else if tape.key(key, is: "links") {
-                if tape.kind(value) != .null { try checkLinks(value) }
-            } else if tape.key(key, is: "meta") {
-                try checkOptionalObject(value)
+            case .lid: try checkString(value)
+            case .links: if tape.kind(value) != .null { try checkLinks(value) }
+            case nil: break
             }
             key = tape.skip(value)
         }
-        guard hasType else { throw missing("type", in: index) }
+        guard let type else { throw missing("type", in: index) }
+        return (type, id)
     }
 
     /// An object or `null` (absent), as ``optionalMeta(_:)`` and optional attributes read it.
@@ -82,14 +85,30 @@ extension DocumentReader {
         var key = index + 1
         for _ in 0..<tape.count(index) {
             let value = key + 1
-            if tape.key(key, is: "data") {
-                try checkLinkage(value)
-            } else if tape.key(key, is: "links") {
-                if tape.kind(value) != .null { try checkLinks(value) }
-            } else if tape.key(key, is: "meta") {
-                try checkOptionalObject(value)
+            switch relationshipMember(key) {
+            case .data: try checkLinkage(value)
+            case .links: if tape.kind(value) != .null { try checkLinks(value) }
+            case .meta: try checkOptionalObject(value)
+            case nil: break
             }
             key = tape.skip(value)
+        }
+    }
+
+    /// The members of a relationship object that reading reads.
+    private enum RelationshipMember: String {
+        case data, links, meta
+    }
+
+    /// Which of them the key at `key` names, if any: by length first, as ``ResourceMembers/fixedMember(_:in:)``.
+    @inline(__always)
+    private func relationshipMember(_ key: Int) -> RelationshipMember? {
+        let node = tape.nodes[key]
+        guard node.flags & JSONTape.stringHasEscapes == 0 else { return RelationshipMember(rawValue: tape.string(key)) }
+        switch node.length {
+        case 4: return tape.keyBytesEqual(key, "data") ? .data : tape.keyBytesEqual(key, "meta") ? .meta : nil
+        case 5: return tape.keyBytesEqual(key, "links") ? .links : nil
+        default: return nil
         }
     }
 
@@ -110,17 +129,18 @@ extension DocumentReader {
         var key = index + 1
         for _ in 0..<tape.count(index) {
             let value = key + 1
-            if tape.key(key, is: "type") {
+            switch ResourceMembers.fixedMember(key, in: tape) {
+            case .type:
                 try checkString(value)
                 hasType = true
-            } else if tape.key(key, is: "id") {
+            case .id:
                 try checkIdentifierString(value)
                 hasKey = true
-            } else if tape.key(key, is: "lid") {
+            case .lid:
                 try checkString(value)
                 hasKey = true
-            } else if tape.key(key, is: "meta") {
-                try checkOptionalObject(value)
+            case .meta: try checkOptionalObject(value)
+            case .attributes, .relationships, .links, nil: break
             }
             key = tape.skip(value)
         }

@@ -136,9 +136,9 @@ package final class ResourceRecords: @unchecked Sendable {
         var entries: [Entry] = []
         entries.reserveCapacity(objects.count)
         for object in objects {
-            try reader.checkResource(object)
-            let identity = ResourceMembers.identity(of: object, in: tape)
-            guard let typeIndex = identity.type, let idIndex = identity.id else { continue }
+            let identity = try reader.checkResource(object)
+            guard let idIndex = identity.id else { continue }
+            let typeIndex = identity.type
             entries.append(
                 Entry(
                     type: try reader.repeatedString(typeIndex), id: try reader.identifierString(idIndex),
