@@ -291,6 +291,16 @@ struct ResourceRecordTests {
             (#"{"type":"a","id":"1","meta":{}}"#, #"{"type":"a","id":"1","meta":{"m":1},"links":{}}"#, true),
             (#"{"type":"a","id":"1","lid":"l"}"#, #"{"type":"a","id":"1","lid":"l"}"#, false),
             (#"{"type":"a","id":"1"}"#, #"{"type":"a","id":"1","lid":"l"}"#, false),
+            // The same names in the same order (compared in step), in another order, or repeated.
+            (#"{"type":"a","id":"1","attributes":{"x":1,"y":2}}"#, #"{"type":"a","id":"1","attributes":{"x":3,"y":4}}"#, true),
+            (#"{"type":"a","id":"1","attributes":{"x":1,"y":2}}"#, #"{"type":"a","id":"1","attributes":{"y":4,"x":3}}"#, true),
+            (#"{"type":"a","id":"1","attributes":{"x":1,"y":2}}"#, #"{"type":"a","id":"1","attributes":{"x":3,"z":4}}"#, false),
+            (#"{"type":"a","id":"1","attributes":{"x":1}}"#, #"{"type":"a","id":"1","attributes":{"\u0078":3}}"#, true),
+            (#"{"type":"a","id":"1","attributes":{}}"#, #"{"type":"a","id":"1","attributes":{}}"#, true),
+            (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"meta":{}}}}"#, false),
+            (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"data":[]}}}"#, true),
+            (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"r":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"meta":{}},"r":{"data":null}}}"#, true),
+            (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"r":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"data":null},"r":{"meta":{}}}}"#, false),
         ])
     func replaces(older: String, newer: String, replaces: Bool) throws {
         let old = try Self.record(older), new = try Self.record(newer)

@@ -179,6 +179,16 @@ public final class ResourceStore: Sendable {
         var live: Int
         /// What each resource's linkage names, found by the first read that walked it (``LinkTable``).
         var links = LinkTable()
+
+        /// Notes that the table no longer holds the resource at `position`.
+        ///
+        /// - Returns: Whether it held it.
+        mutating func release(_ position: Int) -> Bool {
+            guard held[position] else { return false }
+            held[position] = false
+            live -= 1
+            return true
+        }
     }
 
     struct Observer {

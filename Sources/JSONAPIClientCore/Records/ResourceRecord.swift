@@ -272,11 +272,33 @@ package struct ResourceRecord: Sendable {
     private func covers(_ members: Int, _ older: ResourceRecord, _ olderMembers: Int, needsData: Bool) -> Bool {
         let olderTape = older.tape
         guard olderTape.kind(olderMembers) == .object else { return true }
+        if coversInStep(members, older, olderMembers, needsData: needsData) { return true }
         var key = olderMembers + 1
         for _ in 0..<olderTape.count(olderMembers) {
             guard let value = olderTape.withStringBytes(key, { tape.member($0, of: members) }) else { return false }
             if needsData, ResourceMembers.data(of: value, in: tape) == nil { return false }
             key = olderTape.skip(key + 1)
+        }
+        return true
+    }
+
+    /// ``covers(_:_:_:needsData:)`` for the common case, a server writing a resource's members the same way each
+    /// time: both objects have the same names in the same order, and (when `needsData`) every member here has
+    /// `data`. Each name is then compared once, not looked up among all the members (`live-apply`: five
+    /// attributes and two relationships per article, looked up one by one, cost 31 M instructions a refresh).
+    ///
+    /// `true` only when ``covers(_:_:_:needsData:)`` is: every older name is here, and every member here, so the
+    /// last of any repeated name, has `data`. `false` says nothing; the caller looks the names up.
+    private func coversInStep(_ members: Int, _ older: ResourceRecord, _ olderMembers: Int, needsData: Bool) -> Bool {
+        let olderTape = older.tape
+        let count = olderTape.count(olderMembers)
+        guard tape.count(members) == count else { return false }
+        var key = members + 1, olderKey = olderMembers + 1
+        for _ in 0..<count {
+            guard olderTape.withStringBytes(olderKey, { tape.keyEquals(key, $0) }) else { return false }
+            if needsData, ResourceMembers.data(of: key + 1, in: tape) == nil { return false }
+            key = tape.skip(key + 1)
+            olderKey = olderTape.skip(olderKey + 1)
         }
         return true
     }
