@@ -34,6 +34,20 @@ struct StoreRecordTests {
         Data(#"{"data":[\#(data.joined(separator: ","))],"included":[\#(included.joined(separator: ","))]}"#.utf8)
     }
 
+    @Test("A shared tape counts each record let go once, and none it does not hold")
+    func sharedRelease() throws {
+        let records = try JSONAPIDecoder().records(from: Self.body([Self.person(1, "One"), Self.person(2, "Two")]))
+        var shared = ResourceStore.SharedRecords(records: records, held: [true, false], live: 1)
+        let first = shared.release(0)
+        #expect(first)
+        #expect(shared.held == [false, false])
+        #expect(shared.live == 0)
+        let again = shared.release(0), never = shared.release(1)
+        #expect(!again)  // let go already
+        #expect(!never)  // never held
+        #expect(shared.live == 0)
+    }
+
     @Test("A typed fetch parses its body once: its records come from the decode, nothing waits to be parsed again")
     func oneParse() async throws {
         let body = Self.body([Self.article(1, title: "One", author: 9)], included: [Self.person(9, "Nine")])

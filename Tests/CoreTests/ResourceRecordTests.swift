@@ -43,6 +43,10 @@ struct ResourceRecordTests {
         #"{"type":"a","id":"1","links":{"self":{"href":"/x","hreflang":"en","meta":[]}}}"#,
         #"{"type":"a","id":"1","type":5}"#,
         #"{"type":"a","id":"1","\u0061ttributes":[]}"#,
+        #"{"type":"a","id":"1","relationships":{"b":{"d\u0061ta":5}}}"#,
+        #"{"type":"a","id":"1","relationships":{"b":{"l\u0069nks":5}}}"#,
+        #"{"type":"a","id":"1","relationships":{"b":{"m\u0065ta":5}}}"#,
+        #"{"type":"a","id":"1","relationships":{"b":{"d\u0061ta":{"t\u0079pe":"b","\u0069d":"2"}}}}"#,
     ]
 
     @Test("Checking a resource object throws exactly what reading it throws", arguments: objects)
@@ -297,6 +301,8 @@ struct ResourceRecordTests {
             (#"{"type":"a","id":"1","attributes":{"x":1,"y":2}}"#, #"{"type":"a","id":"1","attributes":{"x":3,"z":4}}"#, false),
             (#"{"type":"a","id":"1","attributes":{"x":1}}"#, #"{"type":"a","id":"1","attributes":{"\u0078":3}}"#, true),
             (#"{"type":"a","id":"1","attributes":{}}"#, #"{"type":"a","id":"1","attributes":{}}"#, true),
+            // Fewer attributes than the older, with the name of the one missing just after them: not in step.
+            (#"{"type":"a","id":"1","attributes":{"x":1,"y":2}}"#, #"{"type":"a","id":"1","attributes":{"x":3},"y":4}"#, false),
             (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"meta":{}}}}"#, false),
             (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"data":null},"s":{"data":[]}}}"#, true),
             (#"{"type":"a","id":"1","relationships":{"r":{"data":null},"r":{"data":null}}}"#, #"{"type":"a","id":"1","relationships":{"r":{"meta":{}},"r":{"data":null}}}"#, true),
