@@ -60,7 +60,7 @@ struct StoreRecordTests {
         #expect(store.count == 2)
         #expect(store.readParts { ($0.waiting.bodies.count, $0.waiting.parsed) } == (0, 0))
         // The records lie in the response's tape, shared, not in one each.
-        let shared = store.readParts { state in state.records.byKey.values.map { ObjectIdentifier($0.stored.records) } }
+        let shared = store.readParts { state in state.records.byKey.records.map { ObjectIdentifier($0.stored.records) } }
         #expect(Set(shared).count == 1)
         #expect(try store.resource(Article.self, id: "1")?.author?.name == "Nine")
     }

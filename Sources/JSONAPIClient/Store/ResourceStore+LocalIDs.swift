@@ -9,7 +9,7 @@ extension ResourceStore {
     func replaceLocalIDs(_ id: (String, String) -> String?) {
         mutate { state, effects in
             let now = state.tick()
-            for (key, record) in state.records.byKey where record.stored.linksByLocalID {
+            for (key, record) in zip(state.records.byKey.keys, state.records.byKey.records) where record.stored.linksByLocalID {
                 var object = record.object
                 guard let relationships = object.relationships,
                     let replaced = Self.replacingLocalIDs(in: relationships, id)

@@ -111,6 +111,9 @@ public final class ResourceStore: Sendable {
             self.hash = hash
         }
 
+        /// `type` and `id` hashed by the process's seeded `Hasher`: what ``RecordMap`` places the key by.
+        var seededHash: Int { hash }
+
         static func == (lhs: Key, rhs: Key) -> Bool {
             lhs.hash == rhs.hash && lhs.id == rhs.id && lhs.type == rhs.type
         }

@@ -9,7 +9,8 @@ extension ResourceStore {
     /// which keep the index and the tapes' counts in step; the merge's fast path places a response's records with
     /// ``placeUncounted(_:for:)`` and counts them all at once with ``share(_:held:live:)``.
     struct RecordTable {
-        private(set) var byKey: [Key: Record] = [:]
+        /// The records by key (``RecordMap``: in arrays side by side, found through a compact index).
+        private(set) var byKey = RecordMap()
         /// The records by the last path segment of their `links.self` (``SelfLinks/segment(of:)``), so that a delete
         /// by URL looks at the few records that may have that link instead of all of them. Made by the first delete
         /// by URL (`nil` until then: a merge pays nothing for it), then kept in step.
@@ -57,21 +58,21 @@ extension ResourceStore {
         /// The number of records.
         var count: Int { byKey.count }
         /// The records' keys.
-        var keys: Dictionary<Key, Record>.Keys { byKey.keys }
+        var keys: [Key] { byKey.keys }
 
         /// The record of `key`.
         subscript(key: Key) -> Record? { byKey[key] }
 
         /// Notes a use of the record of `key` at `tick`.
         mutating func touch(_ key: Key, at tick: UInt64) {
-            byKey[key]?.lastUse = tick
+            guard let position = byKey.position(of: key) else { return }
+            byKey.modify(at: position) { $0.lastUse = tick }
         }
 
         /// Makes room for `added` more records: one growth per response at most, and geometric (growing to exactly
         /// the size needed would copy every record again at each page of a walk: quadratic).
         mutating func reserve(adding added: Int) {
-            let needed = byKey.count + added
-            if needed > byKey.capacity { byKey.reserveCapacity(max(needed, byKey.capacity * 2)) }
+            byKey.reserve(adding: added)
         }
 
         /// Sets the record of `key`, keeping the self-link index and the shared tapes' counts in step.
@@ -110,7 +111,7 @@ extension ResourceStore {
         mutating func selfLinkIndex() -> [String: Set<Key>] {
             if let selfLinks { return selfLinks }
             var index: [String: Set<Key>] = [:]
-            for (key, record) in byKey {
+            for (key, record) in zip(byKey.keys, byKey.records) {
                 if let link = record.stored.selfLink { index[SelfLinks.segment(of: link), default: []].insert(key) }
             }
             selfLinks = index
@@ -200,9 +201,8 @@ extension ResourceStore {
             guard use.live > 0 else { return }
             for (entry, held) in zip(use.records.resources, use.held) where held {
                 let key = Key(type: entry.type, id: entry.id)
-                guard var record = byKey[key] else { continue }
-                record.stored = record.stored.compacted()
-                byKey[key] = record
+                guard let position = byKey.position(of: key) else { continue }
+                byKey.modify(at: position) { $0.stored = $0.stored.compacted() }
             }
         }
 
@@ -227,14 +227,18 @@ extension ResourceStore {
             let limit = max(limit, 0)
             guard byKey.count > limit else { return [] }
             let keep = limit - limit / 10
-            let oldest = byKey.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(byKey.count - keep)
-            for (key, _) in oldest { removeRecord(key) }
-            return oldest.map(\.key)
+            // The keys first: a removal moves the last record into the place it frees.
+            let oldest = oldestFirst().prefix(byKey.count - keep).map(\.key)
+            for key in oldest { removeRecord(key) }
+            return oldest
         }
 
         /// The records, least recently used first: what a save writes.
         func oldestFirst() -> [(key: Key, record: Record)] {
-            byKey.sorted { $0.value.lastUse < $1.value.lastUse }.map { (key: $0.key, record: $0.value) }
+            let records = byKey.records
+            return records.indices.sorted { records[$0].lastUse < records[$1].lastUse }.map {
+                (key: byKey.keys[$0], record: records[$0])
+            }
         }
     }
 }
