@@ -5,7 +5,7 @@ extension ResourceStore {
     /// A `Dictionary<Key, Record>` keeps a 72-byte entry per record in a table of its own and writes it at a
     /// place the hash picks, all over memory not touched before: 41,000 inserts as a walk grows it took 7 ms here.
     /// Here the arrays are written in order, and the scattered writes are to the index alone, 8 bytes a slot: the
-    /// same inserts take 2 ms (the design experiment in `Docs/Performance.md`, "The identity map's layout").
+    /// same inserts take 2 ms (`Docs/Performance.md`, "The identity map's layout").
     ///
     /// The index is open addressing with linear probing, at most three quarters full: a slot is `0` when empty,
     /// else 32 bits of the key's hash (a tag: most slots of another key are passed without reading its key) above
