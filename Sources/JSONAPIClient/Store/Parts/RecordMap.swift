@@ -10,8 +10,9 @@ extension ResourceStore {
     /// The index is open addressing with linear probing, at most three quarters full: a slot is `0` when empty,
     /// else 32 bits of the key's hash (a tag: most slots of another key are passed without reading its key) above
     /// the position + 1. A removal shifts the slots after it back (no tombstones), so a lookup ends at the first
-    /// empty slot. The key's hash is the per-process seeded one ``Key`` keeps, so no server can choose ids that
-    /// collide.
+    /// empty slot. Every walk along the index stops after one round of it whatever it finds, so that a broken
+    /// invariant makes wrong answers, never a loop without end. The key's hash is the per-process seeded one
+    /// ``Key`` keeps, so no server can choose ids that collide.
     struct RecordMap {
         /// The keys, by position.
         private(set) var keys: [Key] = []
@@ -46,18 +47,26 @@ extension ResourceStore {
         /// - Returns: The record it replaced.
         @discardableResult
         mutating func updateValue(_ record: Record, forKey key: Key) -> Record? {
-            if let position = position(of: key) {
-                let old = records[position]
-                records[position] = record
-                return old
-            }
+            // Grown first, so that one walk along the index finds the key or the empty slot it goes in (a key
+            // already there may grow it a little early).
             if (keys.count + 1) * 4 > index.count * 3 { rebuildIndex(size: index.count * 2) }
-            let hash = Self.bits(key)
+            let hash = Self.bits(key), tag = Self.tag(hash)
+            let mask = index.count - 1
             var slot = Self.home(hash, index.count)
-            while index[slot] != 0 { slot = (slot + 1) & (index.count - 1) }
+            for _ in 0..<index.count {
+                let value = index[slot]
+                if value == 0 { break }
+                if value >> 32 == tag, keys[Self.position(value)] == key {
+                    let position = Self.position(value)
+                    let old = records[position]
+                    records[position] = record
+                    return old
+                }
+                slot = (slot + 1) & mask
+            }
             keys.append(key)
             records.append(record)
-            index[slot] = Self.tag(hash) << 32 | UInt64(keys.count)
+            index[slot] = tag << 32 | UInt64(keys.count)
             return nil
         }
 
@@ -110,8 +119,9 @@ extension ResourceStore {
             let hash = Self.bits(key), tag = Self.tag(hash)
             let mask = index.count - 1
             var slot = Self.home(hash, index.count)
-            while index[slot] != 0 {
+            for _ in 0..<index.count {
                 let value = index[slot]
+                if value == 0 { return nil }
                 if value >> 32 == tag, keys[Self.position(value)] == key { return slot }
                 slot = (slot + 1) & mask
             }
@@ -124,7 +134,8 @@ extension ResourceStore {
             let mask = index.count - 1
             var hole = slot
             var next = (slot + 1) & mask
-            while index[next] != 0 {
+            for _ in 1..<index.count {
+                guard index[next] != 0 else { break }
                 let home = Self.home(Self.bits(keys[Self.position(index[next])]), index.count)
                 // The key at `next` may fill the hole when its home is not between the hole and it (cyclically).
                 if (next - home) & mask >= (next - hole) & mask {
@@ -143,7 +154,10 @@ extension ResourceStore {
             for (position, key) in keys.enumerated() {
                 let hash = Self.bits(key)
                 var slot = Self.home(hash, size)
-                while rebuilt[slot] != 0 { slot = (slot + 1) & mask }
+                for _ in 0..<size {
+                    if rebuilt[slot] == 0 { break }
+                    slot = (slot + 1) & mask
+                }
                 rebuilt[slot] = Self.tag(hash) << 32 | UInt64(position + 1)
             }
             index = rebuilt
