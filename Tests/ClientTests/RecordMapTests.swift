@@ -80,6 +80,24 @@ struct RecordMapTests {
         }
     }
 
+    @Test("The index grows once a record would pass three quarters of it, not before")
+    func growsAtThreeQuarters() throws {
+        var map = ResourceStore.RecordMap()
+        let record = try Self.record(0)
+        for id in 0..<13 {
+            map.updateValue(record, forKey: Key(type: "tags", id: "\(id)"))
+            // 6 of 8 slots, 12 of 16: full enough; one more doubles it.
+            #expect(map.indexSize == (map.count <= 6 ? 8 : map.count <= 12 ? 16 : 32))
+        }
+        map.updateValue(try Self.record(1), forKey: Key(type: "tags", id: "0"))  // a replacement adds nothing
+        #expect(map.count == 13 && map.indexSize == 32)
+        for (adding, size) in [(0, 8), (6, 8), (7, 16), (12, 16), (13, 32)] {
+            var empty = ResourceStore.RecordMap()
+            empty.reserve(adding: adding)
+            #expect(empty.indexSize == size, "room for \(adding)")
+        }
+    }
+
     @Test("Room made ahead keeps every record found", arguments: [0, 1, 5, 6, 7, 100])
     func reserve(adding: Int) throws {
         var map = ResourceStore.RecordMap()

@@ -26,6 +26,9 @@ extension ResourceStore {
         /// The number of records.
         var count: Int { keys.count }
 
+        /// The number of the index's slots (for tests of when it grows).
+        var indexSize: Int { index.count }
+
         /// The record of `key`.
         subscript(key: Key) -> Record? {
             guard let position = position(of: key) else { return nil }
