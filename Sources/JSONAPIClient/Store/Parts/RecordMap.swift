@@ -53,23 +53,16 @@ extension ResourceStore {
             // Grown first, so that one walk along the index finds the key or the empty slot it goes in (a key
             // already there may grow it a little early).
             if (keys.count + 1) * 4 > index.count * 3 { rebuildIndex(size: index.count * 2) }
-            let hash = Self.bits(key), tag = Self.tag(hash)
-            let mask = index.count - 1
-            var slot = Self.home(hash, index.count)
-            for _ in 0..<index.count {
-                let value = index[slot]
-                if value == 0 { break }
-                if value >> 32 == tag, keys[Self.position(value)] == key {
-                    let position = Self.position(value)
-                    let old = records[position]
-                    records[position] = record
-                    return old
-                }
-                slot = (slot + 1) & mask
+            let (slot, found) = probe(key)
+            if found {
+                let position = Self.position(index[slot])
+                let old = records[position]
+                records[position] = record
+                return old
             }
             keys.append(key)
             records.append(record)
-            index[slot] = tag << 32 | UInt64(keys.count)
+            index[slot] = Self.tag(Self.bits(key)) << 32 | UInt64(keys.count)
             return nil
         }
 
@@ -119,16 +112,23 @@ extension ResourceStore {
 
         /// The slot of `key`, if it has one.
         private func slot(of key: Key) -> Int? {
+            let (slot, found) = probe(key)
+            return found ? slot : nil
+        }
+
+        /// Walks the index from `key`'s home slot: the slot holding `key` (`found`), else the empty slot that ends
+        /// the walk, where it would go.
+        private func probe(_ key: Key) -> (slot: Int, found: Bool) {
             let hash = Self.bits(key), tag = Self.tag(hash)
             let mask = index.count - 1
             var slot = Self.home(hash, index.count)
             for _ in 0..<index.count {
                 let value = index[slot]
-                if value == 0 { return nil }
-                if value >> 32 == tag, keys[Self.position(value)] == key { return slot }
+                if value == 0 { return (slot, false) }
+                if value >> 32 == tag, keys[Self.position(value)] == key { return (slot, true) }
                 slot = (slot + 1) & mask
             }
-            return nil
+            return (slot, false)
         }
 
         /// Empties `slot`, moving back the slots after it that may not be past an empty one: each key stays
