@@ -59,12 +59,20 @@ struct LiveDependencies {
         }
     }
 
-    /// Notes what the models of `Model`'s type with ids `ids` reach now, in place of what they reached before.
-    mutating func follow<Model: Resource>(_ type: Model.Type, ids: some Sequence<String>, in store: ResourceStore) {
+    /// What the models of `Model`'s type with ids `ids` reach now, read from the store, for ``note(_:)``: the read
+    /// comes first and the change of the dependencies after it, so that no store call runs while they change.
+    static func reached<Model: Resource>(
+        _ type: Model.Type, ids: some Sequence<String>, in store: ResourceStore
+    ) -> [(id: String, keys: [ResourceStore.Key])] {
         let keys = ids.map { ResourceStore.Key(type: Model.resourceType, id: $0) }
-        guard !keys.isEmpty else { return }
+        guard !keys.isEmpty else { return [] }
         let linked = store.linkedKeys(from: keys, depth: Self.depth)
-        for key in keys { note(key.id, reaches: linked[key] ?? []) }
+        return keys.map { ($0.id, linked[$0] ?? []) }
+    }
+
+    /// Notes what models reach now (``reached(_:ids:in:)``), in place of what they reached before.
+    mutating func note(_ reached: [(id: String, keys: [ResourceStore.Key])]) {
+        for (id, keys) in reached { note(id, reaches: keys) }
     }
 
     /// Notes that model `id` reaches `linked` now (the keys ``ResourceStore/linkedKeys(from:depth:)`` gives it, each

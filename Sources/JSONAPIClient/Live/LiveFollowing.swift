@@ -1,8 +1,9 @@
 import Dispatch
 
-/// How a live object follows the session's store: a change made on the main actor — `clear()` when the account signs
-/// out, from a button — is applied before `clear()` returns (nothing of the previous account is drawn after it);
-/// changes made elsewhere (a response merged on the network's thread) are applied on the main actor, in order.
+/// How a live object follows the session's store: changes reach it on the main actor in a turn of its own, in
+/// order — never inside a store call, another delivery, or the live object's own change of its state — and a clear
+/// made on the main actor (`clear()` when the account signs out, from a button) is applied before `clear()` returns
+/// (nothing of the previous account is drawn after it), by that call at its end (``ResourceStore/applyLiveNow()``).
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 enum LiveFollowing {
     /// Applies the changes to records of `type` (of every type when `nil`: the related records a live object's
@@ -10,10 +11,9 @@ enum LiveFollowing {
     /// the fetches whose merges made them decoded (``ResourceStore/FetchedModels``, oldest first).
     ///
     /// `apply` re-reads the store for an update (or confirms with it that a fetch's model is what it shows), so a
-    /// change applied at once may overtake earlier ones still on their way from another thread without showing
-    /// anything older than the store holds. Changes that arrive while the main actor is busy wait together and are
-    /// applied in one call, in order: a burst of merges (a walk, a refresh of many pages) costs one re-read of what
-    /// they changed, not one per merge.
+    /// change applied may overtake earlier ones still on their way without showing anything older than the store
+    /// holds. Changes that arrive while the main actor is busy wait together and are applied in one call, in order:
+    /// a burst of merges (a walk, a refresh of many pages) costs one re-read of what they changed, not one per merge.
     @MainActor
     @discardableResult
     static func follow(
@@ -21,17 +21,18 @@ enum LiveFollowing {
         apply: @escaping @MainActor @Sendable (Batch) -> Void
     ) -> Int {
         let waiting = Waiting()
-        let observer = store.addObserver(type: type) { changes, fetched in
-            // A notification with no change is a clear with nothing to evict (``ResourceStore/notify(_:of:fetched:cleared:)``).
+        let applyNow: @Sendable () -> Void = {
+            // Called by a clear made on the main actor, at its end: the clear reaches the object even when another
+            // thread is still telling the observers of it.
+            MainActor.assumeIsolated { apply(waiting.takeAll(cleared: true)) }
+        }
+        let observer = store.addObserver(type: type, applyNow: applyNow) { changes, fetched in
+            // A notification with no change is a clear with nothing to evict (``ResourceStore/Effects/cleared``).
             let cleared = changes.isEmpty && fetched == nil
-            if isOnMainQueue {
-                let all = waiting.takeAll(adding: changes, fetched: fetched, cleared: cleared)
-                MainActor.assumeIsolated { apply(all) }
-            } else if waiting.add(changes, fetched: fetched, cleared: cleared) {
-                Task { @MainActor in
-                    let all = waiting.takeAll()
-                    if !all.changes.isEmpty || all.cleared { apply(all) }
-                }
+            guard waiting.add(changes, fetched: fetched, cleared: cleared) else { return }
+            Task { @MainActor in
+                let all = waiting.takeAll()
+                if !all.changes.isEmpty || all.cleared { apply(all) }
             }
         }
         return tasks.add {
@@ -46,7 +47,8 @@ enum LiveFollowing {
         var changes: [StoreChange] = []
         var fetched: [ResourceStore.FetchedModels] = []
         /// Whether the store was cleared (the account changed) with no record to evict: a notification with no
-        /// change (``ResourceStore/notify(_:of:fetched:cleared:)``).
+        /// change (``ResourceStore/Effects/cleared``), or the clear's own call applying it
+        /// (``ResourceStore/applyLiveNow()``).
         var cleared = false
 
         /// Adds what one notification told: `changes`, what the fetch that made them decoded, and whether it was a
@@ -58,7 +60,7 @@ enum LiveFollowing {
         }
     }
 
-    /// The changes made off the main actor that wait for it, in order.
+    /// The changes that wait for the main actor, in order.
     private final class Waiting: Sendable {
         private struct State {
             var batch = Batch()
@@ -104,21 +106,4 @@ enum LiveFollowing {
             }
         }
     }
-
-    /// A mark on the main queue, by which a thread sees that it runs the main queue's work — the main actor's
-    /// (`Thread.isMainThread` is not that on Linux, where the main queue's work runs on other threads).
-    private struct MainQueueMark: @unchecked Sendable {
-        // Unchecked: the key is set on the main queue once, when it is made, and only read afterwards (whether the
-        // Dispatch overlay declares the key Sendable differs between platforms).
-        let key: DispatchSpecificKey<Bool>
-
-        static let shared: MainQueueMark = {
-            let key = DispatchSpecificKey<Bool>()
-            DispatchQueue.main.setSpecific(key: key, value: true)
-            return MainQueueMark(key: key)
-        }()
-    }
-
-    /// Whether this thread runs the main queue's work, so that `MainActor.assumeIsolated` holds.
-    private static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: MainQueueMark.shared.key) == true }
 }

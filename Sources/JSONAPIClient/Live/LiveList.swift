@@ -243,9 +243,11 @@ public final class LiveList<Model: Resource> {
             models.append(model)
             ids.append(id)
         }
+        // What the new models reach, read before the list changes: no store call runs while it does.
+        let reached = request.session.store.map { LiveDependencies.reached(Model.self, ids: added, in: $0) } ?? []
         resources = models
         self.ids = ids
-        if let store = request.session.store { dependencies.follow(Model.self, ids: added, in: store) }
+        dependencies.note(reached)
         lastPage = page
         hasMore = page.hasNext
         phase = .loaded
@@ -365,6 +367,8 @@ public final class LiveList<Model: Resource> {
             }
             // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
             let read = unread.isEmpty ? [:] : store.resources(Model.self, ids: unread)
+            // Every read of the store first; the list's own state changes after them.
+            let reached = LiveDependencies.reached(Model.self, ids: unread, in: store)
             if !fetched.ids.isEmpty || !read.isEmpty {
                 // In place, told once: `resources = shown` would copy every model shown for the few changed.
                 withMutation(keyPath: \.resources) {
@@ -376,7 +380,7 @@ public final class LiveList<Model: Resource> {
                 }
             }
             for index in fetched.ids.indices { dependencies.note(fetched.ids[index], reaches: fetched.reached[index]) }
-            dependencies.follow(Model.self, ids: unread, in: store)
+            dependencies.note(reached)
         }
         guard !removed.isEmpty else { return }
         let kept = ids.indices.filter { ids[$0].map { !removed.contains($0) } ?? true }

@@ -111,7 +111,10 @@ public final class LiveResource<Model: Resource> {
             guard let model = response.data else { return }
             resource = model
             if let id = model.id.resourceID, id != self.id { follow(id) }
-            if let id = self.id, let store = request.session.store { dependencies.follow(Model.self, ids: [id], in: store) }
+            if let id = self.id, let store = request.session.store {
+                let reached = LiveDependencies.reached(Model.self, ids: [id], in: store)
+                dependencies.note(reached)
+            }
         case .failure(let failure):
             if let shown = LiveFetch.shown(failure) { error = shown }
         }
@@ -166,16 +169,21 @@ public final class LiveResource<Model: Resource> {
             if change.kind == .evicted { return }
         }
         guard reread, resource != nil else { return }
-        if let model = (try? store.resource(Model.self, id: id)) ?? nil { resource = model }
-        dependencies.follow(Model.self, ids: [id], in: store)
+        // Every read of the store first; the object's own state changes after them.
+        let model = (try? store.resource(Model.self, id: id)) ?? nil
+        let reached = LiveDependencies.reached(Model.self, ids: [id], in: store)
+        if let model { resource = model }
+        dependencies.note(reached)
     }
 
     private func apply(_ change: StoreChange, from store: ResourceStore) {
         switch change.kind {
         case .updated:
             // A record that does not make a model (a sparse fieldset left a member out) leaves the model shown.
-            if let model = (try? store.resource(Model.self, id: change.id)) ?? nil { resource = model }
-            dependencies.follow(Model.self, ids: [change.id], in: store)
+            let model = (try? store.resource(Model.self, id: change.id)) ?? nil
+            let reached = LiveDependencies.reached(Model.self, ids: [change.id], in: store)
+            if let model { resource = model }
+            dependencies.note(reached)
         case .removed:
             resource = nil
             dependencies.removeAll()

@@ -115,6 +115,9 @@ extension Session {
         let leaving = writeQueue
         await leaving.flush()
         try await store?.switchAccount(to: account)
+        // The live objects drop what they showed of the account leaving before the switch returns, as a clear()
+        // on the main actor has them do.
+        if let store, store.hasLiveFollowers { await MainActor.run { store.applyLiveNow() } }
         let partition = PartitionDatabase.partition(forAccount: account)
         let parked = accounts.withLock { $0.parked.removeValue(forKey: partition) }
         let queue: WriteQueue

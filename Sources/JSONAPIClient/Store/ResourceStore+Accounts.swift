@@ -106,27 +106,29 @@ extension ResourceStore {
                 contents, owner: owner, waitsForOwner: account == nil, limit: configuration.maxResponseBytes)
             target = Parked(backing: backing, state: state)
         }
-        let (left, unsaved, changes, observers) = state.withLock { state -> (Backing, Unsaved, [StoreChange], [Observer]) in
+        let (left, unsaved) = commit(merging: false) { state, effects -> (Backing, Unsaved) in
             var old = state
             let unsaved = old.takeUnsaved()
-            let changes = state.dropRecords()  // counts the clear, and tells what the observers saw go
+            effects.changes = state.dropRecords()  // what the observers saw go
+            effects.cleared = true  // counts the clear
             var shown = target.state
             shown.observers = state.observers
             shown.nextObserver = state.nextObserver
             shown.clears = state.clears
             shown.recordsUsed = shown.recordsUsed || state.recordsUsed
             old.observers = [:]
+            old.outbox.removeAll()
+            shown.outbox = state.outbox
             state = shown
             let left = backing.withLock { backing in
                 defer { backing = target.backing }
                 return backing
             }
             parked.withLock { $0[left.partition] = Parked(backing: left, state: old) }
-            return (left, unsaved, changes, Array(state.observers.values))
+            return (left, unsaved)
         }
         left.writer?.saveRemaining(unsaved)  // what changed between the flush and the switch
         saveLeftOut()
-        notify(observers, of: changes, cleared: true)
     }
 
     /// Forgets a parked account — its state, and its database's connections once nothing else holds them — so that

@@ -93,7 +93,7 @@ extension ResourceStore {
     }
 
     /// Places the rows read for `asked`, and notes every key asked as read; tells the observers of the records
-    /// the limit then evicts. (Not through ``mutate(_:)``: the bodies waiting are not merged here, since their own
+    /// the limit then evicts. (Through ``commit(merging:_:)`` without merging: the bodies waiting are not merged here, since their own
     /// rows may not be read yet. Internal rather than private: a test places rows read before a merge, the race.)
     /// Nothing when the store was cleared or switched to another account since `epoch` (its ``clears`` when the
     /// rows were asked for): they are another database's, or gone.
@@ -101,8 +101,8 @@ extension ResourceStore {
     /// - Returns: Whether the rows were placed.
     @discardableResult
     func place(_ records: ResourceRecords?, asked: [Key], epoch: UInt64? = nil) -> Bool {
-        let (placed, changes, observers) = state.withLock { state -> (Bool, [StoreChange], [Observer]) in
-            guard epoch == nil || epoch == state.clears else { return (false, [], []) }
+        commit(merging: false) { state, effects -> Bool in
+            guard epoch == nil || epoch == state.clears else { return false }
             if let records {
                 let now = state.tick()
                 state.records.reserve(adding: records.resources.count)
@@ -120,14 +120,12 @@ extension ResourceStore {
             }
             state.records.noteRead(asked)
             let evicted = state.records.evict(limit: configuration.maxResources)
-            guard !evicted.isEmpty else { return (true, [], []) }
-            return (
-                true, evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }, Array(state.observers.values)
-            )
+            guard !evicted.isEmpty else { return true }
+            effects.saves = true
+            if !state.observers.isEmpty {
+                effects.changes = evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
+            }
+            return true
         }
-        guard !changes.isEmpty else { return placed }
-        changed()
-        notify(observers, of: changes)
-        return placed
     }
 }

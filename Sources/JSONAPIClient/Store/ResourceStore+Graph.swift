@@ -43,13 +43,15 @@ extension ResourceStore {
     /// placed: the store switched account or was cleared meanwhile), so that the walk always ends: the lock is never
     /// held across the database.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
-        faultIn(keys)
-        var asked: [Key] = []
-        while true {
-            let (graph, unread) = walkGraph(from: keys)
-            guard !unread.isEmpty, unread != asked, writer != nil else { return graph }
-            faultIn(unread)
-            asked = unread
+        call {
+            faultIn(keys)
+            var asked: [Key] = []
+            while true {
+                let (graph, unread) = walkGraph(from: keys)
+                guard !unread.isEmpty, unread != asked, writer != nil else { return graph }
+                faultIn(unread)
+                asked = unread
+            }
         }
     }
 

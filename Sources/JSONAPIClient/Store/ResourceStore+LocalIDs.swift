@@ -7,7 +7,7 @@ extension ResourceStore {
     ///
     /// - Parameter id: The server's id of the resource of type `$0` created with local id `$1`, or `nil`.
     func replaceLocalIDs(_ id: (String, String) -> String?) {
-        mutate { state, effects in
+        commit { state, effects in
             let now = state.tick()
             for (key, record) in zip(state.records.byKey.keys, state.records.byKey.records) where record.stored.linksByLocalID {
                 var object = record.object

@@ -1,19 +1,23 @@
-/// Observers called on the thread that changes the store, for the live objects: a change made on the main actor —
-/// `clear()` when the account signs out — reaches them before it returns, where an `AsyncStream` would tell them a
-/// turn later.
+/// Observers of the store's changes, for the live objects and the streams: told after the store call that made a
+/// change has returned, one batch at a time, in order (``commit(merging:_:)``).
 extension ResourceStore {
     /// Calls `deliver` with each batch of changes to records of `type` (of every type when `nil`; of the record
-    /// `id` alone when one is given), on the thread that made them and outside the store's lock (so it may read the
-    /// store), until ``removeObserver(_:)``; with a batch a fetch's merge made, what the fetch decoded
-    /// (``FetchedModels``).
+    /// `id` alone when one is given) until ``removeObserver(_:)``: outside the store's lock, after the store call
+    /// that made them has returned (on its thread, or on the thread telling the observers then), never while
+    /// another batch is being told; with a batch a fetch's merge made, what the fetch decoded (``FetchedModels``).
+    /// `deliver` may read the store: what that read changes is told after it returns.
     ///
+    /// - Parameters:
+    ///   - applyNow: A live object's: applies what waits for it at once, on the main actor, at the end of a clear
+    ///     made there (``applyLiveNow()``).
     /// - Returns: The observer's number, to remove it with.
     func addObserver(
-        type: String?, id: String? = nil, _ deliver: @escaping @Sendable ([StoreChange], FetchedModels?) -> Void
+        type: String?, id: String? = nil, applyNow: (@Sendable () -> Void)? = nil,
+        _ deliver: @escaping @Sendable ([StoreChange], FetchedModels?) -> Void
     ) -> UInt64 {
         withMergedState { state in
             state.nextObserver += 1
-            state.observers[state.nextObserver] = Observer(type: type, id: id, deliver: deliver)
+            state.observers[state.nextObserver] = Observer(type: type, id: id, deliver: deliver, applyNow: applyNow)
             return state.nextObserver
         }
     }
@@ -33,7 +37,7 @@ extension ResourceStore {
     func resources<Model: Resource>(_ type: Model.Type, ids: [String]) -> [String: Model] {
         register(Model.self)
         let keys = ids.map { Key(type: Model.resourceType, id: $0) }
-        guard let (primary, included) = graph(from: keys) else { return [:] }
+        guard let (primary, included) = call({ graph(from: keys) }) else { return [:] }
         var models: [String: Model] = [:]
         if let decoded = try? decoder.decode(Model.self, records: primary, included: included) {
             for model in decoded { if let id = model.id.resourceID { models[id] = model } }

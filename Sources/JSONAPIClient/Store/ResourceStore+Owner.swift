@@ -18,21 +18,22 @@ extension ResourceStore {
     ///
     /// - Parameter owner: The root of the request's credentials (``CredentialLineage/root(of:)``).
     func admit(_ owner: CredentialDigest) {
-        let (changes, observers, switched, persists) = state.withLock {
-            state -> ([StoreChange], [Observer], Bool, Bool) in
-            if state.ownerUnconfirmed {
-                state.ownerUnconfirmed = false
-                if state.owner == owner { state.records.readDisk() }  // theirs: the rows may be read now
+        call {
+            let (switched, persists) = commit(merging: false) { state, effects -> (Bool, Bool) in
+                if state.ownerUnconfirmed {
+                    state.ownerUnconfirmed = false
+                    if state.owner == owner { state.records.readDisk() }  // theirs: the rows may be read now
+                }
+                guard state.owner != owner else { return (false, false) }
+                let previous = state.owner
+                state.owner = owner
+                guard previous != nil else { return (false, true) }
+                effects.changes = state.dropRecords()
+                effects.cleared = true
+                return (true, true)
             }
-            guard state.owner != owner else { return ([], [], false, false) }
-            let previous = state.owner
-            state.owner = owner
-            guard previous != nil else { return ([], [], false, true) }
-            let changes = state.dropRecords()
-            return (changes, Array(state.observers.values), true, true)
+            if persists { writer?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched) }
         }
-        if persists { writer?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched) }
-        notify(observers, of: changes, cleared: switched)
     }
 }
 
@@ -45,11 +46,11 @@ extension ResourceStore.State {
         return ResourceStore.Unsaved(records: changedRecords, responses: changedResponses)
     }
 
-    /// Empties the records, the optimistic layers and the bodies waiting, and counts a clear.
+    /// Empties the records, the optimistic layers and the bodies waiting: a clear's part of the state (the event
+    /// notes ``ResourceStore/Effects/cleared``, which counts it).
     ///
     /// - Returns: The changes to tell the observers: each record and layer observed, evicted.
     mutating func dropRecords() -> [StoreChange] {
-        clears += 1
         let changes = observers.isEmpty
             ? [] : Set(records.keys).union(overlay.layers.keys).map {
                 StoreChange(type: $0.type, id: $0.id, kind: .evicted)

@@ -45,7 +45,7 @@ extension ResourceStore {
         var stored = object
         stored.id = id
         faultIn([key])
-        return mutate { state, effects in
+        return commit { state, effects in
             let write = state.overlay.add(kind, object: stored, for: key)
             effects.changes = state.shownChanges(of: key, related: state.pendingInverseTargets(of: key))
             return write
@@ -56,7 +56,7 @@ extension ResourceStore {
     /// sent, as a 204 means), and is folded into the server's record with every confirmed layer before which no
     /// write is unsettled.
     func confirmPending(_ write: PendingWrite, answer: ResourceObject?) {
-        mutate { state, effects in
+        commit { state, effects in
             let shownBefore = state.pendingInverseTargets(of: write.key)
             guard state.overlay.confirm(write, answer: answer) else { return }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
@@ -71,7 +71,7 @@ extension ResourceStore {
     /// - Returns: The members the write had set (what was undone), or `nil` when the layer was gone already.
     @discardableResult
     func dropPending(_ write: PendingWrite) -> ResourceObject? {
-        mutate { state, effects in
+        commit { state, effects in
             let shownBefore = state.pendingInverseTargets(of: write.key)
             guard let undone = state.overlay.drop(write) else { return nil }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)

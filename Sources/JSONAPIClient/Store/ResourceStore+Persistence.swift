@@ -167,7 +167,7 @@ extension ResourceStore {
     /// Schedules a save when opening a partition left stored responses out (past the limit): the save deletes
     /// their rows.
     func saveLeftOut() {
-        if state.withLock({ $0.responses.unsaved.keys?.isEmpty == false }) { changed() }
+        commit(merging: false) { state, effects in effects.saves = state.responses.unsaved.keys?.isEmpty == false }
     }
 
     /// Puts back the keys of a save that failed, so that the next save writes them (with their values then).

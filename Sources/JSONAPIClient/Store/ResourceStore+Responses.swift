@@ -24,7 +24,7 @@ extension ResourceStore {
     func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
         let key = key ?? responseKey(for: request)
         let digestKey = digestKey
-        let (found, epoch) = state.withLock { state -> (StoredResponse?, UInt64) in
+        let (found, epoch) = commit(merging: false) { state, _ -> (StoredResponse?, UInt64) in
             guard let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
             else { return (nil, state.clears) }
@@ -41,23 +41,26 @@ extension ResourceStore {
         case nil:
             body = nil
         }
-        let (stored, removed) = state.withLock { state -> (StoredResponse?, Bool) in
-            guard state.clears == epoch else { return (nil, false) }  // another account's database now
-            guard let now = state.responses[key] else { return (nil, false) }
-            guard now.unreadBody == unread else { return (now, false) }  // replaced, or read by another thread
-            guard let body else { return (nil, state.responses.remove(key) != nil) }
+        return commit(merging: false) { state, effects -> StoredResponse? in
+            guard state.clears == epoch else { return nil }  // another account's database now
+            guard let now = state.responses[key] else { return nil }
+            guard now.unreadBody == unread else { return now }  // replaced, or read by another thread
+            guard let body else {
+                effects.saves = state.responses.remove(key) != nil
+                return nil
+            }
             state.responses.readBody(body, for: key)
-            return (state.responses[key], false)
+            return state.responses[key]
         }
-        if removed { changed() }
-        return stored
     }
 
     /// The body of `outline` with its resources' objects as the store holds them now (read from the database first
     /// when needed, ``faultIn(_:)``), after merging the bodies waiting; `nil` when one is missing.
     func rebuild(_ outline: ResponseOutline) -> Data? {
-        faultIn(outline.keys)
-        return withMergedState { state in outline.body(records: { state.records[$0]?.stored }) }
+        call {
+            faultIn(outline.keys)
+            return withMergedState { state in outline.body(records: { state.records[$0]?.stored }) }
+        }
     }
 
     /// Keeps `response` as the latest for `request`, evicting the least recently used responses past the byte
@@ -80,14 +83,14 @@ extension ResourceStore {
             response: Self.withoutCredentials(response), lastUse: 0, varyNames: varyNames ?? [],
             varyDigest: CredentialDigest(of: request.headerFields, names: varyNames ?? [], key: digestKey),
             freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
-        let changed = state.withLock { state -> Bool in
+        commit(merging: false) { state, effects in
             guard !forbidden, varyNames != nil, response.body.count <= limit else {
-                return state.responses.remove(key) != nil
+                effects.saves = state.responses.remove(key) != nil
+                return
             }
             state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
-            return true
+            effects.saves = true
         }
-        if changed { self.changed() }
         return !forbidden
     }
 
@@ -114,33 +117,31 @@ extension ResourceStore {
             return response
         }
         let freshness = Freshness(of: response, requestTime: requestTime, responseTime: responseTime)
-        let changed = state.withLock { state -> Bool in
-            state.responses.update(key) { stored in
+        commit(merging: false) { state, effects in
+            effects.saves = state.responses.update(key) { stored in
                 stored.response.headerFields = response.headerFields  // the body is the stored one's
                 stored.freshness = freshness
             }
         }
-        if changed { self.changed() }
         return response
     }
 
     /// Notes that the stored response under `key` lists resources of `type` (a collection).
     func noteCollection(of type: String, key: ResponseKey) {
-        let changed = state.withLock { state -> Bool in
-            guard state.responses[key]?.collectionTypes.contains(type) == false else { return false }
-            return state.responses.update(key) { $0.collectionTypes.insert(type) }
+        commit(merging: false) { state, effects in
+            guard state.responses[key]?.collectionTypes.contains(type) == false else { return }
+            effects.saves = state.responses.update(key) { $0.collectionTypes.insert(type) }
         }
-        if changed { self.changed() }
     }
 
     /// Makes every stored collection response listing resources of `type` stale and in need of validation before
     /// it is used again: a resource of the type was created or deleted, so the list may now be missing it or still
     /// show it.
     func invalidateCollections(of type: String) {
-        state.withLock { state in
+        commit(merging: false) { state, effects in
             state.responses.requireValidation { _, stored in stored.collectionTypes.contains(type) }
+            effects.saves = true
         }
-        changed()
     }
 
     /// Makes the stored responses of `url` (whatever their query) stale and in need of validation before they are
@@ -157,12 +158,12 @@ extension ResourceStore {
         if method == .delete, let parent = Self.withoutQuery(url.deletingLastPathComponent()) {
             paths.insert(parent.hasSuffix("/") ? String(parent.dropLast()) : parent)
         }
-        state.withLock { state in
+        commit(merging: false) { state, effects in
             state.responses.requireValidation { key, _ in
                 URL(string: key.url).flatMap(Self.withoutQuery).map(paths.contains) ?? false
             }
+            effects.saves = true
         }
-        changed()
     }
 
     /// `url` without its query and fragment, and without a trailing slash.
@@ -193,9 +194,11 @@ extension ResourceStore {
     @discardableResult
     public func removeResponses(credentials: HTTPFields) -> Int {
         let partition = lineage.root(ofCredentialsIn: credentials)
-        let removed = state.withLock { state in state.responses.removeAll(of: partition) }
-        if removed > 0 { changed() }
-        return removed
+        return commit(merging: false) { state, effects in
+            let removed = state.responses.removeAll(of: partition)
+            effects.saves = removed > 0
+            return removed
+        }
     }
 
     /// The response header fields that carry credentials, never kept in the store.

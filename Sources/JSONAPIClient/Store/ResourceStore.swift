@@ -201,6 +201,8 @@ public final class ResourceStore: Sendable {
         var id: String?
         /// Takes a batch of changes and, when a fetch's merge made them, what the fetch decoded.
         var deliver: @Sendable ([StoreChange], FetchedModels?) -> Void
+        /// A live object's: applies what waits for it now, on the main actor (``ResourceStore/applyLiveNow()``).
+        var applyNow: (@Sendable () -> Void)?
     }
 
     /// What the store holds, behind its lock: the four parts, each a value that can be read and tested alone
@@ -219,6 +221,8 @@ public final class ResourceStore: Sendable {
         var clock: UInt64 = 0
         var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
+        /// The changes not told to the observers yet, in order (``ResourceStore/commit(merging:_:)``).
+        var outbox = Outbox()
         /// Whether the records were ever used — read, observed, written, saved (anything that merges the bodies
         /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
         /// session whose store is never used pays for keeping the bytes only.
@@ -393,11 +397,13 @@ public final class ResourceStore: Sendable {
     /// - Returns: The record, or `nil` when the store holds none.
     public func record(type: String, id: String) -> ResourceObject? {
         let key = Key(type: type, id: id)
-        faultIn([key])
-        return withMergedState { state in
-            guard let object = state.visibleObject(key) else { return nil }
-            state.records.touch(key, at: state.tick())
-            return object
+        return call {
+            faultIn([key])
+            return withMergedState { state in
+                guard let object = state.visibleObject(key) else { return nil }
+                state.records.touch(key, at: state.tick())
+                return object
+            }
         }
     }
 
@@ -413,7 +419,9 @@ public final class ResourceStore: Sendable {
     ///   for records of several responses, as if they were one document's `data` and `included`).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         register(Model.self)
-        guard let (primary, included) = graph(from: [Key(type: Model.resourceType, id: id)]) else { return nil }
+        guard let (primary, included) = call({ graph(from: [Key(type: Model.resourceType, id: id)]) }) else {
+            return nil
+        }
         return try decoder.decode(Model.self, records: primary, included: included).first
     }
 
@@ -426,11 +434,14 @@ public final class ResourceStore: Sendable {
     ///   and `included`).
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
-        faultIn(type: Model.resourceType)
-        let keys = withMergedState { state in
-            state.overlay.visibleKeys(of: Model.resourceType, in: state.records).sorted { $0.id < $1.id }
+        let graph = call { () -> ([ResourceRecord], [ResourceRecord])? in
+            faultIn(type: Model.resourceType)
+            let keys = withMergedState { state in
+                state.overlay.visibleKeys(of: Model.resourceType, in: state.records).sorted { $0.id < $1.id }
+            }
+            return self.graph(from: keys)
         }
-        guard let (primary, included) = graph(from: keys) else { return [] }
+        guard let (primary, included) = graph else { return [] }
         return try decoder.decode(Model.self, records: primary, included: included)
     }
 
@@ -442,14 +453,16 @@ public final class ResourceStore: Sendable {
     /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
         let named = accountDigest != nil
-        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
-            let changes = state.dropRecords()
-            if !named { state.owner = nil }
-            state.responses.removeAll()
-            return (changes, Array(state.observers.values))
+        call {
+            commit(merging: false) { state, effects in
+                effects.changes = state.dropRecords()
+                effects.cleared = true
+                if !named { state.owner = nil }
+                state.responses.removeAll()
+            }
+            writer?.removeAll()
         }
-        writer?.removeAll()
-        notify(observers, of: changes, cleared: true)
+        applyLiveNow()
     }
 
     // MARK: Merging
@@ -470,10 +483,14 @@ public final class ResourceStore: Sendable {
     public func merge(_ objects: [ResourceObject]) {
         guard !objects.isEmpty else { return }
         // The keys only for a store that reads rows: a key hashes its strings when made.
-        if writer != nil { faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } }) }
-        mutate { state, effects in
-            effects.changes = merge(objects, into: &state)
-            effects.saves = true
+        call {
+            if writer != nil {
+                faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } })
+            }
+            commit { state, effects in
+                effects.changes = merge(objects, into: &state)
+                effects.saves = true
+            }
         }
     }
 
@@ -487,11 +504,13 @@ public final class ResourceStore: Sendable {
     /// when the response that brought them was sent): another account's answer never lands in this one's records.
     func merge(_ records: ResourceRecords, epoch: UInt64?) {
         // The keys only for a store that reads rows: a key hashes its strings when made.
-        if writer != nil { faultIn(Self.keys(of: records)) }
-        mutate { state, effects in
-            guard epoch == nil || epoch == state.clears else { return }
-            effects.changes = merge(records, into: &state)
-            effects.saves = true
+        call {
+            if writer != nil { faultIn(Self.keys(of: records)) }
+            commit { state, effects in
+                guard epoch == nil || epoch == state.clears else { return }
+                effects.changes = merge(records, into: &state)
+                effects.saves = true
+            }
         }
     }
 
@@ -505,30 +524,31 @@ public final class ResourceStore: Sendable {
     /// store's ``clears`` then).
     func merge(from body: Data, awaitsDecode: Bool = false, epoch: UInt64? = nil) {
         let limit = configuration.maxResponseBytes
-        var changes: [StoreChange] = []
-        // Bodies about to be merged at once (the waiting ones are full) read their rows first.
-        if writer != nil, state.withLock({ state in
-            state.records.readsDisk && state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting)
-        }) {
-            faultInWaiting()
-        }
-        let (observed, observers) = state.withLock { state -> (Bool, [Observer]) in
-            guard epoch == nil || epoch == state.clears else { return (false, []) }  // sent for another account
-            let observers = Array(state.observers.values)
-            guard observers.isEmpty || awaitsDecode else { return (true, observers) }
-            guard !state.waiting.contains(body) else { return (false, []) }
-            if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting) {
-                changes = mergeWaiting(&state)
+        call {
+            // Bodies about to be merged at once (the waiting ones are full) read their rows first.
+            if writer != nil, state.withLock({ state in
+                state.records.readsDisk
+                    && state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting)
+            }) {
+                faultInWaiting()
             }
-            state.waiting.append(body)
-            return (false, observers)
+            let observed = commit(merging: false) { state, effects -> Bool in
+                guard epoch == nil || epoch == state.clears else { return false }  // sent for another account
+                guard state.observers.isEmpty || awaitsDecode else {
+                    state.waiting.noteParsed()
+                    return true
+                }
+                guard !state.waiting.contains(body) else { return false }
+                if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting) {
+                    effects.changes = mergeWaiting(&state)
+                }
+                state.waiting.append(body)
+                effects.saves = true
+                return false
+            }
+            guard observed, let records = try? decoder.records(from: body) else { return }
+            merge(records, epoch: epoch)
         }
-        notify(observers, of: changes)
-        changed()
-        guard observed else { return }
-        state.withLock { $0.waiting.noteParsed() }
-        guard let records = try? decoder.records(from: body) else { return }
-        merge(records, epoch: epoch)
     }
 
     /// Merges the bodies waiting now when someone observes the store (so that they are told), else leaves them
@@ -555,22 +575,22 @@ public final class ResourceStore: Sendable {
     /// - Parameter decoded: The primary data the decode gave, handed to the observers with the changes (a live list
     ///   of the same model type shows those models rather than decoding the records again: ``FetchedModels``).
     func merge(_ records: ResourceRecords, from body: Data, decoded: (any Sendable)? = nil) {
-        if writer != nil, state.withLock({ $0.records.readsDisk && !$0.observers.isEmpty }) {
-            faultInWaiting()
-            faultIn(Self.keys(of: records))
-        }
-        let (changes, observers) = state.withLock { state -> ([StoreChange], [Observer]) in
-            guard !state.observers.isEmpty else {
-                _ = state.waiting.hand(records, for: body)
-                return ([], [])
+        call {
+            if writer != nil, state.withLock({ $0.records.readsDisk && !$0.observers.isEmpty }) {
+                faultInWaiting()
+                faultIn(Self.keys(of: records))
             }
-            guard let earlier = state.waiting.take(through: body) else { return ([], []) }
-            var changes: [StoreChange] = []
-            for waiting in earlier { changes += merge(waiting, into: &state) }
-            changes += merge(records, into: &state)
-            return (changes, changes.isEmpty ? [] : Array(state.observers.values))
+            commit(merging: false) { state, effects in
+                guard !state.observers.isEmpty else {
+                    _ = state.waiting.hand(records, for: body)
+                    return
+                }
+                guard let earlier = state.waiting.take(through: body) else { return }
+                for waiting in earlier { effects.changes += merge(waiting, into: &state) }
+                effects.changes += merge(records, into: &state)
+                effects.fetched = decoded.map { FetchedModels(records: records, data: $0) }
+            }
         }
-        notify(observers, of: changes, fetched: decoded.map { FetchedModels(records: records, data: $0) })
     }
 
     /// Merges a waiting body: its records when its decode handed them over, else the body parsed now.
@@ -592,62 +612,21 @@ public final class ResourceStore: Sendable {
         return shared || a == b
     }
 
-    /// What a change of the store does beyond its state, carried out once by ``mutate(_:)`` outside the lock: the
-    /// one place that tells the observers what changed and the persistence that there is something to save.
-    struct Effects {
-        /// The records changed, for the observers.
-        var changes: [StoreChange] = []
-        /// Whether the writer has something new to save.
-        var saves = false
-    }
-
-    /// Runs `mutation` on the state once the bodies waiting are merged, then carries out the effects it noted,
-    /// outside the lock: the observers are told of the changes (on this thread), and the writer, when the store is
-    /// persisted, of something to save.
-    @discardableResult
-    func mutate<Result>(_ mutation: (inout State, inout Effects) -> Result) -> Result {
-        var effects = Effects()
-        var observers: [Observer] = []
-        let result = withMergedState { state in
-            let result = mutation(&state, &effects)
-            if !effects.changes.isEmpty { observers = Array(state.observers.values) }
-            return result
-        }
-        if effects.saves { changed() }
-        notify(observers, of: effects.changes)
-        return result
-    }
-
-    /// Runs `body` on the state once the bodies waiting are merged (no observer is told: there is none while bodies
-    /// wait).
+    /// Runs `body` on the state once the bodies waiting are merged: a read, through ``commit(merging:_:)`` (the
+    /// merge's changes are told once the outermost store call returns).
     func withMergedState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        faultInWaiting()
-        var changes: [StoreChange] = []
-        var observers: [Observer] = []
-        let result = try state.withLock { state in
-            state.recordsUsed = true
-            changes = mergeWaiting(&state)
-            if !changes.isEmpty { observers = Array(state.observers.values) }
-            return try body(&state)
-        }
-        notify(observers, of: changes)
-        return result
+        try commit { state, _ in try body(&state) }
     }
 
     /// Merges the bodies waiting, oldest first.
     ///
     /// - Returns: The changes, when someone observes the store (a body awaiting its decode waits while observed).
-    private func mergeWaiting(_ state: inout State) -> [StoreChange] {
+    func mergeWaiting(_ state: inout State) -> [StoreChange] {
         guard !state.waiting.isEmpty else { return [] }
         let bodies = state.waiting.takeAll()
         var changes: [StoreChange] = []
         for waiting in bodies { changes += merge(waiting, into: &state) }
         return changes
-    }
-
-    /// Tells the writer, when the store has one, that there is something new to save.
-    func changed() {
-        writer?.schedule(self)
     }
 
     /// Merges `objects` (each in a tape of its own; one without an `id`, or that does not write as JSON, is
@@ -774,7 +753,7 @@ public final class ResourceStore: Sendable {
     func changeLinkage(of name: String, type: String, id: String, _ change: (Linkage?) -> Linkage) {
         let key = Key(type: type, id: id)
         faultIn([key])
-        mutate { state, effects in
+        commit { state, effects in
             guard let record = state.records[key] else { return }
             let old = record.object
             var object = old
@@ -818,7 +797,7 @@ public final class ResourceStore: Sendable {
     public func remove(type: String, id: String) {
         let key = Key(type: type, id: id)
         faultIn([key])
-        mutate { state, effects in
+        commit { state, effects in
             guard let old = state.records.removeRecord(key) else { return }
             let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
             effects.changes = [StoreChange(type: type, id: id, kind: .removed)]
@@ -901,23 +880,6 @@ public final class ResourceStore: Sendable {
         continuation.onTermination = { [weak self] _ in self?.removeObserver(number) }
         deliver([], continuation)
         return stream
-    }
-
-    /// Tells `observers` of `changes` (each of those to the records it observes), with what the fetch whose merge
-    /// made them decoded, when one did (``FetchedModels``). After a clear (`cleared`: the account changed), the
-    /// observers of every type — the live objects — are told even when no record went: an empty batch.
-    func notify(_ observers: [Observer], of changes: [StoreChange], fetched: FetchedModels? = nil, cleared: Bool = false) {
-        guard !changes.isEmpty || cleared else { return }
-        for observer in observers {
-            guard let type = observer.type else {
-                // A clear reaches the live objects even when the store held nothing (an empty list, a first page in
-                // flight): an empty batch says so.
-                observer.deliver(changes, fetched)
-                continue
-            }
-            let relevant = changes.filter { $0.type == type && (observer.id == nil || $0.id == observer.id) }
-            if !relevant.isEmpty { observer.deliver(relevant, fetched) }
-        }
     }
 }
 
