@@ -70,6 +70,31 @@ struct LiveDependencies {
         return keys.map { ($0.id, linked[$0] ?? []) }
     }
 
+    /// What a live object shows of the models a fetch decoded (`ids`, from the response whose records the decode
+    /// handed the store, `records`): the store is asked, once, whether it still shows each as that response had it
+    /// (``ResourceStore/shownAsFetched(_:type:depth:)``: a newer response may have been merged since, and its change
+    /// told before the object shows the fetch), and those it does not confirm are read again.
+    ///
+    /// - Returns: The models read again, by id (a decoded model not among them is shown as decoded), and the keys
+    ///   each id reaches.
+    static func confirmed<Model: Resource>(
+        _ type: Model.Type, ids: [String], records: ResourceRecords?, in store: ResourceStore
+    ) -> (read: [String: Model], reached: [(id: String, keys: [ResourceStore.Key])]) {
+        guard !ids.isEmpty else { return ([:], []) }
+        var unconfirmed = ids
+        var reached: [(id: String, keys: [ResourceStore.Key])] = []
+        if let records {
+            let shown = store.shownAsFetched(ids.map { ($0, records) }, type: Model.resourceType, depth: depth)
+            unconfirmed = []
+            for (index, keys) in shown.enumerated() {
+                if let keys { reached.append((ids[index], keys)) } else { unconfirmed.append(ids[index]) }
+            }
+        }
+        guard !unconfirmed.isEmpty else { return ([:], reached) }
+        let read = store.resources(Model.self, ids: unconfirmed)
+        return (read, reached + Self.reached(Model.self, ids: unconfirmed, in: store))
+    }
+
     /// Notes what models reach now (``reached(_:ids:in:)``), in place of what they reached before.
     mutating func note(_ reached: [(id: String, keys: [ResourceStore.Key])]) {
         for (id, keys) in reached { note(id, reaches: keys) }

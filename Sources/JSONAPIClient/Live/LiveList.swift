@@ -225,6 +225,19 @@ public final class LiveList<Model: Resource> {
             startFirstPage(request)
             return
         }
+        // Every read of the store first, the list's own state after: no store call runs while it changes. The
+        // page's models as the store shows them now (one a newer response changed meanwhile is read again).
+        var added: [String] = []
+        var seen = Set<String>()
+        for model in page.data ?? [] {
+            guard let id = model.id.resourceID, replacing || positions[id] == nil, seen.insert(id).inserted else {
+                continue
+            }
+            added.append(id)
+        }
+        let (read, reached) = request.session.store.map {
+            LiveDependencies.confirmed(Model.self, ids: added, records: page.records, in: $0)
+        } ?? ([:], [])
         if replacing { credentials = page.credentials }
         var models = replacing ? [] : resources
         var ids = replacing ? [] : self.ids
@@ -232,19 +245,15 @@ public final class LiveList<Model: Resource> {
             positions = [:]
             dependencies.removeAll()
         }
-        var added: [String] = []
         for model in page.data ?? [] {
             let id = model.id.resourceID
             if let id {
                 guard positions[id] == nil else { continue }
                 positions[id] = ids.count
-                added.append(id)
             }
-            models.append(model)
+            models.append(id.flatMap { read[$0] } ?? model)
             ids.append(id)
         }
-        // What the new models reach, read before the list changes: no store call runs while it does.
-        let reached = request.session.store.map { LiveDependencies.reached(Model.self, ids: added, in: $0) } ?? []
         resources = models
         self.ids = ids
         dependencies.note(reached)

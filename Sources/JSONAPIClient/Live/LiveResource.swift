@@ -109,12 +109,14 @@ public final class LiveResource<Model: Resource> {
         case .success(let response):
             error = nil
             guard let model = response.data else { return }
-            resource = model
-            if let id = model.id.resourceID, id != self.id { follow(id) }
-            if let id = self.id, let store = request.session.store {
-                let reached = LiveDependencies.reached(Model.self, ids: [id], in: store)
-                dependencies.note(reached)
-            }
+            // The store first (it may show a newer response's model already), the object's own state after.
+            let id = model.id.resourceID
+            let (read, reached) = request.session.store.map { store in
+                LiveDependencies.confirmed(Model.self, ids: id.map { [$0] } ?? [], records: response.records, in: store)
+            } ?? ([:], [])
+            resource = id.flatMap { read[$0] } ?? model
+            if let id, id != self.id { follow(id) }
+            if self.id == id { dependencies.note(reached) }
         case .failure(let failure):
             if let shown = LiveFetch.shown(failure) { error = shown }
         }

@@ -31,16 +31,22 @@ public struct FetchResponse<Primary: Decodable & Sendable>: Sendable {
     /// A digest of the credentials the request carried after the middleware (`nil` when not known): a live list
     /// does not append a page fetched for someone else to the pages of another.
     var credentials: CredentialDigest?
+    /// The records the decode handed to the store (`nil` when it handed none: an answer from the store, a session
+    /// without one): a live object asks the store whether it still shows them before it shows the decoded models
+    /// (``ResourceStore/shownAsFetched(_:type:depth:)``), since a newer response may have been merged meanwhile.
+    var records: ResourceRecords?
 
     init(
         document: Document<Primary>, status: HTTPResponse.Status, headerFields: HTTPFields,
-        source: ResponseSource = .network, credentials: CredentialDigest? = nil, navigation: Navigation
+        source: ResponseSource = .network, credentials: CredentialDigest? = nil, records: ResourceRecords? = nil,
+        navigation: Navigation
     ) {
         self.document = document
         self.status = status
         self.headerFields = headerFields
         self.source = source
         self.credentials = credentials
+        self.records = records
         self.navigation = navigation
     }
 

@@ -141,7 +141,7 @@ extension Session {
             lastResourceMeta: outline.lastResourceMeta)
         return FetchResponse(
             document: document, status: response.status, headerFields: response.headerFields, source: source,
-            credentials: credentials,
+            credentials: credentials, records: handed ? records : nil,
             navigation: Navigation(
                 session: self, request: request, url: sent.url, page: page,
                 trail: trail ?? PageTrail(start: sent.url)))

@@ -39,10 +39,14 @@ extension Session {
             return (request, response, .network, credentials)
         }
         let visit = StoreVisit()
+        // The store's clear count as the request is made, before the middleware adds its credentials: a session
+        // that names its account sends it as that account, so a switch after this point makes it another's.
+        let made = store.clears
         let response: HTTPResponse
         do {
             response = try await transmit(request) { [self] sent in
-                try await answer(sent, policy: policy, listing: listing, decodes: decodes, store: store, visit: visit)
+                try await answer(
+                    sent, policy: policy, listing: listing, decodes: decodes, store: store, visit: visit, made: made)
             }
         } catch let error as JSONAPIClientError
             where policy.kind == .networkFirst && (error.code == .transportFailed || error.code == .timedOut)
@@ -68,12 +72,23 @@ extension Session {
     /// store when `policy` lets it, else sends it — conditionally when the store can validate its stored response
     /// and the request sets no validator of its own — shared with identical requests in flight; keeps a successful
     /// response (unless `no-store`) and merges its resources.
+    ///
+    /// - Parameter made: The store's ``ResourceStore/clears`` when the request was made. In a session that names its
+    ///   account, a request made before a switch of account is the previous account's: it goes to the network
+    ///   without the store (no stored response answers it, nothing of its answer is kept or merged), and an answer
+    ///   to one sent before a switch is neither kept nor merged after it. In one that names none, whose the request
+    ///   is shows by its credentials, noted by the transmit (which may change the records' owner).
     private func answer(
         _ request: HTTPRequest, policy: CachePolicy, listing: String?, decodes: Bool, store: ResourceStore,
-        visit: StoreVisit
+        visit: StoreVisit, made: UInt64
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
-        let epoch = store.clears  // after the transmit noted the credentials (and any change of owner they made)
+        let named = store.accountDigest != nil
+        let epoch = named ? made : store.clears  // after the transmit noted the credentials (and any owner change)
+        guard !named || store.clears == epoch else {
+            visit.state.withLock { $0 = StoreVisit.State(request: request) }
+            return try await client.send(request)  // the previous account's: nothing of the store for it
+        }
         let key = store.responseKey(for: request)
         let stored = store.storedResponse(for: request, key: key)
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
@@ -108,7 +123,9 @@ extension Session {
                 stored, by: response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
         }
         guard response.status.kind == .successful else { return response }
-        if store.storeResponse(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) {
+        if store.storeResponse(
+            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime, epoch: epoch)
+        {
             if let listing { store.noteCollection(of: listing, key: key) }
             store.merge(from: response.body, awaitsDecode: decodes, epoch: epoch)
         }

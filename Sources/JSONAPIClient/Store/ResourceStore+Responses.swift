@@ -68,12 +68,14 @@ extension ResourceStore {
     /// no-store`, a response with `Vary: *`, a body larger than the limit. Credentials the server sent
     /// (`Set-Cookie`, `Authentication-Info`) are not kept with it: a stored response answers without them.
     ///
+    /// - Parameter epoch: The store's ``clears`` when the request was sent: after a clear or a switch of account
+    ///   since, nothing is kept (the response is another account's).
     /// - Returns: Whether the response may be kept at all (`false` for `no-store`): its resources are merged only
     ///   then.
     @discardableResult
     func storeResponse(
         _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey? = nil, requestTime: Date,
-        responseTime: Date
+        responseTime: Date, epoch: UInt64? = nil
     ) -> Bool {
         let limit = configuration.maxResponseBytes
         let forbidden = CacheControl(response.headerFields).noStore || CacheControl(request.headerFields).noStore
@@ -84,6 +86,7 @@ extension ResourceStore {
             varyDigest: CredentialDigest(of: request.headerFields, names: varyNames ?? [], key: digestKey),
             freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
         commit(merging: false) { state, effects in
+            guard epoch == nil || epoch == state.clears else { return }  // sent for another account
             guard !forbidden, varyNames != nil, response.body.count <= limit else {
                 effects.saves = state.responses.remove(key) != nil
                 return
