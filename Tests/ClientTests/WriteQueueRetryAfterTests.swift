@@ -154,6 +154,35 @@ struct WriteQueueRetryAfterTests {
         #expect(api.writeQueue.entries.isEmpty)
         #expect(server.requests.filter { $0.method == "PATCH" }.count == 3)
     }
+
+    @Test("Once the long wait is over, replay() waits for the replay again: through its backoff, to the delivery")
+    func afterTheLongWait() async throws {
+        let script = Script([.reset, Self.wait(503, "3600"), Self.wait(500, "1")])
+        let server = try LoopbackHTTPServer { _ in script.next() }
+        let long = Gate()
+        let short = Gate()
+        let delays = Delays()
+        let api = Session(
+            baseURL: server.url("/"),
+            configuration: .init(
+                writes: .offline,
+                writeQueue: .init(
+                    sleep: { delay in
+                        delays.record(delay)
+                        await (delay > .seconds(60) ? long : short).wait()
+                    })))
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        _ = try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Sent" }
+        await api.writeQueue.replay()  // returns before the hour
+        long.release()
+        for _ in 0..<10_000 where delays.all.count < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(delays.all == [.seconds(3600), .seconds(2)])  // the 500's backoff: the entry's second attempt
+        let replayed = Task { await api.writeQueue.replay(); return api.writeQueue.entries.count }
+        try await Task.sleep(for: .milliseconds(100))
+        short.release()
+        #expect(await replayed.value == 0)  // it returned only once the write was delivered
+        #expect(server.requests.filter { $0.method == "PATCH" }.count == 4)
+    }
 }
 
 /// The transport, cut off while `offline` holds (every request fails as without a network), else URLSession's.
