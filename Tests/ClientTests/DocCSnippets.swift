@@ -355,6 +355,15 @@ enum DocCSnippets {
         try await notes.create(note, options: .offline)    // replayed after a lost answer: 409, counted as made
     }
 
+    // Writing offline and optimistically, at launch
+    static func offlineLaunch(url: URL, directory: URL) {
+        let api = Session(baseURL: url, configuration: .init(store: .init(persistence: .init(directory: directory)), writes: .offline))
+        Task { for await event in api.writeQueue.events() { print(event) } }
+        let stuck = api.writeQueue.entries.filter(\.isFailing)   // show them: retry() or discard(type:id:)
+        if !stuck.isEmpty { print("writes waiting for you:", stuck.map(\.url)) }
+        api.writeQueue.resume()   // when the path monitor says the network is there; the others are sent meanwhile
+    }
+
     // Writing offline and optimistically, accounts
     static func offlineAccounts(api: Session, notes: DataSource<Note>) async throws {
         try await notes.create(Note(id: UUID().uuidString, text: "Buy milk"), options: .offline)  // queued as Alice's

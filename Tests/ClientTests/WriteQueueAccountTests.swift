@@ -12,7 +12,7 @@ struct WriteQueueAccountTests {
             baseURL: HeldWrites.baseURL, client: server.client,
             configuration: .init(
                 middlewares: [BearerTokenMiddleware { account.token }], writes: .offline,
-                writeQueue: .init(retriesPerReplay: 0, sleep: { _ in })))
+                writeQueue: .init(sleep: { _ in })))
         return (api, api.source(Memo.self, .path("memos/<id>")))
     }
 

@@ -42,7 +42,6 @@ struct WriteQueueDatabaseTests {
         var a = Self.entry("a")
         a.owner = CredentialDigest(high: 1, low: 2)
         a.sent = true
-        a.serverErrors = 3
         a.isFailing = true
         try storage.save([.insert(a), .insert(Self.entry("b")), .insert(Self.entry("c"))])
         let changed = Self.entry("c", attempts: 4)

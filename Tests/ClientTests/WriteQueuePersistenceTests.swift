@@ -61,7 +61,7 @@ struct WriteQueuePersistenceTests {
         let (api, _) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
         let restored = api.writeQueue.entries
         #expect(restored.map(\.id) == [entry.id])
-        #expect(restored.first?.sent == true && restored.first?.attempts == 1)
+        #expect(restored.first?.sent == true && restored.first?.attempts == 0)
         #expect(restored.first?.headerFields.isEmpty == true)
         #expect(try api.store?.resource(Memo.self, id: "2")?.title == "Written offline")
         await api.writeQueue.replay()
@@ -74,6 +74,47 @@ struct WriteQueuePersistenceTests {
         #expect(log.messages.isEmpty, "\(log.messages)")
     }
 
+    @Test("50 writes queued offline over minutes, then the network back after a relaunch: each made once, without retry()")
+    func offlineThenRelaunch() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = StorePersistenceTests.Log()
+        let delays = Delays()
+        do {
+            let server = FlakyMemos()
+            let (api, memos) = try WriteQueueTests.session(server, delays: delays, persistence: Self.persistence(directory, log))
+            for n in 0..<50 {
+                #expect(try await memos.create(Memo(id: "m\(n)", title: "\(n)")).queued != nil)
+                delays.advance(5)  // a write every five seconds: four minutes of the queue's clock in all
+                await WriteQueueTests.idle(api.writeQueue)
+            }
+            #expect(delays.now.timeIntervalSince(Date(timeIntervalSince1970: 1_700_000_000)) == 250)
+            #expect(api.writeQueue.entries.map(\.attempts) == Array(repeating: 0, count: 50))
+            await api.writeQueue.flush()
+            #expect(server.served.isEmpty)
+        }
+        // The next launch, with the network back: the app says so, as it would from its path monitor.
+        let server = FlakyMemos()
+        server.go(online: true)
+        let (api, _) = try WriteQueueTests.session(server, delays: delays, persistence: Self.persistence(directory, log))
+        #expect(api.writeQueue.entries.count == 50)
+        #expect(!api.writeQueue.entries.contains { $0.isFailing })
+        let (events, following) = WriteQueueTests.events(api.writeQueue)
+        defer { following.cancel() }
+        api.writeQueue.resume()
+        var delivered = 0
+        while delivered < 50, let event = await events.next("delivered") {
+            guard case .delivered = event.outcome else { Issue.record("\(event)"); continue }
+            delivered += 1
+        }
+        #expect(server.served == (0..<50).map { #"POST /memos "\#($0)""# })
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(delays.all.isEmpty)
+        await api.writeQueue.flush()
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load() == nil)
+        #expect(log.messages.isEmpty, "\(log.messages)")
+    }
+
     @Test("Entries read back as they were written")
     func roundTrip() throws {
         var entry = WriteQueue.Entry(
@@ -82,7 +123,6 @@ struct WriteQueuePersistenceTests {
             headerFields: ["X-Trace": "1", "Cookie": "c=1", "Proxy-Authorization": "p"], kind: .update,
             clientGeneratedID: false, attempts: 3, created: Date(timeIntervalSince1970: 1_700_000_000.5),
             optimistic: true)
-        entry.serverErrors = 2
         entry.sent = true
         entry.owner = CredentialDigest(high: .max, low: 0x0f)
         let other = WriteQueue.Entry(

@@ -10,15 +10,20 @@ struct WriteQueueStateMachineTests {
 
     static let url = URL(string: "https://api.example.com/memos/1")!
 
-    static func entry(_ kind: ResourceStore.PendingKind = .update, sent: Bool = false, clientID: Bool = false)
-        -> WriteQueue.Entry
-    {
+    static func entry(
+        _ kind: ResourceStore.PendingKind = .update, sent: Bool = false, clientID: Bool = false, id: String = "1",
+        url: URL? = nil, body: String? = nil
+    ) -> WriteQueue.Entry {
         var entry = WriteQueue.Entry(
-            method: kind == .create ? .post : kind == .delete ? .delete : .patch, url: url, type: "memos",
-            resourceID: "1", body: nil, headerFields: [:], kind: kind, clientGeneratedID: clientID)
+            method: kind == .create ? .post : kind == .delete ? .delete : .patch,
+            url: url ?? (kind == .create ? URL(string: "https://api.example.com/memos")! : Self.url(id)),
+            type: "memos", resourceID: id, body: body.map { Data($0.utf8) }, headerFields: [:], kind: kind,
+            clientGeneratedID: clientID)
         entry.sent = sent
         return entry
     }
+
+    static func url(_ id: String) -> URL { URL(string: "https://api.example.com/memos/\(id)")! }
 
     static func error(_ status: Int, retryAfter: String? = nil) -> JSONAPIClientError {
         var error = JSONAPIClientError(code: .errorResponse, detail: "status \(status)")
@@ -31,17 +36,47 @@ struct WriteQueueStateMachineTests {
 
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func configuration(
-        retries: Int = 5, maxServerErrors: Int = 5, maxAttempts: Int = 10, maxRetryAfter: Duration = .seconds(86_400)
-    ) -> WriteQueue.Configuration {
-        WriteQueue.Configuration(
-            retriesPerReplay: retries, maxServerErrors: maxServerErrors, maxAttempts: maxAttempts,
-            maxRetryAfter: maxRetryAfter, now: { now })
+    static func configuration(maxAttempts: Int = 10, maxRetryAfter: Duration = .seconds(86_400))
+        -> WriteQueue.Configuration
+    {
+        WriteQueue.Configuration(maxAttempts: maxAttempts, maxRetryAfter: maxRetryAfter, now: { now })
     }
 
-    /// A machine holding `entry`, durable, with a replay started and the entry taken to send.
+    /// A machine holding `entries`, durable, told the network is back, with a replay started.
+    static func replaying(_ entries: [WriteQueue.Entry]) -> Machine {
+        var machine = Machine()
+        machine.networkBack()
+        for entry in entries {
+            _ = machine.enqueued(entry, layer: nil)
+            machine.saved(entry.id)
+        }
+        _ = machine.startReplay()
+        return machine
+    }
+
+    /// The resource id of the entry `machine` sends next; `nil` when it finished.
+    static func nextSent(_ machine: inout Machine) -> String? {
+        guard case .send(let entry, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else {
+            return nil
+        }
+        return entry.resourceID
+    }
+
+    /// The changes `actions` save.
+    static func saved(_ actions: [Machine.Action]) -> [[WriteQueue.Change]] {
+        actions.compactMap { if case .persist(let snapshot) = $0 { snapshot.changes } else { nil } }
+    }
+
+    /// Whether `actions` save anything.
+    static func saves(_ actions: [Machine.Action]) -> Bool {
+        actions.contains { if case .persist = $0 { true } else { false } }
+    }
+
+    /// A machine holding `entry`, durable, told the network is back, with a replay started and the entry taken to
+    /// send.
     static func sending(_ entry: WriteQueue.Entry) -> (Machine, WriteQueue.Entry) {
         var machine = Machine()
+        machine.networkBack()
         _ = machine.enqueued(entry, layer: nil)
         machine.saved(entry.id)
         let started = machine.startReplay()
@@ -86,6 +121,7 @@ struct WriteQueueStateMachineTests {
     @Test("The first send marks the entry sent and saves that before it goes; a later send saves nothing")
     func sentBeforeItGoes() {
         var machine = Machine()
+        machine.networkBack()
         let entry = Self.entry()
         _ = machine.enqueued(entry, layer: nil)
         machine.saved(entry.id)
@@ -99,9 +135,9 @@ struct WriteQueueStateMachineTests {
         guard case .send(_, _, nil) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("saved again"); return }
     }
 
-    @Test("429 and 503 with Retry-After wait as long as it says, and are not counted as failures")
+    @Test("429 and 503 with Retry-After wait as long as it says, and count as an attempt each")
     func retryAfter() {
-        let configuration = Self.configuration(maxServerErrors: 1, maxAttempts: 1)
+        let configuration = Self.configuration(maxAttempts: 2)
         for (status, value, wait) in [
             (429, "1", Duration.seconds(1)), (503, "3600", .seconds(3600)), (429, "0", .zero),
             (503, " 2 ", .seconds(2)),
@@ -110,8 +146,7 @@ struct WriteQueueStateMachineTests {
             let (actions, then) = machine.attemptFinished(sent, .failed(Self.error(status, retryAfter: value)), configuration: configuration)
             #expect(then == .wait(wait), "\(status) \(value): \(then)")
             #expect(Self.outcomes(actions).first?.hasPrefix("willRetry") == true)
-            #expect(machine.entries.first?.attempts == 0 && machine.entries.first?.serverErrors == 0)
-            #expect(machine.entries.first?.isFailing == false)
+            #expect(machine.entries.first?.attempts == 1 && machine.entries.first?.isFailing == false)
         }
     }
 
@@ -188,13 +223,13 @@ struct WriteQueueStateMachineTests {
         #expect(Machine.serverWait(Self.error(503, retryAfter: "5"), configuration: none) == .zero)
     }
 
-    @Test("A 429 without Retry-After backs off and counts as an attempt, not as a server error")
+    @Test("A 429 without Retry-After backs off and counts as an attempt")
     func tooManyWithoutRetryAfter() {
         var (machine, sent) = Self.sending(Self.entry(sent: true))
         let (actions, then) = machine.attemptFinished(sent, .failed(Self.error(429)), configuration: Self.configuration())
         #expect(then == .wait(.seconds(1)))
         #expect(Self.outcomes(actions) == ["willRetry(after: 1.0 seconds)"])
-        #expect(machine.entries.first?.attempts == 1 && machine.entries.first?.serverErrors == 0)
+        #expect(machine.entries.first?.attempts == 1)
     }
 
     @Test("A 4xx rejects and removes the entry; any other error with no status rejects it too")
@@ -206,58 +241,217 @@ struct WriteQueueStateMachineTests {
         }
     }
 
-    @Test("5xx answers count; at exactly maxServerErrors the entry is marked failing and stays")
+    @Test("5xx answers count; at exactly maxAttempts the entry is marked failing, stays, and the replay goes on")
     func serverErrorsMarkFailing() {
-        let configuration = Self.configuration(maxServerErrors: 2)
+        let configuration = Self.configuration(maxAttempts: 2)
         var (machine, sent) = Self.sending(Self.entry(sent: true))
         var (actions, then) = machine.attemptFinished(sent, .failed(Self.error(500)), configuration: configuration)
-        #expect(then == .wait(.seconds(1)) && machine.entries.first?.serverErrors == 1)
+        #expect(then == .wait(.seconds(1)) && machine.entries.first?.attempts == 1)
         #expect(machine.entries.first?.isFailing == false)
         guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("not sent again"); return }
         (actions, then) = machine.attemptFinished(again, .failed(Self.error(599)), configuration: configuration)
-        #expect(then == .stop && Self.outcomes(actions).first?.hasPrefix("failing") == true)
+        #expect(then == .next && Self.outcomes(actions).first?.hasPrefix("failing") == true)
+        #expect(Self.saves(actions))
         #expect(machine.entries.first?.isFailing == true && machine.entries.first?.attempts == 2)
-        #expect(!machine.canReplay)
-        machine.replayEnded()
-        #expect(!machine.canReplay)
-        guard case .finished = { var copy = machine; _ = copy.startReplay(); return copy.next(now: Self.now, configuration: Self.configuration()) }() else {
+        #expect(machine.isReplaying && !machine.canReplay)
+        guard case .finished = machine.next(now: Self.now, configuration: Self.configuration()) else {
             Issue.record("a failing entry was sent")
             return
         }
+        #expect(!machine.isReplaying && !machine.canReplay)
         let retried = machine.retryFailing()
         #expect(retried != nil)
         #expect(machine.entries.first?.isFailing == false && machine.entries.first?.attempts == 0)
-        #expect(machine.entries.first?.serverErrors == 0 && machine.canReplay)
+        #expect(machine.canReplay)
         let retriedAgain = machine.retryFailing()
         #expect(retriedAgain == nil)  // nothing failing: nothing to save
     }
 
-    @Test("Attempts without an answer: at exactly maxAttempts the entry is failing; one fewer waits")
-    func maxAttempts() {
-        let configuration = Self.configuration(retries: 100, maxAttempts: 3)
+    @Test("A transport failure while the network is thought up is an attempt, tried again after the backoff; the next, still offline, costs nothing and stops")
+    func offlineCostsNothing() {
+        let configuration = Self.configuration(maxAttempts: 3)
         var (machine, sent) = Self.sending(Self.entry(sent: true))
-        var thens: [Machine.Then] = []
-        for _ in 0..<3 {
-            let (_, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: configuration)
-            thens.append(then)
-            if case .send(let next, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) { sent = next }
+        #expect(machine.isOnline)
+        var (actions, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: configuration)
+        #expect(then == .wait(.seconds(1)) && Self.outcomes(actions) == ["willRetry(after: 1.0 seconds)"])
+        #expect(machine.entries.first?.attempts == 1 && !machine.isOnline && Self.saves(actions))
+        // Still offline: nothing counted, nothing saved, the replay stops (and may start again: nothing is failing).
+        for _ in 0..<20 {
+            guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: configuration) else {
+                Issue.record("not sent")
+                return
+            }
+            (actions, then) = machine.attemptFinished(again, .failed(Self.unreachable), configuration: configuration)
+            #expect(then == .stop && Self.outcomes(actions) == ["waiting"])
+            // Saved unchanged, which ends the claim: another process may send it at once.
+            #expect(Self.saved(actions) == [[.update(machine.entries[0])]])
+            machine.replayEnded()
+            #expect(machine.canReplay)
+            _ = machine.startReplay()
         }
-        #expect(thens == [.wait(.seconds(1)), .wait(.seconds(1)), .stop])
-        #expect(machine.entries.first?.isFailing == true && machine.entries.first?.attempts == 3)
+        #expect(machine.entries.first?.attempts == 1 && machine.entries.first?.isFailing == false)
+        // Told the network is back, the next failure counts again, and the backoff goes on; at the bound the entry
+        // is failing.
+        machine.networkBack()
+        guard case .send(let third, _, _) = machine.next(now: Self.now, configuration: configuration) else { Issue.record("not sent"); return }
+        (actions, then) = machine.attemptFinished(third, .failed(Self.unreachable), configuration: configuration)
+        #expect(then == .wait(.seconds(2)) && machine.entries.first?.attempts == 2)
+        machine.networkBack()
+        guard case .send(let fourth, _, _) = machine.next(now: Self.now, configuration: configuration) else { Issue.record("not sent"); return }
+        (actions, then) = machine.attemptFinished(fourth, .failed(Self.unreachable), configuration: configuration)
+        #expect(then == .next && Self.outcomes(actions).first?.hasPrefix("failing") == true)
+        #expect(machine.entries.first?.attempts == 3 && machine.entries.first?.isFailing == true)
     }
 
-    @Test("After retriesPerReplay failures in a row the replay stops, waiting; the entry is not failing")
-    func retriesPerReplay() {
-        let configuration = Self.configuration(retries: 1)
-        var (machine, sent) = Self.sending(Self.entry(sent: true))
-        var (actions, then) = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: configuration)
-        #expect(then == .wait(.seconds(1)))
-        guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) else { Issue.record("not sent again"); return }
-        (actions, then) = machine.attemptFinished(again, .failed(Self.unreachable), configuration: configuration)
-        #expect(then == .stop && Self.outcomes(actions) == ["waiting"])
-        #expect(machine.entries.first?.isFailing == false)
-        machine.replayEnded()
+    @Test("Any answer says the network is up: a transport failure after it counts; a success or a refusal does too")
+    func answersCount() {
+        let configuration = Self.configuration()
+        for answer in [Self.error(500), Self.error(502), Self.error(429), Self.error(503, retryAfter: "1"), Self.error(429, retryAfter: "2")] {
+            var (machine, sent) = Self.sending(Self.entry(sent: true))
+            _ = machine.attemptFinished(sent, .failed(Self.unreachable), configuration: configuration)
+            #expect(!machine.isOnline)
+            guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: configuration) else { Issue.record("not sent"); return }
+            let (actions, _) = machine.attemptFinished(again, .failed(answer), configuration: configuration)
+            #expect(machine.isOnline && machine.entries.first?.attempts == 2, "\(answer)")
+            #expect(Self.outcomes(actions).first?.hasPrefix("willRetry") == true)
+            machine.waitServed()
+            guard case .send(let third, _, _) = machine.next(now: Self.now, configuration: configuration) else { Issue.record("not sent"); return }
+            _ = machine.attemptFinished(third, .failed(Self.unreachable), configuration: configuration)
+            #expect(machine.entries.first?.attempts == 3 && !machine.isOnline)
+        }
+        for answer in [Machine.Attempt.answered(.ok), .failed(Self.error(422))] {
+            var machine = Self.replaying([Self.entry(sent: true, id: "1"), Self.entry(sent: true, id: "2")])
+            guard case .send(let first, _, _) = machine.next(now: Self.now, configuration: configuration) else { Issue.record("not sent"); return }
+            _ = machine.attemptFinished(first, .failed(Self.unreachable), configuration: configuration)
+            guard case .send(let again, _, _) = machine.next(now: Self.now, configuration: configuration) else { Issue.record("not sent"); return }
+            _ = machine.attemptFinished(again, answer, configuration: configuration)
+            #expect(machine.isOnline && machine.entries.map(\.resourceID) == ["2"])
+        }
+    }
+
+    @Test("A write that failed before it was queued made an attempt only while the network was thought up")
+    func sendFailed() {
+        var machine = Machine()
+        #expect(!machine.isOnline)  // at launch, until told
+        let atLaunch = machine.sendFailed(Self.entry(), configuration: Self.configuration())
+        #expect(atLaunch.attempts == 0 && atLaunch.sent)
+        machine.networkBack()
+        let first = machine.sendFailed(Self.entry(), configuration: Self.configuration())
+        #expect(first.attempts == 1 && first.sent && !first.isFailing && !machine.isOnline)
+        let second = machine.sendFailed(Self.entry(), configuration: Self.configuration())
+        #expect(second.attempts == 0 && second.sent && !machine.isOnline)
+        machine.networkBack()
+        let bound = machine.sendFailed(Self.entry(), configuration: Self.configuration(maxAttempts: 1))
+        #expect(bound.attempts == 1 && bound.isFailing)
+        // A count read from a file at Int.max stays there: no overflow.
+        var most = Machine()
+        most.networkBack()
+        let entry = WriteQueue.Entry(
+            method: .patch, url: Self.url, type: "memos", resourceID: "1", body: nil, headerFields: [:], kind: .update,
+            clientGeneratedID: false, attempts: .max)
+        #expect(most.sendFailed(entry, configuration: Self.configuration()).attempts == .max)
+    }
+
+    @Test("503 with Retry-After for ever reaches maxAttempts: failing, kept, and the replay waits the server's time, then goes on")
+    func retryAfterForever() {
+        let configuration = Self.configuration(maxAttempts: 3)
+        let other = Self.entry(sent: true, id: "2")
+        var machine = Self.replaying([Self.entry(sent: true), other])
+        var outcomes: [String] = []
+        var thens: [Machine.Then] = []
+        for _ in 0..<3 {
+            guard case .send(let sent, _, _) = machine.next(now: Self.now, configuration: configuration) else {
+                Issue.record("not sent")
+                return
+            }
+            #expect(sent.resourceID == "1")
+            let (actions, then) = machine.attemptFinished(sent, .failed(Self.error(503, retryAfter: "1")), configuration: configuration)
+            outcomes += Self.outcomes(actions)
+            thens.append(then)
+            machine.waitServed()
+        }
+        #expect(thens == [.wait(.seconds(1)), .wait(.seconds(1)), .wait(.seconds(1))])
+        #expect(outcomes.map { $0.prefix(7) } == ["willRet", "willRet", "failing"])
+        #expect(machine.entries.map(\.resourceID) == ["1", "2"] && machine.entries[0].isFailing && machine.entries[0].attempts == 3)
+        #expect(Self.nextSent(&machine) == "2")
+    }
+
+    @Test("A failing entry does not hold the entries behind it that do not depend on it")
+    func failingDoesNotBlock() {
+        var failing = Self.entry(sent: true, id: "1")
+        failing.isFailing = true
+        var machine = Machine()
+        machine.loaded([failing, Self.entry(id: "2"), Self.entry(id: "3")], layers: [:])
+        #expect(!machine.isOnline)  // a replay starts all the same (a queued write's try: it costs nothing)
         #expect(machine.canReplay)
+        _ = machine.startReplay()
+        #expect(Self.nextSent(&machine) == "2")
+        _ = machine.attemptFinished(machine.entries[1], .answered(.ok), configuration: Self.configuration())
+        #expect(Self.nextSent(&machine) == "3")
+        _ = machine.attemptFinished(machine.entries[1], .answered(.ok), configuration: Self.configuration())
+        #expect(Self.nextSent(&machine) == nil && !machine.isReplaying && !machine.canReplay)
+        #expect(machine.entries.map(\.resourceID) == ["1"])
+        // An entry marked failing while it is the one sent lets the next go in the same replay.
+        var (second, sent) = Self.sending(Self.entry(sent: true, id: "1"))
+        _ = second.enqueued(Self.entry(id: "2"), layer: nil)
+        second.saved(second.entries[1].id)
+        let (_, then) = second.attemptFinished(sent, .failed(Self.error(500)), configuration: Self.configuration(maxAttempts: 1))
+        #expect(then == .next && Self.nextSent(&second) == "2")
+        // One not durable yet stops the replay there, behind a failing entry too.
+        var unsaved = Machine()
+        unsaved.loaded([failing], layers: [:])
+        _ = unsaved.enqueued(Self.entry(id: "2"), layer: nil)
+        #expect(!unsaved.canReplay)
+    }
+
+    @Test("Behind a failing entry, those that depend on it wait, through each other; the others go")
+    func dependentsWait() {
+        var failing = Self.entry(.create, sent: true, id: "local-1")
+        failing.isFailing = true
+        let entries = [
+            failing,
+            Self.entry(.update, id: "local-1"),  // the same record
+            Self.entry(.create, id: "2", body: #"{"data":{"type":"memos","relationships":{"parent":{"data":{"type":"memos","lid":"local-1"}}}}}"#),  // names it
+            Self.entry(.update, id: "9", body: #"{"data":{"type":"memos","id":"9","relationships":{"child":{"data":{"type":"memos","id":"2"}}}}}"#),  // names one that waits
+            Self.entry(.create, id: "3"),  // another create posted to the same collection
+            Self.entry(.update, id: "4", url: URL(string: "https://api.example.com/memos/local-1/relationships/tags")!),  // at its URL
+            Self.entry(.update, id: "5"),
+        ]
+        var machine = Machine()
+        machine.loaded(entries, layers: [:])
+        _ = machine.startReplay()
+        var sent: [String] = []
+        while let id = Self.nextSent(&machine) {
+            sent.append(id)
+            let entry = machine.entries.first { $0.id == machine.sending }
+            if let entry { _ = machine.attemptFinished(entry, .answered(.ok), configuration: Self.configuration()) }
+        }
+        #expect(sent == ["3", "5"])
+        #expect(machine.entries.map(\.resourceID) == ["local-1", "local-1", "2", "9", "4"])
+    }
+
+    @Test("What depends on what: the same record, the same URL but two creates, a created resource named by its id")
+    func depends() {
+        let create = Self.entry(.create, id: "L")
+        let update = Self.entry(.update, id: "1")
+        let cases: [(WriteQueue.Entry, WriteQueue.Entry, Bool)] = [
+            (Self.entry(.delete, id: "1"), update, true),
+            (Self.entry(.update, id: "2"), update, false),
+            (Self.entry(.update, id: "2", url: Self.url("1")), update, true),
+            (Self.entry(.create, id: "2"), create, false),
+            (Self.entry(.update, id: "2", url: URL(string: "https://api.example.com/memos")!), create, true),
+            (Self.entry(.create, id: "2", url: URL(string: "https://api.example.com/memos")!), Self.entry(.update, id: "1", url: URL(string: "https://api.example.com/memos")!), true),
+            (Self.entry(.update, id: "2", body: #"{"id":"L"}"#), create, true),
+            (Self.entry(.update, id: "2", body: #"{"id":"LL"}"#), create, false),
+            (Self.entry(.update, id: "2", body: #"{"id":"L"}"#), update, false),  // names a record another write updates
+            (Self.entry(.update, id: "2", url: URL(string: "https://api.example.com/memos/L/relationships/x")!), create, true),
+            (Self.entry(.update, id: "2", url: URL(string: "https://api.example.com/memos/L2/relationships/x")!), create, false),
+            (Self.entry(.update, id: "2", body: #"{"id":""}"#), Self.entry(.create, id: ""), false),
+            (WriteQueue.Entry(method: .patch, url: Self.url("1"), type: "notes", resourceID: "1", body: nil, headerFields: [:], kind: .update, clientGeneratedID: false), Self.entry(.update, id: "1", url: Self.url("x")), false),
+        ]
+        for (index, (later, earlier, expected)) in cases.enumerated() {
+            #expect(Machine.depends(later, on: earlier) == expected, "case \(index)")
+        }
     }
 
     @Test("A 409 to a sent create with its own id, and a 404 to a delete, count as made; a 409 never sent does not")
@@ -285,7 +479,7 @@ struct WriteQueueStateMachineTests {
         var (machine, sent) = Self.sending(Self.entry(sent: true))
         let error = JSONAPIClientError(code: .securityFailed, detail: "the server's certificate is not trusted")
         let (actions, then) = machine.attemptFinished(sent, .failed(error), configuration: Self.configuration())
-        #expect(then == .stop && Self.outcomes(actions).first?.hasPrefix("failing") == true)
+        #expect(then == .next && Self.outcomes(actions).first?.hasPrefix("failing") == true)
         #expect(machine.entries.first?.isFailing == true && machine.entries.first?.attempts == 0)
     }
 
@@ -295,6 +489,7 @@ struct WriteQueueStateMachineTests {
         let error = JSONAPIClientError(code: .accountChanged, detail: "")
         let (actions, then) = machine.attemptFinished(sent, .failed(error), configuration: Self.configuration())
         #expect(then == .stop && Self.outcomes(actions) == ["waiting"] && machine.entries.count == 1)
+        #expect(Self.saved(actions) == [[.update(machine.entries[0])]])  // its claim ended
     }
 
     @Test("A discard leaves the entry being sent; snapshots are numbered in order")
@@ -322,6 +517,7 @@ struct WriteQueueStateMachineTests {
     @Test("Each event saves only what it changed: an insert, the updated entry, a delete")
     func changesOnly() {
         var machine = Machine()
+        machine.networkBack()
         let entry = Self.entry(sent: true)
         _ = machine.enqueued(entry, layer: nil)
         machine.saved(entry.id)
@@ -342,6 +538,7 @@ struct WriteQueueStateMachineTests {
         #expect(deleted == [[.delete(id: entry.id)]])
         // Retrying failing entries saves each one changed, and nothing else.
         var other = Machine()
+        other.networkBack()
         let failing = Self.entry()
         let fine = Self.entry()
         _ = other.enqueued(failing, layer: nil)

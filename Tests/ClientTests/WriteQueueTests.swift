@@ -57,12 +57,22 @@ final class FlakyMemos: @unchecked Sendable {
     }
 }
 
-/// The delays a queue waited, without waiting.
+/// The delays a queue waited, without waiting, and the time by a clock that only they move.
 final class Delays: @unchecked Sendable {
     private let lock = NSLock()
     private var waited: [Duration] = []
+    private var time = Date(timeIntervalSince1970: 1_700_000_000)
     var all: [Duration] { lock.withLock { waited } }
-    func record(_ delay: Duration) { lock.withLock { waited.append(delay) } }
+    /// The fake clock's time.
+    var now: Date { lock.withLock { time } }
+    func record(_ delay: Duration) {
+        lock.withLock {
+            waited.append(delay)
+            time += WriteQueue.StateMachine.seconds(delay)
+        }
+    }
+    /// Moves the fake clock on, as time passes between writes.
+    func advance(_ seconds: TimeInterval) { lock.withLock { time += seconds } }
 }
 
 @Suite("Write queue")
@@ -71,11 +81,11 @@ struct WriteQueueTests {
 
     /// A session on `server` whose queue waits no time (the delays are recorded), with memo 1 "Draft" in its store.
     static func session(
-        _ server: FlakyMemos, delays: Delays = Delays(), retries: Int = 5, maxServerErrors: Int = 5,
+        _ server: FlakyMemos, delays: Delays = Delays(), maxAttempts: Int = 10,
         persistence: ResourceStore.Persistence? = nil
     ) throws -> (Session, DataSource<Memo>) {
         let queue = WriteQueue.Configuration(
-            retriesPerReplay: retries, maxServerErrors: maxServerErrors, sleep: { delays.record($0) })
+            maxAttempts: maxAttempts, sleep: { delays.record($0) }, now: { delays.now })
         let api = Session(
             baseURL: HeldWrites.baseURL, client: server.client,
             configuration: .init(store: .init(persistence: persistence), writes: .offline, writeQueue: queue))
@@ -100,7 +110,7 @@ struct WriteQueueTests {
         let response = try await memos.update(Self.draft) { $0.title = "On a train" }
         let entry = try #require(response.queued)
         #expect(response.status == .accepted && response.document == nil)
-        #expect(entry.method == .patch && entry.type == "memos" && entry.resourceID == "1" && entry.attempts == 1)
+        #expect(entry.method == .patch && entry.type == "memos" && entry.resourceID == "1" && entry.attempts == 0)
         #expect(api.writeQueue.entries.map(\.id) == [entry.id])
         #expect(try api.store?.resource(Memo.self, id: "1")?.title == "On a train")
         guard case .queued? = await events.next("queued")?.outcome else { Issue.record("not queued"); return }
@@ -122,10 +132,10 @@ struct WriteQueueTests {
     @Test("Queued writes go in the order they were made, the later ones behind the first without being sent")
     func inOrder() async throws {
         let server = FlakyMemos()
-        let (api, memos) = try Self.session(server, retries: 0)
+        let (api, memos) = try Self.session(server)
         for title in ["A", "B", "C"] {
             #expect(try await memos.update(Self.draft) { $0.title = title }.queued != nil)
-            await api.writeQueue.replay()  // offline: each replay stops after its first try
+            await api.writeQueue.replay()  // offline: each replay stops once the network is found still down
         }
         #expect(try api.store?.resource(Memo.self, id: "1")?.title == "C")
         #expect(api.writeQueue.entries.count == 3)
@@ -136,26 +146,61 @@ struct WriteQueueTests {
         #expect(try api.store?.resource(Memo.self, id: "1")?.title == "C")
     }
 
-    @Test("A replay backs off between transport failures and stops after retriesPerReplay until resumed")
+    @Test("A replay told the network is back counts one transport failure, tries once more after the backoff, then stops: still offline")
     func backoff() async throws {
         let server = FlakyMemos()
         let delays = Delays()
-        let (api, memos) = try Self.session(server, delays: delays, retries: 3)
+        let (api, memos) = try Self.session(server, delays: delays)
         let (events, following) = Self.events(api.writeQueue)
         defer { following.cancel() }
-        _ = try await memos.update(Self.draft) { $0.title = "A" }
-        await api.writeQueue.replay()
-        #expect(delays.all == [.seconds(1), .seconds(2), .seconds(4)])
-        #expect(api.writeQueue.entries.first?.attempts == 5)  // the first send and four tries of the replay
+        _ = try await memos.update(Self.draft) { $0.title = "A" }  // no attempt: thought offline at launch
+        await api.writeQueue.replay()  // attempt 1, then a free try after a second
+        #expect(delays.all == [.seconds(1)])
+        #expect(api.writeQueue.entries.first?.attempts == 1)
+        await api.writeQueue.replay()  // attempt 2: the backoff goes on (2 s)
+        #expect(delays.all == [.seconds(1), .seconds(2)])
+        #expect(api.writeQueue.entries.first?.attempts == 2)
         var outcomes: [String] = []
         for _ in 0..<5 { if let event = await events.next("an event") { outcomes.append("\(event.outcome)") } }
-        #expect(outcomes.first == "queued")
-        #expect(outcomes.last == "waiting")
+        #expect(outcomes == ["queued", "willRetry(after: 1.0 seconds)", "waiting", "willRetry(after: 2.0 seconds)", "waiting"])
         #expect(server.served.isEmpty)
         server.go(online: true)
         await api.writeQueue.replay()
         #expect(api.writeQueue.entries.isEmpty)
-        #expect(delays.all.count == 3)
+        #expect(delays.all.count == 2)
+    }
+
+    @Test("Writes queued offline behind others cost the first entry nothing, however many and however long")
+    func offlineWritesCostNothing() async throws {
+        let server = FlakyMemos()
+        let delays = Delays()
+        let (api, memos) = try Self.session(server, delays: delays, maxAttempts: 2)
+        for n in 0..<30 {
+            #expect(try await memos.create(Memo(id: "n\(n)", title: "\(n)")).queued != nil)
+            delays.advance(10)
+            await Self.idle(api.writeQueue)
+        }
+        #expect(api.writeQueue.entries.count == 30)
+        #expect(api.writeQueue.entries.map(\.attempts) == Array(repeating: 0, count: 30))
+        #expect(!api.writeQueue.entries.contains { $0.isFailing } && delays.all.isEmpty)
+        // The next request that succeeds sends them all, once each, in order.
+        server.go(online: true)
+        let (events, following) = Self.events(api.writeQueue)
+        defer { following.cancel() }
+        _ = try await memos.fetch(id: "2").result()
+        var delivered = 0
+        while delivered < 30, let event = await events.next("delivered") {
+            if case .delivered = event.outcome { delivered += 1 }
+        }
+        #expect(server.served == ["GET /memos/2"] + (0..<30).map { #"POST /memos "\#($0)""# })
+        #expect(api.writeQueue.entries.isEmpty)
+    }
+
+    /// Returns once `queue` runs no replay (a queued write's own try, offline, ends at once).
+    static func idle(_ queue: WriteQueue) async {
+        for _ in 0..<10_000 where queue.state.withLock({ $0.machine.isReplaying }) {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     @Test("The delay doubles from firstDelay up to maxDelay, for any count")
@@ -217,17 +262,17 @@ struct WriteQueueTests {
         #expect(server.served == [#"PATCH /memos/1 "Refused""#, "GET /memos/2"])
     }
 
-    @Test("5xx answers are retried with backoff; after maxServerErrors the entry stays, failing, until retry()")
+    @Test("5xx answers are retried with backoff; at maxAttempts the entry stays, failing, until retry()")
     func serverErrors() async throws {
         let server = FlakyMemos()
         let delays = Delays()
-        let (api, memos) = try Self.session(server, delays: delays, maxServerErrors: 3)
+        let (api, memos) = try Self.session(server, delays: delays, maxAttempts: 3)
         let (events, following) = Self.events(api.writeQueue)
         defer { following.cancel() }
         _ = try await memos.update(Self.draft) { $0.title = "A" }
         _ = await events.next("queued")
         server.go(online: true)
-        server.fail(with: 503, 503, 503)
+        server.fail(with: 503, 503, 503)  // attempts 1, 2, 3
         await api.writeQueue.replay()
         #expect(server.served.count == 3)
         #expect(delays.all == [.seconds(1), .seconds(2)])
@@ -251,24 +296,46 @@ struct WriteQueueTests {
         #expect(api.store?.pendingChanges().isEmpty == true)
     }
 
-    @Test("Attempts are bounded over every replay: a resume or a successful request continues the backoff")
+    @Test("A failing entry holds the writes to its record, not the others: they are delivered, in order")
+    func failingHoldsOnlyItsOwn() async throws {
+        let server = FlakyMemos()
+        let (api, memos) = try Self.session(server, maxAttempts: 1)
+        _ = try await memos.update(Self.draft) { $0.title = "A" }
+        _ = try await memos.create(Memo(id: "2", title: "B"))
+        _ = try await memos.update(Self.draft) { $0.title = "C" }  // the same record: waits for A
+        _ = try await memos.create(Memo(id: "3", title: "D"))
+        await Self.idle(api.writeQueue)
+        server.go(online: true)
+        server.fail(with: 500)  // A's attempt: failing
+        await api.writeQueue.replay()
+        #expect(server.served == [#"PATCH /memos/1 "A""#, #"POST /memos "B""#, #"POST /memos "D""#])
+        #expect(api.writeQueue.entries.map(\.isFailing) == [true, false])
+        #expect(try api.store?.resource(Memo.self, id: "1")?.title == "C")
+        api.writeQueue.retry()
+        await api.writeQueue.replay()
+        #expect(server.served.suffix(2) == [#"PATCH /memos/1 "A""#, #"PATCH /memos/1 "C""#])
+        #expect(api.writeQueue.entries.isEmpty)
+    }
+
+    @Test("Attempts are bounded over every replay: each replay told the network is back counts one more")
     func attemptsBoundedOverall() async throws {
         let server = FlakyMemos()
         let delays = Delays()
-        let queue = WriteQueue.Configuration(retriesPerReplay: 2, maxAttempts: 6, sleep: { delays.record($0) })
+        let queue = WriteQueue.Configuration(maxAttempts: 3, sleep: { delays.record($0) })
         let api = Session(
             baseURL: HeldWrites.baseURL, client: server.client, configuration: .init(writes: .offline, writeQueue: queue))
         let memos = api.source(Memo.self, .path("memos/<id>"))
-        _ = try await memos.update(Self.draft) { $0.title = "A" }  // attempt 1
-        await api.writeQueue.replay()  // attempts 2, 3, 4: stops after two failures in a row are waited out
-        #expect(api.writeQueue.entries.first?.attempts == 4)
+        _ = try await memos.update(Self.draft) { $0.title = "A" }
+        await api.writeQueue.replay()  // attempt 1, then a free try
+        await api.writeQueue.replay()  // attempt 2, then a free try
+        #expect(api.writeQueue.entries.first?.attempts == 2)
         #expect(delays.all == [.seconds(1), .seconds(2)])
-        await api.writeQueue.replay()  // attempts 5, 6: the backoff goes on (8 s), and the sixth marks it failing
-        #expect(delays.all == [.seconds(1), .seconds(2), .seconds(8)])
-        #expect(api.writeQueue.entries.first?.attempts == 6)
+        await api.writeQueue.replay()  // attempt 3: failing
+        #expect(delays.all == [.seconds(1), .seconds(2)])
+        #expect(api.writeQueue.entries.first?.attempts == 3)
         #expect(api.writeQueue.entries.first?.isFailing == true)
         await api.writeQueue.replay()  // nothing: it waits for the app
-        #expect(api.writeQueue.entries.first?.attempts == 6)
+        #expect(api.writeQueue.entries.first?.attempts == 3)
         server.go(online: true)
         api.writeQueue.retry()
         await api.writeQueue.replay()
@@ -279,7 +346,7 @@ struct WriteQueueTests {
     @Test("A 409 to a queued create that was never sent is a refusal, not a delivery")
     func conflictNotSent() async throws {
         let server = FlakyMemos()
-        let (api, memos) = try Self.session(server, retries: 0)
+        let (api, memos) = try Self.session(server)
         _ = try await memos.update(Self.draft) { $0.title = "A" }
         await api.writeQueue.replay()
         #expect(try await memos.create(Memo(id: "7", title: "New")).queued != nil)  // behind A, not sent
@@ -297,7 +364,7 @@ struct WriteQueueTests {
     @Test("A 409 to a create with its id after an attempt that may have reached the server, and a 404 to a delete, count as made")
     func madeBefore() async throws {
         let server = FlakyMemos()
-        let (api, memos) = try Self.session(server, retries: 0)
+        let (api, memos) = try Self.session(server)
         let (events, following) = Self.events(api.writeQueue)
         defer { following.cancel() }
         #expect(try await memos.create(Memo(id: "7", title: "New")).queued?.clientGeneratedID == true)

@@ -144,7 +144,7 @@ extension Session {
             accounts.queue = queue
         }
         lastCredentials.withLock { $0 = nil }
-        if !queue.entries.isEmpty { queue.resume() }
+        if !queue.entries.isEmpty { queue.wake() }
         guard removingData else { return }
         try await removeData(of: left)
     }

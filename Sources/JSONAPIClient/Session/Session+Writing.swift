@@ -37,11 +37,12 @@ extension Session {
             layer = store.addPending(write.kind, object: object, id: write.resourceID)
         }
         if options.isQueued, writeQueue.isWaiting {
-            // Behind the writes waiting, so that none overtakes another; the queue tries them all now. It belongs to
-            // the account of the last request (none when the store was cleared since).
+            // Behind the writes waiting, so that none overtakes another; the queue tries the next now, which costs
+            // nothing while the network is thought down (it is not told the network is back). It belongs to the
+            // account of the last request (none when the store was cleared since).
             write.owner = currentAccount
-            try await enqueue(write, layer: layer)
-            writeQueue.resume()
+            write = try await enqueue(write, layer: layer)
+            writeQueue.wake()
             return Self.queued(write)
         }
         let sent: HTTPRequest
@@ -50,10 +51,10 @@ extension Session {
             (sent, response) = try await deliver(write, layer: layer)
         } catch var error as JSONAPIClientError {
             if options.isQueued, error.isUnreachable {
-                write.attempts = 1
-                write.sent = true  // it may have reached the server, and only the answer was lost
+                // It may have reached the server, and only the answer was lost; an attempt if the network was
+                // thought up.
                 write.owner = currentAccount  // noted as the request reached the transport
-                try await enqueue(write, layer: layer)
+                write = try await enqueue(write, layer: layer, failure: error)
                 return Self.queued(write)
             }
             if let layer { error.rolledBack = store?.dropPending(layer) }
@@ -65,10 +66,15 @@ extension Session {
         return try writeResponse(response, to: sent, as: type)
     }
 
-    /// Puts `write` in the queue, durably; when it cannot be saved, drops its optimistic `layer` and throws.
-    private func enqueue(_ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?) async throws(JSONAPIClientError) {
+    /// Puts `write` in the queue, durably (``WriteQueue/enqueue(_:layer:failure:)``); when it cannot be saved, drops
+    /// its optimistic `layer` and throws.
+    ///
+    /// - Returns: The entry as queued.
+    private func enqueue(
+        _ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?, failure: JSONAPIClientError? = nil
+    ) async throws(JSONAPIClientError) -> WriteQueue.Entry {
         do {
-            try await writeQueue.enqueue(write, layer: layer)
+            return try await writeQueue.enqueue(write, layer: layer, failure: failure)
         } catch var error {
             if let layer { error.rolledBack = store?.dropPending(layer) }
             throw error

@@ -7,10 +7,19 @@ extension WriteQueue {
     /// settle a layer — it returns as ``Action``s for ``WriteQueue`` to carry out after the lock is released, so no
     /// file work, encoding or waiting ever happens under it.
     ///
-    /// Events: a write queued (``enqueued(_:layer:)``), its entry made durable or not (``saved(_:)``,
-    /// ``notSaved(_:)``), a replay started (``startReplay()``) taking the next entry (``next()``), an attempt
-    /// finished (``attemptFinished(_:_:configuration:)``), entries discarded (``discard(where:)``) or retried
-    /// (``retryFailing()``).
+    /// Events: a write that failed in the transport before it was queued (``sendFailed(_:configuration:)``), a write
+    /// queued (``enqueued(_:layer:)``), its entry made durable or not (``saved(_:)``, ``notSaved(_:)``), word that
+    /// the network is back (``networkBack()``), a replay started (``startReplay()``) taking the next entry
+    /// (``next()``), an attempt finished (``attemptFinished(_:_:configuration:)``), entries discarded
+    /// (``discard(where:)``) or retried (``retryFailing()``).
+    ///
+    /// What counts: an attempt is a request that got an answer other than a success or the server's refusal (a 5xx,
+    /// a `429`, a `503`, with or without `Retry-After`), or that failed in the transport while the network was thought
+    /// up. The network is thought up after ``networkBack()`` and after any answer; a transport failure makes it
+    /// thought down, as it is at launch, and a transport failure while it is thought down costs nothing and stops
+    /// the replay (so that a process launched offline again and again spends nothing).
+    /// At ``Configuration/maxAttempts`` the entry is marked failing and the replay goes on with the entries that do
+    /// not depend on it (``depends(_:on:)``).
     struct StateMachine {
         /// The entries, oldest first.
         private(set) var entries: [Entry] = []
@@ -22,9 +31,9 @@ extension WriteQueue {
         private(set) var sending: String?
         /// Whether a replay runs.
         private(set) var isReplaying = false
-        /// Attempts of this replay in a row that got no answer (or a 5xx): past
-        /// ``Configuration/retriesPerReplay`` the replay stops.
-        private var failuresInReplay = 0
+        /// Whether the network is thought up: a transport failure then counts as an attempt; while it is thought
+        /// down (as at launch, until told otherwise), one costs nothing and stops the replay.
+        private(set) var isOnline = false
         /// Counts the changes to save: a snapshot of a later version replaces any earlier one not yet written.
         private(set) var version: UInt64 = 0
 
@@ -56,7 +65,8 @@ extension WriteQueue {
             case next
             /// Waits this long, then sends the next entry.
             case wait(Duration)
-            /// Stops until ``WriteQueue/resume()``, the next successful request or ``WriteQueue/retry()``.
+            /// Stops until ``WriteQueue/resume()``, the next successful request, the next queued write or
+            /// ``WriteQueue/retry()``.
             case stop
         }
 
@@ -84,6 +94,25 @@ extension WriteQueue {
             return changed([.insert(entry)])
         }
 
+        /// `entry` was sent outside the queue (none waited) and failed in the transport: it may have reached the
+        /// server, and it made an attempt if the network was thought up (marked failing when that is
+        /// ``Configuration/maxAttempts``); the network is thought down now.
+        ///
+        /// - Returns: The entry to queue.
+        mutating func sendFailed(_ entry: Entry, configuration: Configuration) -> Entry {
+            var entry = entry
+            entry.sent = true
+            if isOnline { Self.count(&entry, configuration: configuration) }
+            isOnline = false
+            return entry
+        }
+
+        /// The app says the network is back (``WriteQueue/resume()``, ``WriteQueue/replay()``), or a request
+        /// succeeded: the next transport failure counts again.
+        mutating func networkBack() {
+            isOnline = true
+        }
+
         /// `id`'s entry is durable: it may be sent.
         mutating func saved(_ id: String) {
             unsaved.remove(id)
@@ -98,11 +127,36 @@ extension WriteQueue {
             return (layers.removeValue(forKey: id), changed([.delete(id: id)]))
         }
 
-        /// Whether a replay would send something now: entries wait, none runs, and the first is neither failing nor
-        /// unsaved.
+        /// Whether a replay would send something now: none runs, and an entry may go (``nextIndex``).
         var canReplay: Bool {
-            guard !isReplaying, let first = entries.first else { return false }
-            return !first.isFailing && !unsaved.contains(first.id)
+            !isReplaying && nextIndex != nil
+        }
+
+        /// The entry the replay sends next: the oldest that is neither failing nor behind a failing one it depends
+        /// on (``depends(_:on:)``, through any entry held so); `nil` when there is none, or when an entry before it
+        /// is not durable yet.
+        private var nextIndex: Int? {
+            var held: [Entry] = []
+            for index in entries.indices {
+                let entry = entries[index]
+                guard !unsaved.contains(entry.id) else { return nil }
+                guard entry.isFailing || held.contains(where: { Self.depends(entry, on: $0) }) else { return index }
+                held.append(entry)
+            }
+            return nil
+        }
+
+        /// Whether `later` must wait for `earlier`, queued before it, while `earlier` is failing: they change the
+        /// same record (type and id), they go to the same URL (two creates posted to one collection excepted: they
+        /// make two resources), or `earlier` creates a resource that `later` names — its id (a local id, for a
+        /// create without one) is a component of `later`'s URL or a string of its body (a linkage to it).
+        static func depends(_ later: Entry, on earlier: Entry) -> Bool {
+            if later.type == earlier.type && later.resourceID == earlier.resourceID { return true }
+            if later.url == earlier.url && !(later.kind == .create && earlier.kind == .create) { return true }
+            guard earlier.kind == .create, !earlier.resourceID.isEmpty else { return false }
+            if later.url.pathComponents.contains(earlier.resourceID) { return true }
+            guard let body = later.body else { return false }
+            return body.range(of: Data("\"\(earlier.resourceID)\"".utf8)) != nil
         }
 
         /// Whether entries wait (a new queued write goes behind them).
@@ -116,7 +170,6 @@ extension WriteQueue {
         mutating func startReplay() -> Bool {
             guard canReplay else { return false }
             isReplaying = true
-            failuresInReplay = 0
             return true
         }
 
@@ -129,22 +182,24 @@ extension WriteQueue {
             /// Nothing yet: the server asked not to send the first entry before a time still this far off
             /// (``Entry/notBefore``, kept across launches). Ask again after it.
             case wait(Duration)
-            /// Nothing: the queue is empty, or its first entry is failing or not durable yet. The replay is over.
+            /// Nothing: the queue is empty, every entry is failing or waits for a failing one, or the next is not
+            /// durable yet. The replay is over.
             case finished
         }
 
-        /// The oldest entry, marked as being sent and as sent; or the end of the replay (in the same step, so that an
-        /// entry queued just after starts a new one).
+        /// The oldest entry that may go (``nextIndex``), marked as being sent and as sent; or the end of the replay
+        /// (in the same step, so that an entry queued just after starts a new one).
         ///
         /// - Parameters:
         ///   - now: The time by the queue's clock.
         ///   - configuration: The queue's limits (a wait the server asked for is at most
         ///     ``Configuration/maxRetryAfter``, whatever the clock did since).
         mutating func next(now: Date, configuration: Configuration) -> Next {
-            guard let first = entries.first, !first.isFailing, !unsaved.contains(first.id) else {
+            guard let index = nextIndex else {
                 replayEnded()
                 return .finished
             }
+            let first = entries[index]
             if let notBefore = first.notBefore, notBefore > now {
                 let seconds = notBefore.timeIntervalSince(now)
                 // Below the limit, a valid `Duration` bounds it: converting cannot overflow.
@@ -153,17 +208,17 @@ extension WriteQueue {
             }
             sending = first.id
             guard !first.sent else { return .send(first, layers[first.id], persist: nil) }
-            entries[0].sent = true
-            return .send(first, layers[first.id], persist: changed([.update(entries[0])]))
+            entries[index].sent = true
+            return .send(first, layers[first.id], persist: changed([.update(entries[index])]))
         }
 
-        /// The replay slept the wait the server asked for (``Next/wait`` or a `429`/`503` answer's): the first entry
-        /// goes next, whatever the clock says now. Without this, a clock set back (or a `sleep` that returns early)
+        /// The replay slept the wait the server asked for (``Next/wait`` or a `429`/`503` answer's): the next entry
+        /// goes, whatever the clock says now. Without this, a clock set back (or a `sleep` that returns early)
         /// would make ``next(now:configuration:)`` ask for the wait again and again. Only the entry in memory
         /// forgets its time; the stored one keeps it, and it is in the past by the time a restart reads it.
         mutating func waitServed() {
-            guard !entries.isEmpty else { return }
-            entries[0].notBefore = nil
+            guard let index = nextIndex else { return }
+            entries[index].notBefore = nil
         }
 
         /// The replay ended (it finished, stopped or was cancelled).
@@ -215,8 +270,8 @@ extension WriteQueue {
             case failed(JSONAPIClientError)
         }
 
-        /// Settles `entry`'s attempt: delivered, made before, refused, to try again after a wait, or held for its
-        /// account.
+        /// Settles `entry`'s attempt: delivered, made before, refused, counted and tried again after a wait (marked
+        /// failing at ``Configuration/maxAttempts``), still offline, or held for its account.
         ///
         /// - Parameters:
         ///   - entry: The entry sent (as ``next()`` returned it).
@@ -230,7 +285,7 @@ extension WriteQueue {
             let layer = layers[entry.id]
             switch attempt {
             case .answered(let status):
-                failuresInReplay = 0
+                isOnline = true
                 return (remove(entry, .delivered(status)), .next)
             case .failed(let error):
                 return failed(entry, error, layer: layer, configuration: configuration)
@@ -243,7 +298,7 @@ extension WriteQueue {
         ) -> (actions: [Action], then: Then) {
             if error.code == .accountChanged {
                 // Another account is signed in: this write (and those after it) wait for theirs.
-                return ([.emit(Event(entry: entry, outcome: .waiting))], .stop)
+                return (unchanged(entry) + [.emit(Event(entry: entry, outcome: .waiting))], .stop)
             }
             if error.code == .securityFailed {
                 // The connection was refused for its security (TLS, a certificate, a pin): not the server's no, and
@@ -252,57 +307,57 @@ extension WriteQueue {
                 return (
                     [.persist(changed(updated.map { [.update($0)] } ?? [])),
                      .emit(Event(entry: updated ?? entry, outcome: .failing(error)))],
-                    .stop
+                    .next
                 )
             }
-            if let status = error.status {
-                let madeBefore = entry.sent && status.code == 409 && entry.kind == .create && entry.clientGeneratedID
-                if madeBefore || status.code == 404 && entry.kind == .delete {
-                    // An earlier attempt made it (or the resource is gone, as it was to be): what was sent stands.
-                    failuresInReplay = 0
-                    return ((layer.map { [.confirm($0)] } ?? []) + remove(entry, .delivered(status)), .next)
-                }
-                if let wait = Self.serverWait(error, configuration: configuration) {
-                    // 429 or 503 with `Retry-After`: the server says when, and that is not a failure of the write.
-                    guard let index = entries.firstIndex(where: { $0.id == entry.id }) else {
-                        return ([.emit(Event(entry: entry, outcome: .willRetry(after: wait)))], .wait(wait))
-                    }
-                    entries[index].notBefore = configuration.now().addingTimeInterval(Self.seconds(wait))
-                    let snapshot = changed([.update(entries[index])])
-                    return (
-                        [.persist(snapshot), .emit(Event(entry: entries[index], outcome: .willRetry(after: wait)))],
-                        .wait(wait)
-                    )
-                }
-                guard status.kind == .serverError || status.code == 429 else {
-                    failuresInReplay = 0
+            guard let status = error.status else {
+                guard error.isUnreachable else {
                     return ([.reject(entry, layer, error)] + remove(entry, nil), .next)
                 }
-            } else if !error.isUnreachable {
-                failuresInReplay = 0
+                // No answer: an attempt only when the network was thought up. Thought down already, it is still
+                // offline: the replay stops, and nothing is counted.
+                guard isOnline else { return (unchanged(entry) + [.emit(Event(entry: entry, outcome: .waiting))], .stop) }
+                isOnline = false
+                return counted(entry, error, wait: nil, configuration: configuration)
+            }
+            isOnline = true
+            let madeBefore = entry.sent && status.code == 409 && entry.kind == .create && entry.clientGeneratedID
+            if madeBefore || status.code == 404 && entry.kind == .delete {
+                // An earlier attempt made it (or the resource is gone, as it was to be): what was sent stands.
+                return ((layer.map { [.confirm($0)] } ?? []) + remove(entry, .delivered(status)), .next)
+            }
+            let wait = Self.serverWait(error, configuration: configuration)
+            guard wait != nil || status.kind == .serverError || status.code == 429 else {
                 return ([.reject(entry, layer, error)] + remove(entry, nil), .next)
             }
-            // No answer, or a 5xx: counted, with backoff that goes on from the entry's earlier attempts.
-            failuresInReplay += 1
-            let isServerError = error.status?.kind == .serverError
-            var failing = false
+            return counted(entry, error, wait: wait, configuration: configuration)
+        }
+
+        /// An attempt that counts: the entry is tried again after `wait` (the server's, from `Retry-After`) or the
+        /// backoff, which goes on from its earlier attempts; at ``Configuration/maxAttempts`` it is marked failing,
+        /// and the replay goes on with the entries that do not depend on it (after the server's wait, if it gave one).
+        private mutating func counted(
+            _ entry: Entry, _ error: JSONAPIClientError, wait: Duration?, configuration: Configuration
+        ) -> (actions: [Action], then: Then) {
+            let now = configuration.now()
             let changedEntry = update(entry.id) { entry in
-                entry.attempts += 1
-                if isServerError { entry.serverErrors += 1 }
-                failing = entry.attempts >= configuration.maxAttempts
-                    || entry.serverErrors >= configuration.maxServerErrors
-                entry.isFailing = failing
+                Self.count(&entry, configuration: configuration)
+                if let wait { entry.notBefore = now.addingTimeInterval(Self.seconds(wait)) }
             }
             let updated = changedEntry ?? entry
             let snapshot = changed(changedEntry.map { [.update($0)] } ?? [])
-            if failing {
-                return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .failing(error)))], .stop)
+            if updated.isFailing {
+                return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .failing(error)))], wait.map { .wait($0) } ?? .next)
             }
-            guard failuresInReplay <= configuration.retriesPerReplay else {
-                return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .waiting))], .stop)
-            }
-            let delay = configuration.delay(after: max(updated.attempts - 1, 1))
+            let delay = wait ?? configuration.delay(after: updated.attempts)
             return ([.persist(snapshot), .emit(Event(entry: updated, outcome: .willRetry(after: delay)))], .wait(delay))
+        }
+
+        /// One more attempt of `entry` (its count never overflows, whatever a file said), failing at
+        /// ``Configuration/maxAttempts``.
+        private static func count(_ entry: inout Entry, configuration: Configuration) {
+            entry.attempts = entry.attempts < Int.max ? entry.attempts + 1 : Int.max
+            entry.isFailing = entry.attempts >= configuration.maxAttempts
         }
 
         /// `duration` in seconds.
@@ -321,6 +376,12 @@ extension WriteQueue {
             // Compared in floating point before a Duration is made: no server value overflows an integer.
             guard seconds < limit.timeInterval else { return limit }
             return .milliseconds(Int64((max(seconds, 0) * 1000).rounded(.up)))
+        }
+
+        /// Saves `entry` as it is, which ends this process's claim of it (other processes may send it at once).
+        private mutating func unchanged(_ entry: Entry) -> [Action] {
+            guard let entry = entries.first(where: { $0.id == entry.id }) else { return [] }
+            return [.persist(changed([.update(entry)]))]
         }
 
         /// Removes `entry` after its outcome (`nil`: the caller emits its own).
@@ -359,8 +420,7 @@ extension WriteQueue {
             )
         }
 
-        /// Gives the entries marked failing a new start: no longer failing, their counts of attempts and of 5xx
-        /// answers at zero.
+        /// Gives the entries marked failing a new start: no longer failing, their counts of attempts at zero.
         ///
         /// - Returns: The snapshot to save; `nil` when no entry was failing.
         mutating func retryFailing() -> Snapshot? {
@@ -369,7 +429,6 @@ extension WriteQueue {
             for index in entries.indices where entries[index].isFailing {
                 entries[index].isFailing = false
                 entries[index].attempts = 0
-                entries[index].serverErrors = 0
                 changes.append(.update(entries[index]))
             }
             return changed(changes)

@@ -10,7 +10,6 @@ extension WriteQueue {
         var type: String
         var resourceID: String
         var attempts: Int
-        var serverErrors: Int
         var created: Date
         var body: Data?
         var headerFields: [[String]]
@@ -36,7 +35,6 @@ extension WriteQueue {
             type = entry.type
             resourceID = entry.resourceID
             attempts = entry.attempts
-            serverErrors = entry.serverErrors
             created = entry.created
             body = entry.body
             headerFields = entry.headerFields.map { [$0.name.rawName, $0.value] }
@@ -60,7 +58,6 @@ extension WriteQueue {
                 headerFields: HTTPFields(headerFields.map { HTTPField(name: HTTPField.Name($0[0]), value: $0[1]) }),
                 kind: kind, clientGeneratedID: clientGeneratedID, id: id, attempts: max(attempts, 0), created: created,
                 optimistic: optimistic)
-            entry.serverErrors = max(serverErrors, 0)
             entry.sent = sent
             entry.isFailing = failing ?? false
             entry.relationship = relationship

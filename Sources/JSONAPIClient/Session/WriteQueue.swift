@@ -17,20 +17,28 @@ import Foundation
 /// api.writeQueue.resume()
 /// ```
 ///
-/// - **In order.** Only the oldest entry is sent; the next waits for its outcome.
-/// - **Backoff.** An attempt that gets no answer (or a 5xx) waits ``Configuration/firstDelay``, then twice as long
-///   each time up to ``Configuration/maxDelay``; the backoff goes on from an entry's earlier attempts, so a
-///   ``resume()`` or a successful request sends it once at once, not a new round of quick tries. After
-///   ``Configuration/retriesPerReplay`` such attempts in a row the replay stops until ``resume()`` or the next
-///   successful request.
-/// - **The server says when.** A `429 Too Many Requests` or `503 Service Unavailable` with `Retry-After` waits as long
-///   as it says (at most ``Configuration/maxRetryAfter``) and is sent again; it is not a failure of the write.
-/// - **Rejected only by the server.** A 4xx answer removes the entry with its error (``Outcome/rejected(_:)``) and
-///   rolls back its optimistic change. Nothing else does: an entry that got no answer ``Configuration/maxAttempts``
-///   times, or ``Configuration/maxServerErrors`` 5xx answers, stays queued, marked ``Entry/isFailing``
-///   (``Outcome/failing(_:)``), its optimistic change still shown — as does one whose connection is refused for its
-///   security (``JSONAPIClientError/Code/securityFailed``) — and holds the entries behind it until the app
-///   sends it again (``retry()``) or drops it (``discard(type:id:)``, ``removeAll()``).
+/// - **In order.** Only the oldest entry is sent; the next waits for its outcome. An entry marked failing (below) is
+///   passed over: the entries behind it go on, but for those that depend on it — the same record, the same URL
+///   (two creates posted to one collection excepted), or a write that names a resource it creates (its id or local
+///   id in the URL or the body) — which wait with it, so that none is sent out of order.
+/// - **Attempts.** An attempt is a request that got an answer other than a success or a refusal — a 5xx, a
+///   `429`, a `503`, with or without `Retry-After` — or that failed in the transport while the network was thought
+///   up. It is thought up after ``resume()``, ``replay()``, ``retry()``, a request of the session that succeeded
+///   and any answer; a transport failure makes it thought down, as it is at launch. A transport failure while it is
+///   thought down is "still offline": it costs nothing, and the replay stops (``Outcome/waiting``) until one of
+///   those, or the next queued write, starts it again (a queued write tries the next entry without saying the
+///   network is back: offline, that costs nothing).
+/// - **Backoff.** After its first attempt an entry is sent again after ``Configuration/firstDelay``, after each
+///   further one twice as long, up to ``Configuration/maxDelay``: the backoff goes on from an entry's earlier
+///   attempts, across replays and launches. A `429` or `503` with `Retry-After` waits as long as it says instead
+///   (at most ``Configuration/maxRetryAfter``).
+/// - **One bound.** At ``Configuration/maxAttempts`` attempts, over every replay and launch, the entry is marked
+///   ``Entry/isFailing`` (``Outcome/failing(_:)``) — as is one whose connection is refused for its security
+///   (``JSONAPIClientError/Code/securityFailed``). It stays queued, its optimistic change still shown, saved so, and
+///   listed in ``entries`` by any process that opens the directory later, until the app sends it again
+///   (``retry()``) or drops it (``discard(type:id:)``, ``removeAll()``).
+/// - **Rejected only by the server.** A 4xx answer (but a `429`) removes the entry with its error
+///   (``Outcome/rejected(_:)``) and rolls back its optimistic change. Nothing else removes one.
 /// - **Durable first.** With persistence, a queued write returns only once its entry is committed to the database
 ///   (`<directory>/JSONAPIClient/default.sqlite`: a row per entry, an append writes its row only); when it cannot be
 ///   saved the write throws ``JSONAPIClientError/Code/storeNotSaved`` and is neither sent nor queued. The database is
@@ -56,19 +64,15 @@ import Foundation
 public final class WriteQueue: Sendable {
     /// How the queue retries; every parameter has a default.
     public struct Configuration: Sendable {
-        /// The wait after the first failed try of a replay; doubled after each further failure. One second by
-        /// default.
+        /// The wait after an entry's first attempt; doubled after each further one. One second by default.
         public var firstDelay: Duration
-        /// The longest wait between tries; a minute by default.
+        /// The longest wait of the backoff, and the longest wait ``WriteQueue/replay()`` waits out before it
+        /// returns (a longer `Retry-After` is waited in the background); a minute by default.
         public var maxDelay: Duration
-        /// How many transport failures in a row a replay waits out before it stops until ``WriteQueue/resume()``;
-        /// 5 by default.
-        public var retriesPerReplay: Int
-        /// How many 5xx answers an entry may get before it is marked failing (it stays queued until
-        /// ``WriteQueue/retry()`` or a discard); 5 by default.
-        public var maxServerErrors: Int
-        /// How many attempts without an answer (or with a 5xx) an entry may make in all, over every replay and
-        /// launch, before it is marked failing; 10 by default.
+        /// How many attempts an entry may make in all, over every replay and launch, before it is marked failing
+        /// (it stays queued until ``WriteQueue/retry()`` or a discard): answers other than a success or a refusal
+        /// (5xx, `429`, `503`, with or without `Retry-After`), and transport failures while the network was thought
+        /// up; 10 by default.
         public var maxAttempts: Int
         /// The longest wait a `429` or `503`'s `Retry-After` is granted; a longer one waits this long. A day by
         /// default.
@@ -81,23 +85,19 @@ public final class WriteQueue: Sendable {
         /// Creates a configuration.
         ///
         /// - Parameters:
-        ///   - firstDelay: The wait after the first failed try.
-        ///   - maxDelay: The longest wait of the backoff.
-        ///   - retriesPerReplay: Failed tries in a row before a replay stops.
-        ///   - maxServerErrors: 5xx answers before an entry is marked failing.
-        ///   - maxAttempts: Tries without an answer (or with a 5xx) before an entry is marked failing.
+        ///   - firstDelay: The wait after an entry's first attempt.
+        ///   - maxDelay: The longest wait of the backoff, and of ``WriteQueue/replay()``.
+        ///   - maxAttempts: Attempts before an entry is marked failing.
         ///   - maxRetryAfter: The longest `Retry-After` waited for.
         ///   - sleep: Waits for a delay; `Task.sleep(for:)` when `nil`.
         ///   - now: The current time; `Date()` when `nil`.
         public init(
-            firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(60), retriesPerReplay: Int = 5,
-            maxServerErrors: Int = 5, maxAttempts: Int = 10, maxRetryAfter: Duration = .seconds(86_400),
+            firstDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(60), maxAttempts: Int = 10,
+            maxRetryAfter: Duration = .seconds(86_400),
             sleep: (@Sendable (Duration) async throws -> Void)? = nil, now: (@Sendable () -> Date)? = nil
         ) {
             self.firstDelay = firstDelay
             self.maxDelay = maxDelay
-            self.retriesPerReplay = retriesPerReplay
-            self.maxServerErrors = maxServerErrors
             self.maxAttempts = maxAttempts
             self.maxRetryAfter = maxRetryAfter
             self.sleep = sleep ?? { try await Task.sleep(for: $0) }
@@ -130,10 +130,13 @@ public final class WriteQueue: Sendable {
         public let type: String
         /// The id of the resource written; for a create without an id, the local id the store shows it under.
         public let resourceID: String
-        /// How many times it was sent without an answer (transport failures) or with a 5xx, over every replay.
+        /// How many attempts it made, over every replay and launch: answers other than a success or a refusal, and
+        /// transport failures while the network was thought up (one while it was thought down costs nothing).
         public internal(set) var attempts: Int
-        /// Whether it is held until the app says: it got no answer ``Configuration/maxAttempts`` times, or
-        /// ``Configuration/maxServerErrors`` 5xx answers. ``WriteQueue/retry()`` sends it again; a discard drops it.
+        /// Whether it is held until the app says: it made ``Configuration/maxAttempts`` attempts, or its connection
+        /// was refused for its security. Kept across launches: a process that opens the directory later finds it
+        /// so in ``WriteQueue/entries``. The entries that do not depend on it are sent; ``WriteQueue/retry()`` sends
+        /// it again; a discard drops it.
         public internal(set) var isFailing = false
         /// When it was made.
         public let created: Date
@@ -147,8 +150,6 @@ public final class WriteQueue: Sendable {
         var optimistic: Bool
         /// Whether it creates a resource with an id chosen by the client (a 409 on a replay means it was made).
         let clientGeneratedID: Bool
-        /// How many 5xx answers it got.
-        var serverErrors = 0
         /// Whether an attempt may have reached the server (it was sent, and no answer is known): a replay then reads
         /// a 409 to a create with a client-generated id, or a 404 to a delete, as delivered.
         var sent = false
@@ -215,14 +216,17 @@ public final class WriteQueue: Sendable {
         /// The server refused it (4xx); it left the queue, and its optimistic change was rolled back
         /// (``JSONAPIClientError/rolledBack``).
         case rejected(JSONAPIClientError)
-        /// It could not reach the server, or the server asked to wait (`429`, `503` with `Retry-After`); the replay
-        /// tries again after this delay.
+        /// It made an attempt (``Entry/attempts``): a 5xx, a `429`, a `503` (after the `Retry-After` it gave, if
+        /// any), or no answer while the network was thought up; the replay tries again after this delay.
         case willRetry(after: Duration)
-        /// It got no answer ``Configuration/maxAttempts`` times, or ``Configuration/maxServerErrors`` 5xx answers
-        /// (the last error given): it stays queued, marked ``Entry/isFailing``, with its optimistic change, until
-        /// the app calls ``WriteQueue/retry()`` or discards it.
+        /// It made ``Configuration/maxAttempts`` attempts, or its connection was refused for its security (the last
+        /// error given): it stays queued, marked ``Entry/isFailing``, with its optimistic change, until the app calls
+        /// ``WriteQueue/retry()`` or discards it; the entries that do not depend on it go on. A process that opens
+        /// the directory later gets no event for it: it finds it marked in ``WriteQueue/entries``.
         case failing(JSONAPIClientError)
-        /// It could not reach the server, and the replay stopped until ``WriteQueue/resume()``.
+        /// It could not reach the server while the network was thought down (still offline: no attempt counted),
+        /// or its account is not signed in; the replay stopped until ``WriteQueue/resume()``, the next request that
+        /// succeeds or the next queued write.
         case waiting
         /// It was removed without being sent (``WriteQueue/discard(type:id:)``, ``WriteQueue/removeAll()``), or
         /// another process sharing the directory sent or discarded it (its optimistic change is dropped here).
@@ -256,6 +260,17 @@ public final class WriteQueue: Sendable {
         var machine = StateMachine()
         var observers: [UInt64: AsyncStream<Event>.Continuation] = [:]
         var nextObserver: UInt64 = 0
+        /// The callers of ``WriteQueue/replay()`` waiting for the replay to end or to wait longer than
+        /// ``Configuration/maxDelay``.
+        var settled: [CheckedContinuation<Void, Never>] = []
+        /// Whether the replay waits longer than ``Configuration/maxDelay``: ``WriteQueue/replay()`` returns at once.
+        var waitsLong = false
+
+        /// Takes the callers of ``WriteQueue/replay()`` waiting, to resume outside the lock.
+        mutating func takeSettled() -> [CheckedContinuation<Void, Never>] {
+            defer { settled = [] }
+            return settled
+        }
     }
 
     /// The session whose writes these are; weak, as the session owns the queue.
@@ -301,7 +316,9 @@ public final class WriteQueue: Sendable {
 
     // MARK: Reading
 
-    /// The writes waiting, oldest first.
+    /// The writes waiting, oldest first — those marked ``Entry/isFailing`` too, by this process or by one before
+    /// it on the same directory: what an app looks at after launch to tell its user of the writes that wait for
+    /// them (``retry()``, ``discard(type:id:)``).
     public var entries: [Entry] { state.withLock { $0.machine.entries } }
 
     /// What happens to the entries from now on — queued, delivered, rejected, retried, failing, discarded — until the
@@ -326,24 +343,35 @@ public final class WriteQueue: Sendable {
     /// The replay that runs, so that ``replay()`` can join it.
     private let running = LockedValue<Task<Void, Never>?>(nil)
 
-    /// Tells the queue that the network is back: starts sending the entries, in order, unless a replay runs already
-    /// or the first entry is failing (see ``retry()``). Returns at once; see ``replay()`` to wait.
+    /// Tells the queue that the network is back: starts sending the entries, in order, unless a replay runs
+    /// already or every entry is failing or waits for a failing one (see ``retry()``). Returns at once; see
+    /// ``replay()`` to wait.
     public func resume() {
+        state.withLock { $0.machine.networkBack() }
         _ = replayTask()
     }
 
-    /// Sends the entries in order, and returns when the queue is empty, the server cannot be reached (after the
-    /// retries of ``Configuration/retriesPerReplay``) or the first entry is failing. Joins the replay that runs, if
-    /// one does.
+    /// Tells the queue that the network is back, sends the entries in order, and returns when what can be sent now
+    /// is sent: the queue is empty, what is left is failing or waits for a failing entry, the network is found
+    /// still down, or the next entry must wait longer than ``Configuration/maxDelay`` (a `Retry-After`: the replay
+    /// waits it in the background and goes on). Joins the replay that runs, if one does.
     public func replay() async {
-        await replayTask()?.value
+        state.withLock { $0.machine.networkBack() }
+        guard replayTask() != nil else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.machine.isReplaying, !state.waitsLong else { return true }
+                state.settled.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Sends the entries marked ``Entry/isFailing`` again, their counts of attempts started over: what an app does
     /// when its user asks to try again.
     public func retry() {
-        guard let snapshot = state.withLock({ $0.machine.retryFailing() }) else { return }
-        persister?.submit(snapshot)
+        if let snapshot = state.withLock({ $0.machine.retryFailing() }) { persister?.submit(snapshot) }
         resume()
     }
 
@@ -358,19 +386,29 @@ public final class WriteQueue: Sendable {
         }
     }
 
-    /// After a request succeeded: the network is back, so the queue, if it holds anything, is replayed.
+    /// After a request succeeded: the network is back, so the queue, if it holds anything to send, is replayed.
     func requestSucceeded() {
-        if state.withLock({ $0.machine.canReplay }) { resume() }
+        if state.withLock({ $0.machine.networkBack(); return $0.machine.canReplay }) { _ = replayTask() }
     }
 
-    /// The replay: the oldest entry, then the next, until none is left, the server cannot be reached or an entry is
-    /// failing.
+    /// After a write was queued behind others, or its account signed in: tries the next entry without saying the
+    /// network is back, so that, offline, it costs nothing and the replay stops at once.
+    func wake() {
+        _ = replayTask()
+    }
+
+    /// The replay: the oldest entry that may go, then the next, until none is left, the network is found down or
+    /// every entry left is failing or waits for a failing one.
     private func run() async {
         replaying: while !Task.isCancelled, let session = owner.withLock({ $0.session }) {
-            let next = state.withLock { $0.machine.next(now: configuration.now(), configuration: configuration) }
+            let (next, ended) = state.withLock { state in
+                let next = state.machine.next(now: configuration.now(), configuration: configuration)
+                return (next, state.machine.isReplaying ? [] : state.takeSettled())
+            }
+            for waiter in ended { waiter.resume() }
             if case .wait(let delay) = next {
                 // The server asked for time (`Retry-After`), in this process or before a restart.
-                do { try await configuration.sleep(delay) } catch { break replaying }
+                do { try await wait(delay) } catch { break replaying }
                 state.withLock { $0.machine.waitServed() }
                 continue replaying
             }
@@ -418,12 +456,28 @@ public final class WriteQueue: Sendable {
             switch then {
             case .next: continue
             case .wait(let delay):
-                do { try await configuration.sleep(delay) } catch { break replaying }
+                do { try await wait(delay) } catch { break replaying }
                 state.withLock { $0.machine.waitServed() }
             case .stop: break replaying
             }
         }
-        state.withLock { $0.machine.replayEnded() }
+        let ended = state.withLock { state in
+            state.machine.replayEnded()
+            return state.takeSettled()
+        }
+        for waiter in ended { waiter.resume() }
+    }
+
+    /// Sleeps `delay`; one longer than ``Configuration/maxDelay`` lets the callers of ``replay()`` return first.
+    private func wait(_ delay: Duration) async throws {
+        guard delay > max(configuration.maxDelay, .zero) else { return try await configuration.sleep(delay) }
+        let waiting = state.withLock { state in
+            state.waitsLong = true
+            return state.takeSettled()
+        }
+        for waiter in waiting { waiter.resume() }
+        defer { state.withLock { $0.waitsLong = false } }
+        try await configuration.sleep(delay)
     }
 
     /// Carries out what the state machine decided, outside its lock.
@@ -451,10 +505,22 @@ public final class WriteQueue: Sendable {
     /// Adds `entry` (with its optimistic layer) at the end, and returns once it is durable; then tells the
     /// observers.
     ///
+    /// - Parameters:
+    ///   - entry: The write.
+    ///   - layer: Its optimistic layer.
+    ///   - failure: The transport failure of the write's own attempt, when it was sent before it was queued (an
+    ///     attempt if the network was thought up; see ``StateMachine/sendFailed(_:configuration:)``).
+    /// - Returns: The entry as queued.
     /// - Throws: ``JSONAPIClientError/Code/storeNotSaved`` when it could not be saved: it left the queue unsent (its
     ///   layer is the caller's to drop).
-    func enqueue(_ entry: Entry, layer: ResourceStore.PendingWrite?) async throws(JSONAPIClientError) {
-        let snapshot = state.withLock { $0.machine.enqueued(entry, layer: layer) }
+    @discardableResult
+    func enqueue(_ entry: Entry, layer: ResourceStore.PendingWrite?, failure: JSONAPIClientError? = nil)
+        async throws(JSONAPIClientError) -> Entry
+    {
+        let (entry, snapshot) = state.withLock { state in
+            let entry = failure == nil ? entry : state.machine.sendFailed(entry, configuration: configuration)
+            return (entry, state.machine.enqueued(entry, layer: layer))
+        }
         if let persister {
             do {
                 try await persister.save(snapshot)
@@ -469,6 +535,8 @@ public final class WriteQueue: Sendable {
         }
         state.withLock { $0.machine.saved(entry.id) }
         emit(Event(entry: entry, outcome: .queued))
+        if let failure, entry.isFailing { emit(Event(entry: entry, outcome: .failing(failure))) }
+        return entry
     }
 
     /// Whether entries wait (a new queued write goes behind them).
