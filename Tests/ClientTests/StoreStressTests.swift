@@ -164,6 +164,16 @@ final class StressServer: @unchecked Sendable {
     }
 }
 
+/// The session a token middleware asks for its account (set once, after the session is made).
+final class Named: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var value: Session?
+    var session: Session? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
 /// One seeded run: the session, the live objects open, and the plain model (who is signed in, which writes were
 /// refused and which articles deleted since the last fetch).
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -172,7 +182,6 @@ struct StressRun {
     let seed: UInt64
     var generator: SeededGenerator
     let server = StressServer()
-    let token = AccountTests.Token("alice")
     let api: Session
     var user = "alice"
     var lists: [LiveList<StressArticle>] = []
@@ -186,11 +195,15 @@ struct StressRun {
     init(seed: UInt64) {
         self.seed = seed
         generator = SeededGenerator(state: seed)
-        let token = token
+        // The token of the account the session names: what it sends changes with the account, at the end of a
+        // switch (while one is under way, requests keep out of the store whatever they send).
+        let named = Named()
         api = Session(
             baseURL: ScriptedArticles.baseURL, client: server.client,
             configuration: .init(
-                middlewares: [BearerTokenMiddleware { token.current }], writes: .optimistic, account: "alice"))
+                middlewares: [BearerTokenMiddleware { named.session?.account ?? "anon" }], writes: .optimistic,
+                account: "alice"))
+        named.session = api
     }
 
     func source() -> DataSource<StressArticle> { api.source(StressArticle.self, .path("articles/<id>")) }
@@ -284,14 +297,14 @@ struct StressRun {
     /// Signs in as another user (or out), at a quiet point: the token and the account change together.
     mutating func switchAccount() async {
         let next = ["alice", "bob", "anon"].filter { $0 != user }[random(0..<2)]
-        token.current = next
         do {
             let previous = user
+            let parkedBefore = api.store?.parked.withLock { $0.keys.sorted() } ?? []
             if next == "anon" { try await api.signOut() } else { try await api.signIn(account: next) }
             user = next
             let foreign = ((try? api.store?.resources(StressArticle.self)) ?? []).filter { !$0.title.hasPrefix(next + " ") }
             if !foreign.isEmpty {
-                Issue.record("seed \(seed), step \(done): right after switching from \(previous) to \(next) the store shows \(foreign.prefix(3).map(\.title))")
+                Issue.record("seed \(seed), step \(done): right after switching from \(previous) to \(next) the store shows \(foreign.prefix(3).map(\.title)); parked before \(parkedBefore), after \(api.store?.parked.withLock { $0.keys.sorted() } ?? []), partition \(api.store?.partition ?? "")")
             }
         } catch {
             Issue.record("seed \(seed), step \(done): switching to \(next) failed: \(error)")

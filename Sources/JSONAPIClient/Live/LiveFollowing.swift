@@ -24,7 +24,11 @@ enum LiveFollowing {
         let applyNow: @Sendable () -> Void = {
             // Called by a clear made on the main actor, at its end: the clear reaches the object even when another
             // thread is still telling the observers of it.
-            MainActor.assumeIsolated { apply(waiting.takeAll(cleared: true)) }
+            MainActor.assumeIsolated {
+                var batch = waiting.takeAll(cleared: true)
+                batch.restarts = true
+                apply(batch)
+            }
         }
         let observer = store.addObserver(type: type, applyNow: applyNow) { changes, fetched in
             // A notification with no change is a clear with nothing to evict (``ResourceStore/Effects/cleared``).
@@ -50,6 +54,10 @@ enum LiveFollowing {
         /// change (``ResourceStore/Effects/cleared``), or the clear's own call applying it
         /// (``ResourceStore/applyLiveNow()``).
         var cleared = false
+        /// Whether the object starts again whatever it saw of the clear: the end of a clear or a switch of account
+        /// (``ResourceStore/applyLiveNow()``), after which nothing fetched before — or during a switch, as the
+        /// account left — may stay shown.
+        var restarts = false
 
         /// Adds what one notification told: `changes`, what the fetch that made them decoded, and whether it was a
         /// clear.

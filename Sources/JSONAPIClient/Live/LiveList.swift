@@ -323,7 +323,7 @@ public final class LiveList<Model: Resource> {
     /// fetch had them, or else read again, in one read; deleted ones leave the list. Costs the changes, not the
     /// list's length (but for a delete, which closes the gap).
     private func apply(_ batch: LiveFollowing.Batch, from store: ResourceStore) {
-        if batch.cleared, store.clears != clearsSeen {
+        if batch.restarts || (batch.cleared && store.clears != clearsSeen) {
             // Cleared with none of the list's records in the store (an empty list, a first page in flight): as an
             // eviction after a clear, nothing shown or in flight stays, and a list that showed or fetched anything
             // fetches its first page again as whoever is signed in now.

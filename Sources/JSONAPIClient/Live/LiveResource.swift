@@ -142,6 +142,10 @@ public final class LiveResource<Model: Resource> {
         dependencies.removeAll()
         observer = LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] batch in
             guard let self else { return }
+            if batch.restarts {
+                restart(from: store)
+                return
+            }
             if batch.cleared, store.clears != clearsSeen {
                 // Cleared with no record of the object's in the store (a fetch in flight): as an eviction after a
                 // clear.
@@ -194,10 +198,16 @@ public final class LiveResource<Model: Resource> {
             // clear() — the account changed — nothing shown or in flight stays (a fetch in flight may have been
             // sent for the previous account), and what was shown is fetched again as whoever is signed in now.
             guard store.clears != clearsSeen else { return }
-            let shown = resource != nil || isLoading
-            resource = nil
-            clearsSeen = store.clears
-            if shown { start(request) }
+            restart(from: store)
         }
+    }
+
+    /// Drops what is shown and what is in flight, and fetches again as whoever is signed in now when anything was
+    /// shown or loading.
+    private func restart(from store: ResourceStore) {
+        let shown = resource != nil || isLoading
+        resource = nil
+        clearsSeen = store.clears
+        if shown { start(request) }
     }
 }

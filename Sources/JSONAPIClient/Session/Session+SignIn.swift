@@ -54,7 +54,9 @@ extension Session {
     /// - Throws: ``JSONAPIClientError/Code/storeNotSaved`` when the previous account's changes could not be saved:
     ///   then nothing is switched.
     public func signIn(account: String) async throws(JSONAPIClientError) {
+        store?.beginSwitch()
         try await switchAccount(to: account, removingData: false)
+        await applyLiveNow()
     }
 
     /// Signs the account out: its data is saved and set aside (or removed, with `removingData`), and the session
@@ -84,7 +86,17 @@ extension Session {
             if removingData { _ = writeQueue.removeAll() }
             return
         }
+        store?.beginSwitch()
         try await switchAccount(to: nil, removingData: removingData)
+        await applyLiveNow()
+    }
+
+    /// Has the live objects drop what they showed of the account left before the switch returns, as a `clear()`
+    /// on the main actor has them do (``ResourceStore/applyLiveNow()``): on the main actor, when any follows the
+    /// store.
+    private func applyLiveNow() async {
+        guard let store, store.hasLiveFollowers else { return }
+        await MainActor.run { store.applyLiveNow() }
     }
 
     /// Switches to `account` once the switches called before are done (each runs whole, whatever becomes of its
@@ -109,15 +121,15 @@ extension Session {
 
     /// The switch itself (see ``switchAccount(to:removingData:)``).
     private func performSwitch(to account: String?, removingData: Bool) async throws(JSONAPIClientError) {
+        // Begun by signIn / signOut at their call; over once the session names the new account (its requests are
+        // that account's again).
+        defer { store?.endSwitch() }
         let left = self.account
         guard left != account else { return }
         // The account leaving: its queue's entries made durable, its store saved and parked.
         let leaving = writeQueue
         await leaving.flush()
         try await store?.switchAccount(to: account)
-        // The live objects drop what they showed of the account leaving before the switch returns, as a clear()
-        // on the main actor has them do.
-        if let store, store.hasLiveFollowers { await MainActor.run { store.applyLiveNow() } }
         let partition = PartitionDatabase.partition(forAccount: account)
         let parked = accounts.withLock { $0.parked.removeValue(forKey: partition) }
         let queue: WriteQueue

@@ -74,8 +74,8 @@ extension Session {
     /// response (unless `no-store`) and merges its resources.
     ///
     /// - Parameter made: The store's ``ResourceStore/clears`` when the request was made. In a session that names its
-    ///   account, a request made before a switch of account is the previous account's: it goes to the network
-    ///   without the store (no stored response answers it, nothing of its answer is kept or merged), and an answer
+    ///   account, a request made before a switch of account is the previous account's, and one answered while a
+    ///   switch is under way may be either's: it goes to the network without the store (no stored response answers it, nothing of its answer is kept or merged), and an answer
     ///   to one sent before a switch is neither kept nor merged after it. In one that names none, whose the request
     ///   is shows by its credentials, noted by the transmit (which may change the records' owner).
     private func answer(
@@ -84,8 +84,9 @@ extension Session {
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
         let named = store.accountDigest != nil
-        let epoch = named ? made : store.clears  // after the transmit noted the credentials (and any owner change)
-        guard !named || store.clears == epoch else {
+        let now = store.epoch
+        let epoch = named ? made : now.clears  // after the transmit noted the credentials (and any owner change)
+        guard !now.switching, !named || now.clears == epoch else {
             visit.state.withLock { $0 = StoreVisit.State(request: request) }
             return try await client.send(request)  // the previous account's: nothing of the store for it
         }

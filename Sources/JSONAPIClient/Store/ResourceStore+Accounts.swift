@@ -111,7 +111,9 @@ extension ResourceStore {
             let unsaved = old.takeUnsaved()
             effects.changes = state.dropRecords()  // what the observers saw go
             effects.cleared = true  // counts the clear
+            old.switching = 0
             var shown = target.state
+            shown.switching = state.switching
             shown.observers = state.observers
             shown.nextObserver = state.nextObserver
             shown.clears = state.clears
@@ -129,6 +131,23 @@ extension ResourceStore {
         }
         left.writer?.saveRemaining(unsaved)  // what changed between the flush and the switch
         saveLeftOut()
+    }
+
+    /// Notes that a switch of account begins (``Session/signIn(account:)``, ``Session/signOut(removingData:)``, at
+    /// their call, before anything suspends): until its ``endSwitch()``, a request answered reads, keeps and merges
+    /// nothing of the store — the app may hold the new account's credentials already while the old account is
+    /// shown, or the old ones once the new account is — and nothing sent before is merged after (the clear count
+    /// moves).
+    func beginSwitch() {
+        commit(merging: false) { state, effects in
+            state.switching += 1
+            effects.movesEpoch = true
+        }
+    }
+
+    /// Notes that a switch of account begun by ``beginSwitch()`` is over (done, failed or not needed).
+    func endSwitch() {
+        commit(merging: false) { state, _ in state.switching = max(state.switching - 1, 0) }
     }
 
     /// Forgets a parked account — its state, and its database's connections once nothing else holds them — so that

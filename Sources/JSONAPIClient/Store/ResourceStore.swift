@@ -223,6 +223,9 @@ public final class ResourceStore: Sendable {
         var nextObserver: UInt64 = 0
         /// The changes not told to the observers yet, in order (``ResourceStore/commit(merging:_:)``).
         var outbox = Outbox()
+        /// How many switches of account are under way (``ResourceStore/beginSwitch()``): a request answered
+        /// meanwhile reads, keeps and merges nothing of the store, whose account it may not be.
+        var switching = 0
         /// Whether the records were ever used — read, observed, written, saved (anything that merges the bodies
         /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
         /// session whose store is never used pays for keeping the bytes only.
