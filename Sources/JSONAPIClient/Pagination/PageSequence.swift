@@ -37,7 +37,8 @@ extension PaginationProgress: CustomStringConvertible {
 ///
 /// - **Prefetch** (`prefetch: 1`, the default): while you work on a page, the next one is already on its way, so a
 ///   walk costs about the larger of the network and your work per page instead of their sum. Only pages the
-///   iteration would reach are fetched (a page without `next` ends it), and `prefetch: 0` fetches each page only
+///   iteration would reach are fetched (a page without `next` ends it, unless its `last` link or `meta` says
+///   later pages exist: see ``FetchResponse/next()``), and `prefetch: 0` fetches each page only
 ///   when you ask for it. A consumer that comes back for the next page within the session's
 ///   ``Session/Configuration/prefetchThreshold`` (1 ms) has nothing to hide behind the network: its pages are
 ///   fetched as it asks, which saves the thread hops, until it takes longer again.
@@ -104,6 +105,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         /// sooner than `prefetchThreshold`: then nothing is fetched ahead (there is nothing to hide behind it).
         private var handedOver: ContinuousClock.Instant?
         private var consumerIsQuick = false
+        /// Whether a page fetched by address, with more to come, said by its links that none follow (logged once).
+        private var reportedContradiction = false
         private let prefetchThreshold: Duration
 
         init(
@@ -163,10 +166,21 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                     // A consumer cancelled while the page arrived starts no more requests.
                     try Task.checkCancellation()
                     if let page { refill(after: page) }
-                case .addressed:
+                case .addressed(let requests, let index):
                     page = try await ahead.take()
                     try Task.checkCancellation()
-                    if let page { refill(after: page) }
+                    if let page {
+                        // Fetched by address, a page whose links end the walk early changes nothing; it is still a
+                        // server defect, logged once, as a walk along the links does.
+                        let more = index < requests.count || ahead.count > 0
+                        if more, !reportedContradiction, hasPaginationLinks(page.document.links),
+                            page.document.links?[PageRelation.next.rawValue] == nil
+                        {
+                            reportedContradiction = true
+                            page.navigation.session.configuration.log(Navigation.contradiction(at: page.url))
+                        }
+                        refill(after: page)
+                    }
                 }
                 // The requests just started reach the gate before the consumer goes back to its own code, where none
                 // may pass; they are on the network while it works, as before.
@@ -260,12 +274,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
             -> [any PaginationStrategy]?
         {
-            let lastQuery = page.document.links?.last.flatMap { URL(percentEncoding: $0.href) }
-                .map { JSONAPIRequest.split($0).items }
-            func remaining<Strategy: PaginationStrategy>(_ strategy: Strategy) -> [any PaginationStrategy]? {
-                strategy.remainingPages(after: page.navigation.page, lastLinkQuery: lastQuery)
-            }
-            return remaining(strategy)
+            Navigation.remaining(
+                of: strategy, after: page.navigation.page, lastLinkQuery: lastLinkQuery(page.document.links))
         }
     }
 
