@@ -188,3 +188,33 @@ struct ContradictingLinksTests {
         #expect(log.isEmpty)
     }
 }
+
+extension ContradictingLinksTests {
+    @Test("page(selectedBy:) reads the strategy's own parameters from a link's query, the last of each, the rest kept")
+    func pageSelectedByQuery() {
+        let offset = OffsetPagination(offset: 0, limit: 30, names: .init(offset: "o", limit: "l"))
+        #expect(offset.page(selectedBy: [QueryItem("o", "150"), QueryItem("l", "25")]) == OffsetPagination(offset: 150, limit: 25, names: offset.names))
+        #expect(offset.page(selectedBy: [QueryItem("o", "1"), QueryItem("o", "60")]) == OffsetPagination(offset: 60, limit: 30, names: offset.names))
+        #expect(offset.page(selectedBy: [QueryItem("page[offset]", "60")]) == nil)
+        #expect(offset.page(selectedBy: [QueryItem("o", "sixty")]) == nil)
+        let numbered = PageBasedPagination(number: 1, size: 30)
+        #expect(numbered.page(selectedBy: [QueryItem("page[number]", "6"), QueryItem("page[size]", "20")]) == PageBasedPagination(number: 6, size: 20))
+        #expect(numbered.page(selectedBy: [QueryItem("page[number]", "6")]) == PageBasedPagination(number: 6, size: 30))
+        #expect(numbered.page(selectedBy: [QueryItem("page[size]", "6")]) == nil)
+        #expect(CursorPagination(size: 30, position: .range(after: nil, before: nil)).page(selectedBy: [QueryItem("page[after]", "c3")]) == nil)
+    }
+
+    @Test("A walk that turns round (prev after a contradiction) still logs once, and prev is not second-guessed")
+    func turningRound() async throws {
+        let lines = Lines()
+        var configuration = Session.Configuration()
+        configuration.log = { lines.append($0) }
+        let source = Pages.source(Self.safrs(), configuration: configuration)
+        let beforeLast = try await source.fetch().paginate(.offsetBased(150, 30))
+        let last = try #require(try await beforeLast.next())
+        let back = try #require(try await last.prev())
+        #expect(back.url.queryValue("page[offset]") == "150")
+        #expect(try await back.next()?.url.queryValue("page[offset]") == "180")
+        #expect(lines.all.count == 1)
+    }
+}
