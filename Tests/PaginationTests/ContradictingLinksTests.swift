@@ -59,7 +59,9 @@ struct ContradictingLinksTests {
 
     /// safrs' offset pagination over `count` articles: `self`, `first`, `last`, `prev` and `next` links on each page,
     /// `meta.count` when `totals`; the page whose next page is the last one has no `next` (absent, or `null`).
-    static func safrs(count: Int = 200, totals: Bool = true, nullNext: Bool = false) -> ScriptedClient {
+    static func safrs(count: Int = 200, totals: Bool = true, nullNext: Bool = false, alsoWithout: Set<Int> = [])
+        -> ScriptedClient
+    {
         ScriptedClient { request in
             let limit = Int(request.url.queryValue("page[limit]") ?? "30") ?? 30
             let offset = Int(request.url.queryValue("page[offset]") ?? "0") ?? 0
@@ -69,7 +71,7 @@ struct ContradictingLinksTests {
             }
             var links: [(String, String?)] = [("self", link(offset)), ("first", link(0)), ("last", link(lastOffset))]
             if offset > 0 { links.append(("prev", link(max(offset - limit, 0)))) }
-            if offset + limit < lastOffset {
+            if offset + limit < lastOffset, !alsoWithout.contains(offset) {
                 links.append(("next", link(offset + limit)))
             } else if nullNext, offset + limit == lastOffset {
                 links.append(("next", nil))
@@ -216,5 +218,31 @@ extension ContradictingLinksTests {
         #expect(back.url.queryValue("page[offset]") == "150")
         #expect(try await back.next()?.url.queryValue("page[offset]") == "180")
         #expect(lines.all.count == 1)
+    }
+
+    @Test("Two pages without next in one walk: every mode gives all 200 and logs once", arguments: Walk.allCases)
+    func twoContradictions(_ walk: Walk) async throws {
+        let client = Self.safrs(alsoWithout: [60])
+        let (ids, log) = try await Self.walk(walk, client, .offsetBased(0, 30))
+        #expect(ids == allSeededIDs)
+        #expect(log.count == 1)
+        #expect(client.requests.count == 7)
+    }
+
+    @Test("Links that agree log nothing in any mode: the last page's missing next is the end", arguments: Walk.allCases)
+    func agreeingInEveryMode(_ walk: Walk) async throws {
+        let client = ScriptedClient { request in
+            let offset = Int(request.url.queryValue("page[offset]") ?? "0") ?? 0
+            let next: [(String, String?)] = offset + 30 < 200 ? [("next", "https://api.example.com/v1/articles?page%5Boffset%5D=\(offset + 30)&page%5Blimit%5D=30")] : []
+            return .document(
+                Pages.body(
+                    Array(offset + 1...min(offset + 30, 200)),
+                    links: next + [("last", "https://api.example.com/v1/articles?page%5Boffset%5D=180&page%5Blimit%5D=30")],
+                    meta: #"{"count":200}"#))
+        }
+        let (ids, log) = try await Self.walk(walk, client, .offsetBased(0, 30))
+        #expect(ids == allSeededIDs)
+        #expect(log.isEmpty)
+        #expect(client.requests.count == 7)
     }
 }
