@@ -103,12 +103,12 @@ struct ContradictingLinksTests {
         #expect(client.requests.count == 7)
     }
 
-    @Test("A walk that starts on the page before last goes on to the last; one that starts on the last logs nothing")
-    func fromLaterPage() async throws {
-        let (ids, log) = try await Self.walk(.nextLoop, Self.safrs(), .offsetBased(150, 30))
+    @Test("A walk that starts on the page before last goes on to the last; one that starts on the last logs nothing", arguments: Walk.allCases)
+    func fromLaterPage(_ walk: Walk) async throws {
+        let (ids, log) = try await Self.walk(walk, Self.safrs(), .offsetBased(150, 30))
         #expect(ids == (151...200).map(String.init))
         #expect(log.count == 1)
-        let (started, quiet) = try await Self.walk(.resources, Self.safrs(), .offsetBased(180, 30))
+        let (started, quiet) = try await Self.walk(walk, Self.safrs(), .offsetBased(180, 30))
         #expect(started == (181...200).map(String.init))
         #expect(quiet.isEmpty)
     }

@@ -160,7 +160,10 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 case .initial(let request):
                     page = try await request.result()
                     try Task.checkCancellation()
-                    if let page { plan(after: page, request: request) }
+                    if let page {
+                        plan(after: page, request: request)
+                        if case .addressed(let requests, _) = mode { noteEarlyEnd(of: page, more: !requests.isEmpty) }
+                    }
                 case .following(let current):
                     page = ahead.count > 0 ? try await ahead.take() : try await current.next()
                     // A consumer cancelled while the page arrived starts no more requests.
@@ -170,15 +173,7 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                     page = try await ahead.take()
                     try Task.checkCancellation()
                     if let page {
-                        // Fetched by address, a page whose links end the walk early changes nothing; it is still a
-                        // server defect, logged once, as a walk along the links does.
-                        let more = index < requests.count || ahead.count > 0
-                        if more, !reportedContradiction, hasPaginationLinks(page.document.links),
-                            page.document.links?[PageRelation.next.rawValue] == nil
-                        {
-                            reportedContradiction = true
-                            page.navigation.session.configuration.log(Navigation.contradiction(at: page.url))
-                        }
+                        noteEarlyEnd(of: page, more: index < requests.count || ahead.count > 0)
                         refill(after: page)
                     }
                 }
@@ -219,6 +214,16 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 mode = .following(first)
             }
             refill(after: first)
+        }
+
+        /// Logs, once, a page fetched by address whose links say no page follows while `more` are to come: it changes
+        /// nothing of the walk, but it is the server defect a walk along the links logs too.
+        private mutating func noteEarlyEnd(of page: FetchResponse<Primary>, more: Bool) {
+            guard more, !reportedContradiction, hasPaginationLinks(page.document.links),
+                page.document.links?[PageRelation.next.rawValue] == nil
+            else { return }
+            reportedContradiction = true
+            page.navigation.session.configuration.log(Navigation.contradiction(at: page.url))
         }
 
         /// Keeps the pages ahead asked for: `concurrency` addressed pages, or `prefetch` pages along `next`.
