@@ -296,6 +296,7 @@ struct AccountSwitchTests {
         #expect(server.client.requests.count == 2)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @MainActor
     @Test("An empty live list loads as Bob after he signs in (the store held nothing of it to evict)")
     func emptyListReloads() async throws {

@@ -40,7 +40,7 @@ struct AtomicOperationsTests {
         let failing = ScriptedClient(
             status: 422,
             body: #"{"errors": [{"status": "422", "title": "Invalid", "source": {"pointer": "/atomic:operations/1/data/attributes/title"}}]}"#)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(failing).session.atomic(Self.operations) }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(failing).session.atomic(Self.operations) }
         #expect(error?.status?.code == 422)
         #expect(error?.errors.first?.source?.pointer == "/atomic:operations/1/data/attributes/title")
     }
@@ -51,20 +51,20 @@ struct AtomicOperationsTests {
         func answer(_ body: String, status: Int = 200) async throws -> [AtomicResult] {
             try await source(ScriptedClient(status: status, body: body)).session.atomic(Self.operations)
         }
-        let missing = await #expect(throws: JSONAPIClientError.self) { try await answer(#"{"meta": {"ok": true}}"#) }
+        let missing = await expectThrows(JSONAPIClientError.self) { try await answer(#"{"meta": {"ok": true}}"#) }
         #expect(missing?.code == .decodingFailed)
         #expect(missing?.pointer == "/atomic:results")
         #expect(missing?.detail.contains("atomic:results") == true)
-        let empty = await #expect(throws: JSONAPIClientError.self) { try await answer("") }
+        let empty = await expectThrows(JSONAPIClientError.self) { try await answer("") }
         #expect(empty?.code == .decodingFailed)
-        let fewer = await #expect(throws: JSONAPIClientError.self) {
+        let fewer = await expectThrows(JSONAPIClientError.self) {
             try await answer(#"{"atomic:results": [\#(result)]}"#)
         }
         #expect(fewer?.code == .decodingFailed)
         #expect(fewer?.detail == "HTTP 200 with 1 atomic:results for 2 operations; the extension requires one result per operation")
-        let none = await #expect(throws: JSONAPIClientError.self) { try await answer(#"{"atomic:results": []}"#) }
+        let none = await expectThrows(JSONAPIClientError.self) { try await answer(#"{"atomic:results": []}"#) }
         #expect(none?.detail.contains("with 0 atomic:results for 2 operations") == true)
-        let more = await #expect(throws: JSONAPIClientError.self) {
+        let more = await expectThrows(JSONAPIClientError.self) {
             try await answer(#"{"atomic:results": [\#(result), {}, {}]}"#)
         }
         #expect(more?.detail.contains("with 3 atomic:results for 2 operations") == true)

@@ -308,7 +308,10 @@ enum DocCSnippets {
         try await articles.update(change)                      // the list and the detail screen show it, no fetch
         try await articles.delete(id: "1")                     // it leaves the list; the detail screen shows nil
 
-        api.store?.clear()                                     // live objects empty, then load as the new user
+        let user = (id: "bob", name: "Bob")
+        try await api.signIn(account: user.id)                 // live objects empty, then load as the new user
+        try await api.signOut()                                // keep the account's data for its next sign-in
+        try await api.signOut(removingData: true)              // or remove it from the device
 
         // The symbol documentation's examples
         await article.load()                                   // in .task { }: by the cache policy
@@ -389,8 +392,11 @@ enum DocCSnippets {
     }
 
     static func keptAcrossLaunches(baseURL: URL) async throws {
+        // On macOS, Application Support is one folder for every app that is not sandboxed: keep yours under your bundle
+        // identifier.
         let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
-            .appendingPathComponent("api-store")
+            .appendingPathComponent(Bundle.main.bundleIdentifier ?? "com.example.app", isDirectory: true)
+            .appendingPathComponent("api-store", isDirectory: true)
         let api = Session(baseURL: baseURL, configuration: .init(store: .init(persistence: .init(directory: folder))))
         try await api.store?.flush()   // returns when what the store holds is on disk
     }

@@ -12,7 +12,7 @@ struct ErrorMappingTests {
     @Test("406 and 415 are distinct errors, with the request, status and error objects")
     func notAcceptableAndUnsupported() async throws {
         let body = #"{"errors":[{"status":"406","title":"Not Acceptable"}]}"#
-        let e406 = await #expect(throws: JSONAPIClientError.self) {
+        let e406 = await expectThrows(JSONAPIClientError.self) {
             try await source(ScriptedClient(status: 406, body: body)).fetch(id: "1").result()
         }
         #expect(e406?.code == .notAcceptable)
@@ -20,7 +20,7 @@ struct ErrorMappingTests {
         #expect(e406?.method == .get)
         #expect(e406?.url?.absoluteString == "https://api.example.com/v1/articles/1")
         #expect(e406?.errors.first?.title == "Not Acceptable")
-        let e415 = await #expect(throws: JSONAPIClientError.self) {
+        let e415 = await expectThrows(JSONAPIClientError.self) {
             try await source(ScriptedClient(status: 415, body: #"{"errors":[{"status":"415"}]}"#)).delete(id: "1")
         }
         #expect(e415?.code == .unsupportedMediaType)
@@ -37,7 +37,7 @@ struct ErrorMappingTests {
             "meta":{"page":{"maxSize":100}}},
             {"status":"400","title":"Bad pointer","source":{"pointer":3}}]}
             """#
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await source(ScriptedClient(status: 400, body: body)).fetch().result()
         }
         #expect(error?.code == .errorResponse)
@@ -54,7 +54,7 @@ struct ErrorMappingTests {
     func htmlBadGateway() async throws {
         let html = "<html><body><h1>502 Bad Gateway</h1></body></html>"
         let client = ScriptedClient(status: 502, body: html, headers: ["Content-Type": "text/html"])
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(client).fetch().result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(client).fetch().result() }
         #expect(error?.code == .errorResponse)
         #expect(error?.status == .badGateway)
         #expect(error?.errors.isEmpty == true)
@@ -66,7 +66,7 @@ struct ErrorMappingTests {
     @Test("A successful response that is not the expected document is a decoding error with its pointer")
     func decodingFailure() async throws {
         let body = #"{"data":{"type":"articles","id":"1","attributes":{"title":5,"body":"b","created":"2024-01-01T00:00:00Z"}}}"#
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await source(ScriptedClient(body: body)).fetch(id: "1").result()
         }
         #expect(error?.code == .decodingFailed)
@@ -77,7 +77,7 @@ struct ErrorMappingTests {
 
     @Test("Malformed JSON is a decoding error that keeps the body")
     func malformed() async throws {
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await source(ScriptedClient(body: "{\"data\": [")).fetch().result()
         }
         #expect(error?.code == .decodingFailed)
@@ -87,7 +87,7 @@ struct ErrorMappingTests {
 
     @Test("A 204 where a document is expected is a decoding error, not a crash")
     func emptyBody() async throws {
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await source(ScriptedClient(status: 204, body: "")).fetch().result()
         }
         #expect(error?.code == .decodingFailed)
@@ -97,7 +97,7 @@ struct ErrorMappingTests {
     @Test("A transport failure keeps the underlying error and the request")
     func transportFailure() async throws {
         let client = ScriptedClient { _ in throw URLError(.cannotConnectToHost) }
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(client).fetch(id: "2").result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(client).fetch(id: "2").result() }
         #expect(error?.code == .transportFailed)
         #expect((error?.underlyingError as? URLError)?.code == .cannotConnectToHost)
         #expect(error?.url?.absoluteString == "https://api.example.com/v1/articles/2")
@@ -170,7 +170,7 @@ struct ErrorMappingTests {
         #expect(gone.status == .noContent)
         #expect(gone.document == nil && gone.rawDocument == nil)
 
-        let missing = await #expect(throws: JSONAPIClientError.self) {
+        let missing = await expectThrows(JSONAPIClientError.self) {
             try await self.source(ScriptedClient(status: 404, body: #"{"errors":[{"status":"404","title":"Not found"}]}"#)).delete(id: "4")
         }
         #expect(missing?.status == .notFound)
@@ -229,7 +229,7 @@ struct ConfiguredErrorDecoderTests {
     func error(decoder: JSONAPIDecoder) async -> JSONAPIClientError? {
         let client = ScriptedClient { _ in .document(Self.deepError, status: 422) }
         let session = Session(baseURL: exampleBase, client: client, configuration: .init(decoder: decoder))
-        return await #expect(throws: JSONAPIClientError.self) {
+        return await expectThrows(JSONAPIClientError.self) {
             try await session.source(ArticleTag.self, .path("tags/<id>")).fetch().result()
         }
     }

@@ -85,7 +85,7 @@ struct FetchIntegrationTests {
         let source = try Sources.articles()
         let page = try await source.fetch().query("page[size]", "3").result()
         #expect(page.data?.count == 3)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source.fetch().query("bogus", "1").result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source.fetch().query("bogus", "1").result() }
         #expect(error?.code == .errorResponse)
         #expect(error?.status == .badRequest)
         #expect(error?.errors.first?.detail?.contains("bogus") == true)
@@ -128,7 +128,7 @@ struct FetchIntegrationTests {
         #expect(document.data?.name == "Person 1")
         #expect(document.meta?["authorization"] == "Bearer")
         let anonymous = DataSource<Person>(baseURL: url, router: .path("me"))
-        let error = await #expect(throws: JSONAPIClientError.self) { try await anonymous.fetch(as: Person.self).result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await anonymous.fetch(as: Person.self).result() }
         #expect(error?.status == .unauthorized)
         #expect(error?.errors.first?.code == "unauthorized")
         let wrong = DataSource<Person>(

@@ -11,7 +11,7 @@ struct FuzzURLTests {
         let base = try #require(URL(string: "https://api.example.com/v1"))
         for template in ["?esi.m://pi.example.com@:442/x", "articles/<id>?locale=en", "articles#top", "a?b://c/<id>"] {
             let source = DataSource<Article>(baseURL: base, router: .path(template))
-            let error = #expect(throws: JSONAPIClientError.self, "\(template)") { try source.fetch().filter("", "").url }
+            let error = expectThrows(JSONAPIClientError.self, "\(template)") { try source.fetch().filter("", "").url }
             #expect(error?.code == .invalidRequest)
             #expect(error?.detail.contains("a path template is a path") == true, "\(String(describing: error))")
             #expect(throws: JSONAPIClientError.self) { try source.fetch(id: "1").url }

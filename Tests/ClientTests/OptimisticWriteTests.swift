@@ -67,7 +67,7 @@ struct OptimisticWriteTests {
         guard await held.arrivals.next("the PATCH") != nil else { return }
         #expect(await titles.next("the optimistic title") == "Final")
         held.refuse(0, status: status)
-        let error = try #require(await #expect(throws: JSONAPIClientError.self) { try await write.value })
+        let error = try #require(await expectThrows(JSONAPIClientError.self) { try await write.value })
         #expect(error.status?.code == status)
         #expect(error.rolledBack?.type == "memos" && error.rolledBack?.id == "1")
         #expect(error.rolledBack?.attributes?["title"] == "Final")
@@ -84,7 +84,7 @@ struct OptimisticWriteTests {
         let write = Task { try await memos.update(Self.draft, options: .optimistic) { $0.title = "Final" } }
         guard await held.arrivals.next("the PATCH") != nil else { return }
         held.cutOff(0)
-        let error = try #require(await #expect(throws: JSONAPIClientError.self) { try await write.value })
+        let error = try #require(await expectThrows(JSONAPIClientError.self) { try await write.value })
         #expect(error.code == .transportFailed)
         #expect(error.rolledBack?.attributes?["title"] == "Final")
         #expect(try store.resource(Memo.self, id: "1")?.title == "Draft")

@@ -47,7 +47,7 @@ struct RelationshipIntegrationTests {
     func forbidden() async throws {
         let source = try Sources.articles()
         let article = try await Sources.createArticle(source)
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await source.relationship("comments", of: article.id).replace(with: [])
         }
         #expect(error?.status == .forbidden)

@@ -110,7 +110,7 @@ struct ResourceGraphServerTests {
         let api = try session(atomic: true)
         let (marker, headers) = Self.marker()
         let name = "Refused \(UUID().uuidString.prefix(8))"
-        let error = await #expect(throws: ResourceGraphError.self) {
+        let error = await expectThrows(ResourceGraphError.self) {
             try await api.create(Self.graph(name, title: String(repeating: "x", count: 201)), headerFields: headers)
         }
         #expect(error?.code == .requestFailed)
@@ -126,7 +126,7 @@ struct ResourceGraphServerTests {
         let api = try session(atomic: false)
         let (marker, headers) = Self.marker()
         let name = "Partial \(UUID().uuidString.prefix(8))"
-        let error = await #expect(throws: ResourceGraphError.self) {
+        let error = await expectThrows(ResourceGraphError.self) {
             try await api.create(Self.graph(name, title: String(repeating: "x", count: 201)), headerFields: headers)
         }
         #expect(error?.code == .requestFailed)
@@ -168,7 +168,7 @@ struct ResourceGraphServerTests {
         let (marker, headers) = Self.marker()
         let name = "Strict \(UUID().uuidString.prefix(8))"
         // The server is strict: a create that carries a lid is refused.
-        let refused = await #expect(throws: JSONAPIClientError.self) {
+        let refused = await expectThrows(JSONAPIClientError.self) {
             try await api.source(NewTag.self, .path("tags/<id>")).create(
                 NewTag(lid: "t9", name: "tag-\(name)-refused"), headerFields: Self.strict(headers))
         }

@@ -170,7 +170,7 @@ struct ResourceGraphTests {
         let api = session(server)
         var graph = Self.articleGraph()
         graph.add(NewComment(lid: "c1", body: "first", article: NewArticle(lid: "a1", title: "Hello")))
-        let error = await #expect(throws: ResourceGraphError.self) { try await api.create(graph) }
+        let error = await expectThrows(ResourceGraphError.self) { try await api.create(graph) }
         #expect(error?.code == .requestFailed)
         #expect(error?.created.map { "\($0.type) \($0.lid ?? "-") \($0.id)" } == [
             "people p1 people-1", "tags t1 tags-2", "tags t2 tags-3",
@@ -193,7 +193,7 @@ struct ResourceGraphTests {
     func firstFails() async throws {
         let server = CreatingServer()
         server.failing = ["people"]
-        let error = await #expect(throws: ResourceGraphError.self) { try await session(server).create(Self.articleGraph()) }
+        let error = await expectThrows(ResourceGraphError.self) { try await session(server).create(Self.articleGraph()) }
         #expect(error?.created == [])
         #expect(error?.failed == ResourceIdentifier(type: "people", lid: "p1"))
         #expect(error?.notCreated.count == 3)
@@ -204,7 +204,7 @@ struct ResourceGraphTests {
     func accepted() async throws {
         let server = CreatingServer()
         server.status = 202
-        let error = await #expect(throws: ResourceGraphError.self) { try await session(server).create(Self.articleGraph()) }
+        let error = await expectThrows(ResourceGraphError.self) { try await session(server).create(Self.articleGraph()) }
         #expect(error?.code == .idNotReturned)
         #expect(error?.unconfirmed == [ResourceIdentifier(type: "people", lid: "p1")])
         #expect(error?.notCreated.count == 3)
@@ -223,7 +223,7 @@ struct ResourceGraphTests {
 
         var unnamed = ResourceGraph()
         unnamed.add(NewTag(lid: "t2", name: "theirs"))
-        let error = await #expect(throws: ResourceGraphError.self) { try await session(server).create(unnamed) }
+        let error = await expectThrows(ResourceGraphError.self) { try await session(server).create(unnamed) }
         #expect(error?.code == .idNotReturned)
     }
 
@@ -243,7 +243,7 @@ struct ResourceGraphTests {
         let task = Task { try await api.create(Self.articleGraph()) }
         #expect(await second.next() != nil)   // the second request is on its way (bounded: 10 s)
         task.cancel()
-        let error = await #expect(throws: ResourceGraphError.self) { try await task.value }
+        let error = await expectThrows(ResourceGraphError.self) { try await task.value }
         #expect(error?.created.map(\.id) == ["9"])
         #expect(error?.underlyingError is CancellationError)
         #expect(error?.failed == ResourceIdentifier(type: "tags", lid: "t1"))
@@ -260,7 +260,7 @@ struct ResourceGraphTests {
         graph.add(Node(lid: "c", next: ResourceIdentifier(type: "nodes", lid: "a")))
         graph.add(Node(lid: "d", next: ResourceIdentifier(type: "nodes", lid: "d")))   // itself: one request, fine
         for atomic in [false, true] {
-            let error = await #expect(throws: ResourceGraphError.self) { try await session(server, atomic: atomic).create(graph) }
+            let error = await expectThrows(ResourceGraphError.self) { try await session(server, atomic: atomic).create(graph) }
             #expect(error?.code == .cycle)
             #expect(error?.failed == ResourceIdentifier(type: "nodes", lid: "a"))
             #expect(error?.detail.contains("nodes/lid:a, nodes/lid:b, nodes/lid:c") == true)
@@ -278,7 +278,7 @@ struct ResourceGraphTests {
         twice.add(NewTag(lid: "t1", name: "a"))
         twice.add(NewPerson(lid: "p1", name: "Bo"))
         twice.add(NewTag(lid: "t1", name: "b"))
-        let duplicate = await #expect(throws: ResourceGraphError.self) { try await session(server).create(twice) }
+        let duplicate = await expectThrows(ResourceGraphError.self) { try await session(server).create(twice) }
         #expect(duplicate?.code == .duplicateLocalID)
         #expect(duplicate?.failed == ResourceIdentifier(type: "tags", lid: "t1"))
         // `failed` names both resources with the local id; neither is listed again.
@@ -288,7 +288,7 @@ struct ResourceGraphTests {
         sameID.add(NewTag(id: "7", lid: nil, name: "a"))
         sameID.add(NewTag(id: "8", lid: nil, name: "c"))
         sameID.add(NewTag(id: "7", lid: nil, name: "b"))
-        let clientIDs = await #expect(throws: ResourceGraphError.self) { try await session(server).create(sameID) }
+        let clientIDs = await expectThrows(ResourceGraphError.self) { try await session(server).create(sameID) }
         #expect(clientIDs?.code == .duplicateLocalID)
         #expect(clientIDs?.failed == ResourceIdentifier(type: "tags", id: "7"))
         #expect(clientIDs?.notCreated == [ResourceIdentifier(type: "tags", id: "8")])
@@ -302,7 +302,7 @@ struct ResourceGraphTests {
         var unknown = ResourceGraph()
         unknown.add(NewTag(lid: "t1", name: "a"))
         unknown.add(NewArticle(lid: "a1", title: "T", author: NewPerson(lid: "ghost", name: "G")))
-        let missing = await #expect(throws: ResourceGraphError.self) { try await session(server).create(unknown) }
+        let missing = await expectThrows(ResourceGraphError.self) { try await session(server).create(unknown) }
         #expect(missing?.code == .unknownLocalID)
         #expect(missing?.failed == ResourceIdentifier(type: "articles", lid: "a1"))
         #expect(missing?.notCreated == [ResourceIdentifier(type: "tags", lid: "t1")])
@@ -325,7 +325,7 @@ struct ResourceGraphTests {
         graph.add(NewTag(lid: "t", name: "ok"))
         graph.add(Broken(lid: "b"))
         #expect(graph.count == 2)
-        let error = await #expect(throws: ResourceGraphError.self) { try await session(server).create(graph) }
+        let error = await expectThrows(ResourceGraphError.self) { try await session(server).create(graph) }
         #expect(error?.code == .invalidResource)
         #expect(error?.failed == ResourceIdentifier(type: "broken", lid: "b"))
         #expect(error?.notCreated == [ResourceIdentifier(type: "tags", lid: "t")])
@@ -341,7 +341,7 @@ struct ResourceGraphTests {
         var graph = ResourceGraph()
         graph.add(NewTag(lid: "t", name: "ok"))
         graph.add(NewPerson(lid: "p", name: "Bo"), .path("people?x=1"))
-        let error = await #expect(throws: ResourceGraphError.self) { try await session(server).create(graph) }
+        let error = await expectThrows(ResourceGraphError.self) { try await session(server).create(graph) }
         #expect(error?.code == .invalidResource)
         #expect(error?.notCreated == [ResourceIdentifier(type: "tags", lid: "t")])
         #expect(server.lines.isEmpty)
@@ -374,7 +374,7 @@ struct ResourceGraphTests {
     func atomicFailure() async throws {
         let server = CreatingServer()
         server.atomicStatus = 422
-        let error = await #expect(throws: ResourceGraphError.self) { try await session(server, atomic: true).create(Self.articleGraph()) }
+        let error = await expectThrows(ResourceGraphError.self) { try await session(server, atomic: true).create(Self.articleGraph()) }
         #expect(error?.code == .requestFailed)
         #expect(error?.created == [])
         #expect(error?.failed == ResourceIdentifier(type: "tags", lid: "t1"))   // operation 1
@@ -416,7 +416,7 @@ struct ResourceGraphTests {
         let refused = CreatingServer()
         refused.atomicStatus = 422
         let other = session(refused, atomic: true)
-        _ = await #expect(throws: ResourceGraphError.self) { try await other.create(Self.articleGraph()) }
+        _ = await expectThrows(ResourceGraphError.self) { try await other.create(Self.articleGraph()) }
         refused.atomicStatus = nil
         #expect(try await other.create(Self.articleGraph()).isAtomic)
         #expect(refused.lines == ["POST /v1/operations", "POST /v1/operations"])
@@ -436,7 +436,7 @@ struct ResourceGraphTests {
     func atomicWithoutIDs() async throws {
         let empty = ScriptedClient(status: 204, body: "")
         let api = Session(baseURL: exampleBase, client: empty, configuration: .init(mediaType: Self.atomicMediaType))
-        let error = await #expect(throws: ResourceGraphError.self) { try await api.create(Self.articleGraph()) }
+        let error = await expectThrows(ResourceGraphError.self) { try await api.create(Self.articleGraph()) }
         #expect(error?.code == .idNotReturned)
         #expect(error?.unconfirmed.count == 4)
 
@@ -444,7 +444,7 @@ struct ResourceGraphTests {
             .document(#"{"atomic:results":[{"data":{"type":"people","id":"5"}},{},{"meta":{}},{"data":{"type":"tags","id":"x"}}]}"#)
         }
         let other = Session(baseURL: exampleBase, client: partial, configuration: .init(mediaType: Self.atomicMediaType))
-        let some = await #expect(throws: ResourceGraphError.self) { try await other.create(Self.articleGraph()) }
+        let some = await expectThrows(ResourceGraphError.self) { try await other.create(Self.articleGraph()) }
         #expect(some?.created.map(\.id) == ["5"])
         // The fourth result is a tag where the article was expected: not taken for the article.
         #expect(some?.unconfirmed == [

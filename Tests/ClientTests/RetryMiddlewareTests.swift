@@ -84,7 +84,7 @@ struct RetryMiddlewareTests {
         #expect(client.requests.count == 1)
 
         let slow = Self.answers([Self.busy(429, retryAfter: "3600"), Self.ok])
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(slow, waits).fetch().result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(slow, waits).fetch().result() }
         #expect(error?.status?.code == 429)
         #expect(error?.responseHeaders?[.retryAfter] == "3600")
         #expect(slow.requests.count == 1)
@@ -109,7 +109,7 @@ struct RetryMiddlewareTests {
     func retryAfterNotWaited(_ value: String) async throws {
         let client = Self.answers([Self.busy(503, retryAfter: value), Self.ok])
         let waits = Waits()
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(client, waits).fetch().result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(client, waits).fetch().result() }
         #expect(error?.status?.code == 503)
         #expect(client.requests.count == 1)
         #expect(waits.all.isEmpty)
@@ -173,7 +173,7 @@ struct RetryMiddlewareTests {
         try await source(delete, waits).delete(id: "1")
         #expect(delete.requests.map(\.method) == [.delete, .delete])
         let post = Self.answers([Self.busy(status, retryAfter: nil), Self.ok])
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(ArticleTag(id: "", name: "new")) }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(post, waits).create(ArticleTag(id: "", name: "new")) }
         #expect(error?.status?.code == status)
         #expect(post.requests.count == 1)
     }
@@ -198,7 +198,7 @@ struct RetryMiddlewareTests {
         #expect(waits.all == [.milliseconds(100), .milliseconds(200)])
 
         let post = Self.failing(1)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(post, waits).create(ArticleTag(id: "", name: "new")) }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(post, waits).create(ArticleTag(id: "", name: "new")) }
         #expect(error?.code == .transportFailed)
         #expect(post.requests.count == 1)
 

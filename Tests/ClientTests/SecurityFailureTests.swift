@@ -125,7 +125,7 @@ struct SecurityFailureTests {
     func ownTransport() async throws {
         let client = ScriptedClient { _ in throw URLError(.serverCertificateUntrusted) }
         let api = Session(baseURL: URL(string: "https://api.example.com")!, client: client)
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             _ = try await api.fetch(URL(string: "https://api.example.com/memos")!).result()
         }
         #expect(error?.code == .securityFailed)
@@ -183,7 +183,7 @@ struct SecurityFailureTests {
         let guarded = try Guarded()
         let asked = URLSessionClientRulesTests.Challenges()
         let client = Self.refusingClient(asked)
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await client.send(HTTPRequest(method: .get, url: guarded.server.url("/memos/1")))
         }
         #expect(error?.code == .securityFailed, "\(String(describing: error))")
@@ -200,7 +200,7 @@ struct SecurityFailureTests {
         let api = Session(
             baseURL: guarded.server.url("/"), client: Self.refusingClient(asked),
             configuration: .init(middlewares: [retry]))
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             _ = try await api.fetch(guarded.server.url("/memos/1")).result()
         }
         #expect(error?.code == .securityFailed)
@@ -218,7 +218,7 @@ struct SecurityFailureTests {
         let store = try #require(api.store)
         store.merge(try JSONAPIDecoder().decode(RawDocument.self, from: Data(Memo.document(id: "1", title: "Draft").utf8)))
         let memos = api.source(Memo.self, .path("memos/<id>"))
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             _ = try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Changed" }
         }
         #expect(error?.code == .securityFailed)
@@ -238,7 +238,7 @@ struct SecurityFailureTests {
         let url = guarded.server.url("/memos/1")
         _ = try await api.fetch(url).result()  // stored
         guarded.open(false)
-        let error = await #expect(throws: JSONAPIClientError.self) { _ = try await api.fetch(url).result() }
+        let error = await expectThrows(JSONAPIClientError.self) { _ = try await api.fetch(url).result() }
         #expect(error?.code == .securityFailed)
         #expect(guarded.server.requests.count == 2)
     }

@@ -61,7 +61,7 @@ struct SessionResourceObjectTests {
         #expect(String(decoding: try #require(client.requests.last?.body), as: UTF8.self) == #"{"data":null}"#)
 
         let elsewhere = try #require(URL(string: "https://evil.example.com/tags/1"))
-        let error = await #expect(throws: JSONAPIClientError.self) { try await session.delete(elsewhere) }
+        let error = await expectThrows(JSONAPIClientError.self) { try await session.delete(elsewhere) }
         #expect(error?.code == .linkRefused)
         await #expect(throws: JSONAPIClientError.self) {
             try await session.relationship(at: elsewhere).remove([ResourceIdentifier(type: "tags", id: "1")])
@@ -79,7 +79,7 @@ struct SessionResourceObjectTests {
 
     @Test("decodeValue refuses what is not JSON, and nesting beyond maxNestingDepth", arguments: ["", "hello", "{", "[1,]", "1 2"])
     func decodeValueRefuses(_ text: String) {
-        let error = #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decodeValue(from: Data(text.utf8)) }
+        let error = expectThrows(JSONAPIDecodingError.self) { try JSONAPIDecoder().decodeValue(from: Data(text.utf8)) }
         #expect(error?.code == .invalidJSON)
     }
 

@@ -89,7 +89,7 @@ struct SessionTests {
         #expect(StubProtocol.answered.contains("http://127.0.0.1:1/v1/articles"))
 
         let plain = Session(baseURL: base)
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await plain.source(Article.self, .path("articles/<id>")).fetch().result()
         }
         #expect(error?.code == .transportFailed)
@@ -103,7 +103,7 @@ extension SessionTests {
         defer { target.stop() }
         let away = try KeepAliveServer(status: "302 Found", headers: ["Location: \(target.url.absoluteString)articles"])
         defer { away.stop() }
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await Session(baseURL: away.url).source(Article.self, .path("articles/<id>")).fetch().result()
         }
         #expect(error?.status?.code == 302)
@@ -111,7 +111,7 @@ extension SessionTests {
 
         let within = try KeepAliveServer(status: "302 Found", headers: ["Location: /elsewhere"])
         defer { within.stop() }
-        let error2 = await #expect(throws: JSONAPIClientError.self) {
+        let error2 = await expectThrows(JSONAPIClientError.self) {
             try await Session(baseURL: within.url).source(Article.self, .path("articles/<id>")).fetch().result()
         }
         // Followed within the origin: the server answers 302 again, so URLSession follows until it gives up.

@@ -295,7 +295,7 @@ struct StoreFreshnessTests {
         let strict = Server(cacheControl: "no-cache")
         let strictLabels = session(strict, clock: clock)
         _ = try await strictLabels.fetch().result()
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await strictLabels.fetch().cachePolicy(.cacheOnly).result()
         }
         #expect(error?.code == .notCached)
@@ -308,7 +308,7 @@ struct StoreFreshnessTests {
         let labels = session(server, clock: clock)
         // Nothing stored yet: the transport's error.
         server.set { $0.offline = true }
-        let nothing = await #expect(throws: JSONAPIClientError.self) {
+        let nothing = await expectThrows(JSONAPIClientError.self) {
             try await labels.fetch().cachePolicy(.networkFirst).result()
         }
         #expect(nothing?.code == .transportFailed)
@@ -325,7 +325,7 @@ struct StoreFreshnessTests {
             $0.offline = false
             $0.broken = true
         }
-        let broken = await #expect(throws: JSONAPIClientError.self) {
+        let broken = await expectThrows(JSONAPIClientError.self) {
             try await labels.fetch().cachePolicy(.networkFirst).result()
         }
         #expect(broken?.status?.code == 500)

@@ -64,7 +64,7 @@ struct StorePartitionTests {
         #expect(try await labels.fetch().result().data?.first?.name == "alice -")
         account.token = "bob"
         if policy == .cacheOnly {
-            let error = await #expect(throws: JSONAPIClientError.self) {
+            let error = await expectThrows(JSONAPIClientError.self) {
                 try await labels.fetch().cachePolicy(policy).result()
             }
             #expect(error?.code == .notCached)
@@ -200,7 +200,7 @@ struct StorePartitionTests {
         _ = try await labels.fetch().result()
         #expect(store.usage.responses == 0)
         #expect(store.count == 0)
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await labels.fetch().cachePolicy(.cacheOnly).result()
         }
         #expect(error?.code == .notCached)

@@ -84,7 +84,7 @@ struct StoreServerTests {
         #expect(try await me.result().data?.id == "1")
         account.token = "other-token"
         if policy == .cacheOnly {
-            let error = await #expect(throws: JSONAPIClientError.self) { try await me.cachePolicy(policy).result() }
+            let error = await expectThrows(JSONAPIClientError.self) { try await me.cachePolicy(policy).result() }
             #expect(error?.code == .notCached)
             #expect(client.exchanges.count == 1)
         } else {

@@ -143,7 +143,7 @@ struct StoreTests {
     func policies() async throws {
         let (api, client) = session(#"{"data":[\#(Self.label3)]}"#)
         let labels = api.source(Label.self, .path("labels/<id>"))
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await labels.fetch().cachePolicy(.cacheOnly).result()
         }
         #expect(error?.code == .notCached)
@@ -174,7 +174,7 @@ struct StoreTests {
         _ = try await labels.fetch().cachePolicy(.cacheFirst).result()
         _ = try await labels.fetch().cachePolicy(.cacheFirst).result()
         #expect(client.count == 2)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await labels.fetch().cachePolicy(.cacheOnly).result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await labels.fetch().cachePolicy(.cacheOnly).result() }
         #expect(error?.code == .notCached)
         #expect(error?.detail.contains("no store") == true)
     }
@@ -218,7 +218,7 @@ struct StoreTests {
         #expect(server.log.map(\.ifNoneMatch) == [nil, "\"v1\"", "\"v1\""])
         #expect(server.log.map(\.status) == [200, 304, 200])
         // A request that sets its own validator gets the 304 as the error it is for it.
-        let own = await #expect(throws: JSONAPIClientError.self) {
+        let own = await expectThrows(JSONAPIClientError.self) {
             try await labels.fetch().header(.ifNoneMatch, "\"v2\"").result()
         }
         #expect(own?.status == .notModified)

@@ -74,7 +74,7 @@ struct TokenRefreshTests {
     func onlyOnce() async throws {
         let client = ScriptedClient { _ in Self.unauthorized }
         let tokens = Tokens("stale", next: "also-bad")
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(client, tokens).fetch().result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(client, tokens).fetch().result() }
         #expect(error?.status?.code == 401)
         #expect(tokens.refreshes == ["stale"])
         #expect(client.requests.count == 2)
@@ -84,7 +84,7 @@ struct TokenRefreshTests {
     func noNewToken() async throws {
         let client = Self.server()
         let tokens = Tokens("stale", next: nil)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source(client, tokens).fetch().result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source(client, tokens).fetch().result() }
         #expect(error?.status?.code == 401)
         #expect(tokens.refreshes == ["stale"])
         #expect(client.requests.count == 1)

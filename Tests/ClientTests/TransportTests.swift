@@ -40,7 +40,7 @@ struct TransportTests {
     func bodyLimit() async throws {
         let url = try #require(URL(string: try TestServer.url().absoluteString + "/articles?page%5Bsize%5D=100"))
         let client = URLSessionClient(configuration: .init(maxResponseBodySize: 1_000))
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await client.send(HTTPRequest(method: .get, url: url, headerFields: ["Accept": "application/vnd.api+json"]))
         }
         #expect(error?.code == .responseTooLarge)
@@ -56,7 +56,7 @@ struct TransportTests {
         let silent = try SilentServer()
         let client = URLSessionClient(configuration: .init(timeout: .milliseconds(500)))
         let start = ContinuousClock.now
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await client.send(HTTPRequest(method: .get, url: silent.url))
         }
         withExtendedLifetime(silent) {}
@@ -93,7 +93,7 @@ struct TransportTests {
         }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/gone"))
         let source = DataSource<Article>(baseURL: url, router: .path("articles/<id>"))
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source.fetch(id: "1").result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source.fetch(id: "1").result() }
         #expect(error?.code == .transportFailed)
         #expect(error?.underlyingError != nil)
         #expect(error?.method == .get)
@@ -110,7 +110,7 @@ extension TransportTests {
         let away = try KeepAliveServer(
             status: "302 Found", headers: ["Location: \(target.url.absoluteString)articles?token=secret"])
         defer { away.stop() }
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await URLSessionClient().send(HTTPRequest(method: .get, url: away.url))
         }
         #expect(error?.code == .redirectRefused)
@@ -129,7 +129,7 @@ extension TransportTests {
         let server = try KeepAliveServer()
         defer { server.stop() }
         let client = URLSessionClient(configuration: .init(timeout: .zero))
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await client.send(HTTPRequest(method: .get, url: server.url))
         }
         #expect(error?.code == .timedOut, "\(String(describing: error))")
@@ -201,7 +201,7 @@ extension TransportTests {
             result = .failure(error)
         }
         guard reused(server) else { return }
-        let error = #expect(throws: JSONAPIClientError.self) { try result.get() }
+        let error = expectThrows(JSONAPIClientError.self) { try result.get() }
         // At once: not after the timeout, however loaded the machine.
         #expect(ContinuousClock.now - start < .seconds(20))
         #expect(error?.code == .transportFailed, "\(String(describing: error))")

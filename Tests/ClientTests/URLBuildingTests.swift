@@ -78,7 +78,7 @@ struct URLBuildingTests {
     func emptyId() async throws {
         let client = ScriptedClient(status: 200, body: "{}")
         let source = DataSource<Article>(baseURL: exampleBase, router: .path("articles/<id>"), client: client)
-        let error = await #expect(throws: JSONAPIClientError.self) { try await source.fetch(id: "").result() }
+        let error = await expectThrows(JSONAPIClientError.self) { try await source.fetch(id: "").result() }
         #expect(error?.code == .invalidRequest)
         #expect(client.requests.isEmpty)
     }

@@ -81,7 +81,7 @@ struct URLSessionClientRulesTests {
     func cutShort() async throws {
         let server = try LoopbackHTTPServer { _ in .truncated(status: 200, contentLength: 100, body: "half") }
         let client = URLSessionClient(configuration: .init(timeout: .seconds(30)))
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await client.send(HTTPRequest(method: .get, url: server.url("/cut")))
         }
         #expect(error?.code == .transportFailed)

@@ -30,7 +30,7 @@ struct WriteIntegrationTests {
         let deleted = try await source.delete(id: article.id)
         #expect(deleted.status == .noContent)
         #expect(deleted.document == nil)
-        let gone = await #expect(throws: JSONAPIClientError.self) { try await source.fetch(id: article.id).result() }
+        let gone = await expectThrows(JSONAPIClientError.self) { try await source.fetch(id: article.id).result() }
         #expect(gone?.status == .notFound)
     }
 

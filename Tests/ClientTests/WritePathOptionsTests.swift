@@ -45,7 +45,7 @@ struct WritePathOptionsTests {
         guard await held.arrivals.next("the second PATCH") != nil else { return }
         #expect(store.record(type: "memos", id: "1")?.attributes?["title"] == "Final")
         held.refuse(1)
-        let error = try #require(await #expect(throws: JSONAPIClientError.self) { try await refused.value })
+        let error = try #require(await expectThrows(JSONAPIClientError.self) { try await refused.value })
         #expect(error.rolledBack?.attributes?["title"] == "Final")
         #expect(store.record(type: "memos", id: "1")?.attributes?["title"] == "Final (server)")
     }

@@ -426,7 +426,7 @@ struct WriteQueueTests {
         let server = FlakyMemos()
         let (api, memos) = try Self.session(server)
         let error = try #require(
-            await #expect(throws: JSONAPIClientError.self) {
+            await expectThrows(JSONAPIClientError.self) {
                 try await memos.update(Self.draft, options: .optimistic) { $0.title = "A" }
             })
         #expect(error.code == .transportFailed)

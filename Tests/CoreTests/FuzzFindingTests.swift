@@ -14,7 +14,7 @@ struct FuzzFindingTests {
     @Test("A typed model reads only resources of its own type (RoundTrip: articles read as notes, written as notes)")
     func modelReadsItsOwnType() throws {
         let mixed = #"{"data":[{"type":"articlEs","id":"1"},{"type":"articles","id":"1","attributes":{"title":"kept"}}]}"#
-        let error = #expect(throws: JSONAPIDecodingError.self) {
+        let error = expectThrows(JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode(Document<[Note]>.self, from: Data(mixed.utf8))
         }
         #expect(error?.pointer == "/data/0/type")

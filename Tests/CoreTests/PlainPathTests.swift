@@ -70,8 +70,8 @@ struct PlainPathTests {
     func errors() throws {
         let (pooled, plain) = Self.decoders()
         let body = Data(#"{"data":[{"type":"groves","id":"1","attributes":{"tree":{"name":"oak","children":[{"name":3}]}}}]}"#.utf8)
-        let pooledError = #expect(throws: JSONAPIDecodingError.self) { try pooled.decode(Document<[Grove]>.self, from: body) }
-        let plainError = #expect(throws: JSONAPIDecodingError.self) { try plain.decode(Document<[Grove]>.self, from: body) }
+        let pooledError = expectThrows(JSONAPIDecodingError.self) { try pooled.decode(Document<[Grove]>.self, from: body) }
+        let plainError = expectThrows(JSONAPIDecodingError.self) { try plain.decode(Document<[Grove]>.self, from: body) }
         #expect(pooledError == plainError)
     }
 

@@ -100,7 +100,7 @@ struct ResolutionKeyTests {
         // people 1 resolves to the person, not to robots 1.
         #expect(try authors([#"{"type":"people","id":"1"}"#], included: included) == ["person"])
         // robots 1 resolves to the robot, which an `Author` (type "people") is not made from: an error at its type.
-        let error = #expect(throws: JSONAPIDecodingError.self) {
+        let error = expectThrows(JSONAPIDecodingError.self) {
             try authors([#"{"type":"robots","id":"1"}"#, #"{"type":"people","id":"1"}"#], included: included)
         }
         #expect(error?.pointer == "/included/1/type")
@@ -138,8 +138,8 @@ struct ResolutionKeyTests {
         #expect(try raw(#""5""#, #""5.0""#).included?.count == 2)
         // One rule, one place: the reader and the typed decode report a duplicate identically.
         let document = Data(#"{"data":[],"included":[\#(person(#""5""#, "a")),\#(person("5", "b"))]}"#.utf8)
-        let rawError = #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(RawDocument.self, from: document) }
-        let typedError = #expect(throws: JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(Document<[Post]>.self, from: document) }
+        let rawError = expectThrows(JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(RawDocument.self, from: document) }
+        let typedError = expectThrows(JSONAPIDecodingError.self) { try JSONAPIDecoder().decode(Document<[Post]>.self, from: document) }
         #expect(rawError?.description == typedError?.description)
         #expect(rawError?.pointer == "/included/1")
     }

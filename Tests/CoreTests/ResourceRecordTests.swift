@@ -212,21 +212,21 @@ struct ResourceRecordTests {
         #expect(try JSONAPIDecoder().decode(Article.self, records: [all[0]], included: []).first?.author == nil)
         // A record that does not make the model: an error with a pointer, into the response it came in, or into
         // a document of the records when they came in several.
-        let inResponse = #expect(throws: JSONAPIDecodingError.self) {
+        let inResponse = expectThrows(JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode(Article.self, records: [all[0], all[2]], included: [])
         }
         #expect(inResponse?.pointer == "/included/0/type")
-        let inRecords = #expect(throws: JSONAPIDecodingError.self) {
+        let inRecords = expectThrows(JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode(Article.self, records: [all[0], all[2].compacted()], included: [])
         }
         #expect(inRecords?.pointer == "/data/1/type")
         let title = try Self.record(#"{"type":"articles","id":"5","attributes":{"title":5}}"#)
-        let inFirst = #expect(throws: JSONAPIDecodingError.self) {
+        let inFirst = expectThrows(JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode(Article.self, records: [title], included: [all[2]])
         }
         #expect(inFirst?.pointer == "/data/0/attributes/title")
         let nameless = try Self.record(#"{"type":"people","id":"9","attributes":{}}"#)
-        let inIncluded = #expect(throws: JSONAPIDecodingError.self) {
+        let inIncluded = expectThrows(JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode(Article.self, records: [all[0].compacted()], included: [nameless])
         }
         #expect(inIncluded?.pointer.hasPrefix("/included/0") == true)

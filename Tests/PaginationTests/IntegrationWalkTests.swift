@@ -158,7 +158,7 @@ struct IntegrationWalkTests {
 
     @Test("Cursor pagination profile: a page size over the maximum is a 400 with meta.page.maxSize")
     func cursorProfileMaxSize() async throws {
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             try await source("cursor-profile/articles").fetch().paginate(.cursorBased(size: 500))
         }
         #expect(error?.status == .badRequest)

@@ -113,7 +113,7 @@ struct ScriptedNavigationTests {
         ] {
             let client = ScriptedClient(body: Pages.body([1], links: [("next", href)]))
             let page = try await Pages.source(client).fetch().result()
-            let error = await #expect(throws: JSONAPIClientError.self) { try await page.next() }
+            let error = await expectThrows(JSONAPIClientError.self) { try await page.next() }
             #expect(error?.code == .linkRefused, "\(href)")
             #expect(client.requests.count == 1, "\(href)")
         }
@@ -160,7 +160,7 @@ struct ScriptedNavigationTests {
         if followed {
             #expect(ids(try await first.next()) == ["2"])
         } else {
-            let error = await #expect(throws: JSONAPIClientError.self) { try await first.next() }
+            let error = await expectThrows(JSONAPIClientError.self) { try await first.next() }
             #expect(error?.code == .linkRefused)
             #expect(client.requests.count == 1)
         }
@@ -172,7 +172,7 @@ struct ScriptedNavigationTests {
             .document(Pages.body([1], links: [("next", "https://api.example.com/v1/articles?page=2")]))
         }
         var pages = 0
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             for try await _ in Pages.source(repeating).fetch().pages() { pages += 1 }
         }
         #expect(error?.code == .paginationLoop)
@@ -185,7 +185,7 @@ struct ScriptedNavigationTests {
         }
         var document = try await Pages.source(cycle).fetch().query("page", "a").result()
         try await document.appendNext()
-        let cycleError = await #expect(throws: JSONAPIClientError.self) { try await document.appendNext() }
+        let cycleError = await expectThrows(JSONAPIClientError.self) { try await document.appendNext() }
         #expect(cycleError?.code == .paginationLoop)
         #expect(cycle.requests.count == 2)
     }
@@ -197,7 +197,7 @@ struct ScriptedNavigationTests {
             return .document(Pages.body([n], links: [("next", "https://api.example.com/v1/articles?n=\(n + 1)")]))
         }
         var seen = 0
-        let error = await #expect(throws: JSONAPIClientError.self) {
+        let error = await expectThrows(JSONAPIClientError.self) {
             for try await _ in Pages.source(endless, configuration: .init(maxPages: 3)).fetch().resources() { seen += 1 }
         }
         #expect(error?.code == .tooManyPages)

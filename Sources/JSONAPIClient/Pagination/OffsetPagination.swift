@@ -109,6 +109,16 @@ public struct OffsetPagination: PaginationStrategy, Hashable {
         return stride(from: start, through: lastOffset, by: limit).map(moved(to:))
     }
 
+    /// This strategy at the offset (and limit, when given) of `query`.
+    ///
+    /// - Parameter query: The query of a page's URL.
+    /// - Returns: The page it selects, or `nil` when it names no offset.
+    public func page(selectedBy query: [QueryItem]) -> OffsetPagination? {
+        guard let offset = query.last(where: { $0.name == names.offset }).flatMap({ Int($0.value) }) else { return nil }
+        let limit = query.last(where: { $0.name == names.limit }).flatMap { Int($0.value) } ?? limit
+        return OffsetPagination(offset: offset, limit: limit, names: names)
+    }
+
     private func moved(to offset: Int) -> OffsetPagination { OffsetPagination(offset: offset, limit: limit, names: names) }
 }
 

@@ -113,6 +113,16 @@ public struct PageBasedPagination: PaginationStrategy, Hashable {
         return (number + 1...lastNumber).map(moved(to:))
     }
 
+    /// This strategy at the page number (and size, when given) of `query`.
+    ///
+    /// - Parameter query: The query of a page's URL.
+    /// - Returns: The page it selects, or `nil` when it names no number.
+    public func page(selectedBy query: [QueryItem]) -> PageBasedPagination? {
+        guard let number = query.last(where: { $0.name == names.number }).flatMap({ Int($0.value) }) else { return nil }
+        let size = query.last(where: { $0.name == names.size }).flatMap { Int($0.value) } ?? size
+        return PageBasedPagination(number: number, size: size, names: names)
+    }
+
     private func moved(to number: Int) -> PageBasedPagination {
         PageBasedPagination(number: number, size: size, names: names)
     }

@@ -37,7 +37,8 @@ extension PaginationProgress: CustomStringConvertible {
 ///
 /// - **Prefetch** (`prefetch: 1`, the default): while you work on a page, the next one is already on its way, so a
 ///   walk costs about the larger of the network and your work per page instead of their sum. Only pages the
-///   iteration would reach are fetched (a page without `next` ends it), and `prefetch: 0` fetches each page only
+///   iteration would reach are fetched (a page without `next` ends it, unless its `last` link or `meta` says
+///   later pages exist: see ``FetchResponse/next()``), and `prefetch: 0` fetches each page only
 ///   when you ask for it. A consumer that comes back for the next page within the session's
 ///   ``Session/Configuration/prefetchThreshold`` (1 ms) has nothing to hide behind the network: its pages are
 ///   fetched as it asks, which saves the thread hops, until it takes longer again.
@@ -104,6 +105,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         /// sooner than `prefetchThreshold`: then nothing is fetched ahead (there is nothing to hide behind it).
         private var handedOver: ContinuousClock.Instant?
         private var consumerIsQuick = false
+        /// Whether a page fetched by address, with more to come, said by its links that none follow (logged once).
+        private var reportedContradiction = false
         private let prefetchThreshold: Duration
 
         init(
@@ -157,16 +160,22 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 case .initial(let request):
                     page = try await request.result()
                     try Task.checkCancellation()
-                    if let page { plan(after: page, request: request) }
+                    if let page {
+                        plan(after: page, request: request)
+                        if case .addressed(let requests, _) = mode { noteEarlyEnd(of: page, more: !requests.isEmpty) }
+                    }
                 case .following(let current):
                     page = ahead.count > 0 ? try await ahead.take() : try await current.next()
                     // A consumer cancelled while the page arrived starts no more requests.
                     try Task.checkCancellation()
                     if let page { refill(after: page) }
-                case .addressed:
+                case .addressed(let requests, let index):
                     page = try await ahead.take()
                     try Task.checkCancellation()
-                    if let page { refill(after: page) }
+                    if let page {
+                        noteEarlyEnd(of: page, more: index < requests.count || ahead.count > 0)
+                        refill(after: page)
+                    }
                 }
                 // The requests just started reach the gate before the consumer goes back to its own code, where none
                 // may pass; they are on the network while it works, as before.
@@ -205,6 +214,16 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
                 mode = .following(first)
             }
             refill(after: first)
+        }
+
+        /// Logs, once, a page fetched by address whose links say no page follows while `more` are to come: it changes
+        /// nothing of the walk, but it is the server defect a walk along the links logs too.
+        private mutating func noteEarlyEnd(of page: FetchResponse<Primary>, more: Bool) {
+            guard more, !reportedContradiction, hasPaginationLinks(page.document.links),
+                page.document.links?[PageRelation.next.rawValue] == nil
+            else { return }
+            reportedContradiction = true
+            page.navigation.session.configuration.log(Navigation.contradiction(at: page.url))
         }
 
         /// Keeps the pages ahead asked for: `concurrency` addressed pages, or `prefetch` pages along `next`.
@@ -260,12 +279,8 @@ public struct PageSequence<Primary: Decodable & Sendable>: AsyncSequence, Sendab
         private static func remainingPages(of strategy: any PaginationStrategy, after page: FetchResponse<Primary>)
             -> [any PaginationStrategy]?
         {
-            let lastQuery = page.document.links?.last.flatMap { URL(percentEncoding: $0.href) }
-                .map { JSONAPIRequest.split($0).items }
-            func remaining<Strategy: PaginationStrategy>(_ strategy: Strategy) -> [any PaginationStrategy]? {
-                strategy.remainingPages(after: page.navigation.page, lastLinkQuery: lastQuery)
-            }
-            return remaining(strategy)
+            Navigation.remaining(
+                of: strategy, after: page.navigation.page, lastLinkQuery: lastLinkQuery(page.document.links))
         }
     }
 

@@ -12,6 +12,8 @@ struct PageTrail: Sendable, Hashable {
     private(set) var visited: Set<String>
     private(set) var direction: Direction
     private(set) var pages: Int
+    /// Whether this walk has logged a page whose links contradict each other (it does so once).
+    var reportedContradiction = false
 
     init(start url: URL) {
         visited = [url.absoluteString]
@@ -27,6 +29,7 @@ struct PageTrail: Sendable, Hashable {
         if direction != self.direction {
             trail = PageTrail(start: current)
             trail.direction = direction
+            trail.reportedContradiction = reportedContradiction
         }
         guard !trail.visited.contains(url.absoluteString) else {
             throw JSONAPIClientError(

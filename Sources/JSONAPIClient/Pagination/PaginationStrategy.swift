@@ -40,6 +40,10 @@ public protocol PaginationStrategy: Sendable {
     /// server's `last` link tells where that is; `nil` when neither does, or when pages cannot be addressed out of
     /// order (cursors). ``FetchRequest/pages(prefetch:concurrency:progress:)`` fetches them several at once.
     func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [Self]?
+    /// This strategy moved to the page a link's `query` selects (its number or offset read from the query, the rest
+    /// kept); `nil` when the query does not say, or the strategy cannot tell (cursors). A walk that follows the
+    /// server's links uses it to know where it is when a page's links contradict each other.
+    func page(selectedBy query: [QueryItem]) -> Self?
 }
 
 extension PaginationStrategy {
@@ -67,6 +71,11 @@ extension PaginationStrategy {
     ///   - lastLinkQuery: The query of the page's `last` link, when it has one.
     /// - Returns: `nil`.
     public func remainingPages(after page: PageContext, lastLinkQuery: [QueryItem]?) -> [Self]? { nil }
+    /// A link's query tells nothing unless the strategy says how to read it.
+    ///
+    /// - Parameter query: The query of a page's URL.
+    /// - Returns: `nil`.
+    public func page(selectedBy query: [QueryItem]) -> Self? { nil }
 }
 
 /// A page's relation to the current one: the pagination links of a document (`first`, `prev`, `next`, `last`).

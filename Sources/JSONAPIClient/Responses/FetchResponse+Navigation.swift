@@ -3,7 +3,9 @@ import Foundation
 extension FetchResponse {
     /// The next page: the server's `next` link, or — when the document has no pagination links at all — the
     /// page after this one by the request's pagination strategy. `nil` when there is none (the link is absent or
-    /// `null`, or the strategy cannot justify one).
+    /// `null`, or the strategy cannot justify one). A page whose links have no `next` while its `last` link or
+    /// `meta` totals say later pages exist (a server defect) is walked on by the strategy up to that last page, and
+    /// the walk logs it once (``Session/Configuration/log``).
     ///
     /// Links are followed exactly as given (scheme, host, path, whole query), relative ones resolved against
     /// ``url``, and only to allowed origins. A `next` link that leads back to a page of the same iteration throws

@@ -62,6 +62,10 @@ extension Session {
         /// responses), while a write queued under the old ones is not sent under the new ones. An app with sign-in
         /// should name the account.
         public var account: String?
+        /// Where the session writes what a developer should know but no call returns: a page whose links contradict
+        /// each other. The unified log (`os.Logger`, subsystem `JSONAPIClient`) by default, standard error where there
+        /// is none. Lines carry no credential, query or body.
+        public var log: @Sendable (String) -> Void = { LibraryLog.write($0, category: "session") }
 
         /// Creates a configuration; each parameter sets the property of the same name.
         ///

@@ -102,9 +102,12 @@ extension Session {
     /// Sends `request` and decodes the response once: the document, and what navigation needs to know about the page
     /// (its size, and the meta of its first and last resources only when the strategy reads them).
     ///
-    /// - Parameter trail: The pages this iteration has visited; a new trail when `nil`.
+    /// - Parameters:
+    ///   - trail: The pages this iteration has visited; a new trail when `nil`.
+    ///   - walk: The strategy the iteration began with, when `request` (a link's) has none.
     func response<Primary: Decodable & Sendable>(
-        to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil
+        to request: JSONAPIRequest, at url: URL? = nil, as type: Primary.Type, trail: PageTrail? = nil,
+        walk: (any PaginationStrategy)? = nil
     ) async throws -> FetchResponse<Primary> {
         let listing = ListedTypes.of(Primary.self)
         let (sent, response, source, credentials) = try await exchange(
@@ -144,7 +147,7 @@ extension Session {
             credentials: credentials, records: handed ? records : nil,
             navigation: Navigation(
                 session: self, request: request, url: sent.url, page: page,
-                trail: trail ?? PageTrail(start: sent.url)))
+                trail: trail ?? PageTrail(start: sent.url), walk: request.pagination ?? walk))
     }
 
     /// Decodes the body of a successful response with `body`, mapping a failure to ``JSONAPIClientError``.

@@ -38,7 +38,8 @@ extension Session {
     /// another account is signed in; signing that account in again finds it where it was, in memory and on disk.
     /// `account`'s own data shows: what it left in this session, else what its database holds (read as asked),
     /// else nothing. Store observers are told that every record they saw went (``StoreChange/Kind/evicted``), and
-    /// live objects drop what they show and load again as `account`. A request or write sent before the switch
+    /// live objects drop what they show and load again as `account`. `account`'s write queue resumes: the writes it
+    /// left waiting are sent as the network allows. A request or write sent before the switch
     /// still answers its caller, but its answer is not merged into `account`'s store.
     ///
     /// Name the account by a stable identifier such as the user's id, never a credential (see

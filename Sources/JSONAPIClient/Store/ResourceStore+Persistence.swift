@@ -5,8 +5,10 @@ extension ResourceStore {
     /// `ResourceStore.Configuration(persistence: .init(directory: url))`.
     ///
     /// The store keeps its records and stored responses — with their validators, freshness and the collection
-    /// types they list — in a SQLite database, `JSONAPIClient/default.sqlite` inside `directory`, writing in the
-    /// background, at most once per ``delay``, the rows of what changed since it last wrote (a refetched page writes
+    /// types they list — in a SQLite database inside `directory`, `JSONAPIClient/default.sqlite` for a session that
+    /// names no account and `JSONAPIClient/account-<digest>.sqlite` for each named one
+    /// (``Session/Configuration/account``), writing in the background, at most once per ``delay``, the rows of what
+    /// changed since it last wrote (a refetched page writes
     /// its own records and response, whatever else the store holds); a new store (a restarted app) on the same
     /// directory finds them: it reads the stored responses when it opens, and each record when a read, merge or
     /// write first needs it (``ResourceStore/init(configuration:decoder:)``). ``ResourceStore/flush()`` writes at
@@ -19,8 +21,10 @@ extension ResourceStore {
     /// more is fetched again).
     ///
     /// ```swift
+    /// // On macOS, Application Support is shared by every app that is not sandboxed: keep yours under your bundle id.
     /// let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
-    ///     .appendingPathComponent("api-store")
+    ///     .appendingPathComponent(Bundle.main.bundleIdentifier ?? "com.example.app", isDirectory: true)
+    ///     .appendingPathComponent("api-store", isDirectory: true)
     /// let api = Session(baseURL: url, configuration: .init(store: .init(persistence: .init(directory: folder))))
     /// ```
     ///
@@ -92,7 +96,9 @@ extension ResourceStore {
         /// Removes everything kept on disk in ``directory`` for `account` (``Session/Configuration/account``; `nil`:
         /// the data of sessions that name none): its records, stored responses and queued writes, request bodies
         /// included — its database file and SQLite's files beside it. What to do when the user asks to remove their
-        /// account's data from the device; to sign out keeping it for their next sign-in, only drop the session.
+        /// account's data from the device (a session of that account does it with
+    /// ``Session/signOut(removingData:)``); to sign out keeping it for their next sign-in, call
+    /// ``Session/signOut(removingData:)`` without `removingData`.
         ///
         /// Call it when no session of that account is open, in this process or another (an app extension): a
         /// session still open keeps its file open and writes into it. A store dropped less than ``delay`` after its

@@ -12,8 +12,9 @@ extension URLSessionClient {
             var continuation: CheckedContinuation<HTTPResponse, any Error>
             var limit: Int
             var body = Data()
-            /// Where the server redirected to, when the redirect was refused (another origin).
-            var refusedRedirect: URL?
+            /// Where the server redirected to, when the redirect was refused (another origin), and the scheme its
+            /// `Location` named, when it named one.
+            var refusedRedirect: (target: URL, scheme: String?)?
         }
 
         private let transfers = LockedValue<[Int: Transfer]>([:])
@@ -75,25 +76,32 @@ extension URLSessionClient {
                 fields.append(HTTPField.Name(name), value)
             }
             let status = HTTPResponse.Status(code: response.statusCode)
-            if let target = transfer.refusedRedirect {
+            if let (target, scheme) = transfer.refusedRedirect {
                 transfer.continuation.resume(
                     throwing: Self.redirectRefused(
-                        from: task.originalRequest?.url, to: target, status: status, headers: fields, body: transfer.body))
+                        from: task.originalRequest?.url, to: target, scheme: scheme, status: status, headers: fields,
+                        body: transfer.body))
                 return
             }
             transfer.continuation.resume(returning: HTTPResponse(status: status, headerFields: fields, body: transfer.body))
         }
 
-        /// The error for a redirect not followed: it names the origin the server sent the client to (never the
-        /// whole `Location`, which may carry a token) and keeps the redirect response.
+        /// The error for a redirect not followed: it names the origin the server sent the client to, or the scheme
+        /// its `Location` named when that is not http(s) (never the whole `Location`, which may carry a token), and
+        /// keeps the redirect response.
         static func redirectRefused(
-            from source: URL?, to target: URL, status: HTTPResponse.Status, headers: HTTPFields, body: Data
+            from source: URL?, to target: URL, scheme: String? = nil, status: HTTPResponse.Status, headers: HTTPFields,
+            body: Data
         ) -> JSONAPIClientError {
-            let destination = Origin(target)?.description ?? "a \(target.scheme ?? "relative") URL"
+            let destination =
+                if let scheme, !allowsScheme(scheme, from: source) { "a `\(scheme):` URL" } else {
+                    Origin(target)?.description ?? "a \(target.scheme ?? "relative") URL"
+                }
             let own = source.flatMap(Origin.init).map { " (\($0))" } ?? ""
             return JSONAPIClientError(
                 code: .redirectRefused,
-                detail: "a redirect to \(destination) was refused: redirects are followed only within the request's origin\(own)",
+                detail: "a redirect to \(destination) was refused: redirects are followed only over http(s) within "
+                    + "the request's origin\(own)",
                 status: status, responseHeaders: headers, responseBody: body)
         }
 
@@ -102,12 +110,15 @@ extension URLSessionClient {
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
             newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            if Self.allowsRedirect(from: task.originalRequest?.url, to: request.url) {
+            // The scheme as the server wrote it: FoundationNetworking makes `Location: file:///etc/passwd` a request
+            // for `/etc/passwd` on the same origin, so the new request alone does not show it.
+            let named = Self.locationScheme(of: response)
+            if Self.allowsRedirect(from: task.originalRequest?.url, to: request.url, locationScheme: named) {
                 completionHandler(request)
                 return
             }
             let target = request.url ?? response.url ?? URL(fileURLWithPath: "/")
-            transfers.withLock { $0[task.taskIdentifier]?.refusedRedirect = target }
+            transfers.withLock { $0[task.taskIdentifier]?.refusedRedirect = (target, named) }
             completionHandler(nil)
         }
 
@@ -160,9 +171,32 @@ extension URLSessionClient {
             transfer.continuation.resume(throwing: URLError(.networkConnectionLost))
         }
 
-        static func allowsRedirect(from source: URL?, to target: URL?) -> Bool {
+        static func allowsRedirect(from source: URL?, to target: URL?, locationScheme: String? = nil) -> Bool {
             guard let source, let target, let from = Origin(source), let to = Origin(target) else { return false }
+            if let locationScheme, !allowsScheme(locationScheme, from: source) { return false }
             return from == to
+        }
+
+        /// Whether a redirect may name `scheme`: the request's own, `http` or `https`.
+        static func allowsScheme(_ scheme: String, from source: URL?) -> Bool {
+            scheme == "http" || scheme == "https" || scheme == source?.scheme?.lowercased()
+        }
+
+        /// The scheme the redirect's `Location` names (lowercased), or `nil` for a relative reference or none.
+        static func locationScheme(of response: HTTPURLResponse) -> String? {
+            let location = response.allHeaderFields.first { ($0.key as? String)?.lowercased() == "location" }?.value
+            return (location as? String).flatMap(scheme(ofReference:))
+        }
+
+        /// The scheme of a URI reference (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`, then `:`).
+        static func scheme(ofReference reference: String) -> String? {
+            let text = reference.trimmingCharacters(in: .whitespaces)
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            let name = text[..<colon]
+            guard let first = name.first, first.isASCII, first.isLetter,
+                name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            else { return nil }
+            return name.lowercased()
         }
     }
 }

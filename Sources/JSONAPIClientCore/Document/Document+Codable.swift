@@ -21,8 +21,17 @@ extension WireCodable {
             let tape = try JSONTape(parsing: writer.bytes)
             self = try Self.read(DocumentReader(tape: tape), at: 0)
         } catch {
+            // The reader points into the value's own tape: after the decoder's path, it points into the document.
+            var located = error
+            if let inner = error as? JSONAPIDecodingError {
+                var outer = inner
+                outer.pointer =
+                    decoder.codingPath.map { "/" + JSONTape.escapePointerToken($0.stringValue) }.joined() + inner.pointer
+                located = outer
+            }
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "\(located)", underlyingError: located))
         }
     }
 
