@@ -212,6 +212,45 @@ struct WriteQueueDatabaseTests {
             }, reason: "not an entry")
     }
 
+    @Test("A row that is not an entry in an account's database sets that file aside, not the default partition's; two set-asides in one second keep both files")
+    func setsAsideItsOwnPartition() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let account = PartitionDatabase.partition(forAccount: "ada")
+        let other = WriteQueueDatabase(directory: directory, log: { _ in })
+        try other.save([.insert(Self.entry("kept"))])
+        let folder = PartitionDatabase.folder(in: directory)
+        for round in 1...2 {
+            let setUp = WriteQueueDatabase(directory: directory, partition: account, log: { _ in })
+            try setUp.save([.insert(Self.entry("a"))])
+            let path = PartitionDatabase.file(in: directory, partition: account).path
+            try SQLiteDatabase(path: path).execute("UPDATE write_queue SET entry = x'00ff'")
+            let log = StorePersistenceTests.Log()
+            #expect(WriteQueueDatabase(directory: directory, partition: account, log: { log.write($0) }).load() == nil)
+            #expect(log.messages.count == 1 && log.messages.first?.contains(path + " set aside as") == true, "\(log.messages)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let aside = names.filter { $0.hasPrefix(account + ".sqlite.set-aside-") && !$0.hasSuffix("-wal") }
+            #expect(aside.count == round, "\(names)")  // none overwrote the one before
+            #expect(!names.contains { $0.hasPrefix("default.sqlite.set-aside") }, "\(names)")
+        }
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["kept"])
+    }
+
+    @Test("A set-aside name is the time and a random part, and never one a file has")
+    func asideNamesAreUnique() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("x.sqlite").path
+        var names = Set<String>()
+        for _ in 0..<50 {
+            let name = try #require(PartitionDatabase.asideName(for: path))
+            #expect(name.hasPrefix(path + ".set-aside-") && !FileManager.default.fileExists(atPath: name))
+            #expect(names.insert(name).inserted)
+            try Data().write(to: URL(fileURLWithPath: name))
+        }
+    }
+
     @Test("Two connections making a new file at once (an app's queue and store at launch): neither sets it aside")
     func concurrentFirstOpen() async throws {
         for _ in 0..<40 {

@@ -24,8 +24,8 @@ import Darwin
 ///
 /// **Its own file, or set aside.** The file carries an application id (`JAPI`) and a schema version
 /// (`user_version`). A file that is not a database, is damaged, belongs to another program or was written by a
-/// newer schema is renamed whole (`default.sqlite.set-aside-<time>`, its `-wal` with it) with the reason logged,
-/// and a new one is made: the data starts empty, and the old file stays for a person to look at. Any other failure
+/// newer schema is renamed whole (`default.sqlite.set-aside-<time>-<random>`, a name no file has, its `-wal` with
+/// it) with the reason logged, and a new one is made: the data starts empty, and the old file stays for a person to look at. Any other failure
 /// (no permission, a full disk, a file the device cannot read yet) leaves the file alone and is reported to the
 /// caller.
 enum PartitionDatabase {
@@ -221,16 +221,30 @@ enum PartitionDatabase {
         return nil
     }
 
-    /// Renames the file at `path` (and its `-wal`) aside, removes its `-shm`, and logs why. Paths and reasons only:
-    /// no row of the file is read into the message.
-    private static func setAside(_ path: String, reason: String, log: @Sendable (String) -> Void) {
-        let aside = path + ".set-aside-" + String(Int64(Date().timeIntervalSince1970)) + "-"
-            + String(UInt32.random(in: 0 ... .max), radix: 16)
-        let moved = rename(path, aside) == 0
+    /// Renames the file at `path` (and its `-wal`) aside, removes its `-shm`, and logs why (`subject` and `outcome`
+    /// frame the line). Paths and reasons only: no row of the file is read into the message.
+    static func setAside(
+        _ path: String, reason: String, log: @Sendable (String) -> Void, subject: String = "JSONAPIClient persistence",
+        outcome: String = "it starts empty"
+    ) {
+        let aside = asideName(for: path)
+        let moved = aside.map { rename(path, $0) == 0 } ?? false
         let failure = errno
-        _ = rename(path + "-wal", aside + "-wal")
+        if let aside, moved { _ = rename(path + "-wal", aside + "-wal") }
         unlink(path + "-shm")
-        let result = moved ? "set aside as \(aside)" : "could not be set aside (\(String(cString: strerror(failure))))"
-        log("JSONAPIClient persistence: \(path) \(result): \(reason); it starts empty")
+        let result = moved ? "set aside as \(aside ?? "")" : "could not be set aside (\(String(cString: strerror(failure))))"
+        log("\(subject): \(path) \(result): \(reason); \(outcome)")
+    }
+
+    /// A name to set `path` aside as that no file has: `<path>.set-aside-<seconds>-<random>` — two set-asides in
+    /// one second (an app and its extension, or the queue and the store) never take the same name, so none
+    /// overwrites an earlier one. `nil` when 16 random names are all taken (then nothing is renamed).
+    static func asideName(for path: String) -> String? {
+        let seconds = String(Int64(Date().timeIntervalSince1970))
+        for _ in 0..<16 {
+            let aside = path + ".set-aside-" + seconds + "-" + String(UInt64.random(in: 0 ... .max), radix: 16)
+            if access(aside, F_OK) != 0 && access(aside + "-wal", F_OK) != 0 { return aside }
+        }
+        return nil
     }
 }

@@ -278,15 +278,13 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         return overflow ? .max : whole + attoseconds / 1_000_000_000_000_000
     }
 
-    /// Sets the database file aside after a row that is not an entry (it is the library's own file, so this is
-    /// damage): renamed with its `-wal`, the reason logged.
+    /// Sets the partition's database file aside after a row that is not an entry (it is the library's own file, so
+    /// this is damage): renamed with its `-wal` under a name no file has (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``),
+    /// the reason logged.
     private func setAside(reason: String) {
-        let path = PartitionDatabase.file(in: directory).path
-        let aside = path + ".set-aside-" + String(Int64(Date().timeIntervalSince1970))
-        let moved = rename(path, aside) == 0
-        _ = rename(path + "-wal", aside + "-wal")
-        unlink(path + "-shm")
-        log("JSONAPIClient write queue: \(path) \(moved ? "set aside as \(aside)" : "could not be set aside"): \(reason); the queue starts empty")
+        PartitionDatabase.setAside(
+            PartitionDatabase.file(in: directory, partition: partition).path, reason: reason, log: log,
+            subject: "JSONAPIClient write queue", outcome: "the queue starts empty")
     }
 
     /// Imports `writes.jsonapiqueue` of an earlier version once, then removes it; discards it (logged) when it
