@@ -123,8 +123,10 @@ struct StorePartsTests {
         #expect(table.removeRecord(two) == nil && table.unsaved.keys == [])
         let record = try #require(ResourceStore.Record(object: ResourceObject(type: "tags", id: "3"), lastUse: 1))
         table.setRecord(record, for: three)
-        #expect(!table.needsRead(three))
+        // Placed over a row never read (its read failed): the row is still needed, to go beneath the record.
+        #expect(table.needsRead(three) && table.unreadBeneath == [three])
         table.removeRecord(three)
+        #expect(table.unreadBeneath.isEmpty)
         #expect(!table.needsRead(three))  // its row goes with the next save: never read back
         table.removeAll()
         #expect(!table.needsRead(Key(type: "tags", id: "4")) && !table.needsIDs(of: "x") && !table.readsDisk)

@@ -186,7 +186,7 @@ struct StorePersistenceTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreWriter.keyName).path))
     }
 
-    @Test("A database that cannot be opened (a locked device's protected file; here, a folder in its place) is not damage: the store stays in memory, logged, and nothing is set aside")
+    @Test("A database that cannot be opened (a locked device's protected file; here, a folder in its place) is not damage: the store stays in memory, logged, nothing is set aside, and flush() says nothing was saved")
     func unopenableIsNotDamage() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -198,11 +198,51 @@ struct StorePersistenceTests {
             configuration: .init(persistence: .init(directory: directory, fileProtection: .complete, log: { log.write($0) })))
         store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "n"])])
         #expect(store.record(type: "labels", id: "1") != nil)  // in memory
-        try await store.flush()  // nothing to write to: no error, nothing written
+        await #expect(throws: JSONAPIClientError.self) { try await store.flush() }  // nothing to write to: not saved
         #expect(log.messages.count == 1 && log.messages.first?.contains("stays in memory") == true, "\(log.messages)")
         let folder = try FileManager.default.contentsOfDirectory(atPath: PartitionDatabase.folder(in: directory).path)
         #expect(folder == ["default.sqlite"])  // nothing set aside beside it
         #expect(FileManager.default.contents(atPath: path + "/inside") == Data("kept".utf8))
+    }
+
+    @Test(
+        "A store whose database cannot be opened runs in memory, and flush() throws storeNotSaved: the .sqlite is a folder, the library's folder is a file, the directory given is a file, the folder is read-only",
+        arguments: ["sqlite is a folder", "folder is a file", "directory is a file", "read-only folder"])
+    func flushThrowsWhenUnopenable(damage: String) async throws {
+        let directory = Self.directory()
+        defer {
+            chmod(PartitionDatabase.folder(in: directory).path, 0o700)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let folder = PartitionDatabase.folder(in: directory)
+        switch damage {
+        case "sqlite is a folder":
+            try FileManager.default.createDirectory(at: PartitionDatabase.file(in: directory), withIntermediateDirectories: true)
+        case "folder is a file":
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data("a file".utf8).write(to: folder)
+        case "directory is a file":
+            try Data("a file".utf8).write(to: directory)
+        default:
+            // Root reads and writes whatever the mode says: the case cannot be made there.
+            guard geteuid() != 0 else { return }
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            chmod(folder.path, 0o500)
+        }
+        let log = Log()
+        let store = ResourceStore(configuration: .init(persistence: .init(directory: directory, log: { log.write($0) })))
+        #expect(store.writer == nil)
+        store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "n"])])
+        #expect(store.record(type: "labels", id: "1") != nil)  // in memory
+        do {
+            try await store.flush()
+            Issue.record("flush() returned with nothing saved")
+        } catch {
+            #expect(error.code == .storeNotSaved && error.detail.contains("in memory only"), "\(error)")
+        }
+        #expect(log.messages.contains { $0.contains("stays in memory") }, "\(log.messages)")
+        // A store in memory by choice has nothing to save: its flush() returns.
+        try await ResourceStore().flush()
     }
 
     @Test("Persistence compares and hashes its file protection; the app's own class is the default")
@@ -577,7 +617,7 @@ struct StorePersistenceTests {
         let reopened = ResourceStore(configuration: configuration)
         let keys = [ResourceStore.Key(type: "articles", id: "1"), ResourceStore.Key(type: "people", id: "9")]
         // Read as a fault reads them; another thread merges a newer article 1 before they are placed.
-        let rows = try #require(reopened.writer?.records(keys))
+        let rows = try #require(try reopened.writer?.records(keys))
         reopened.merge([ResourceObject(type: "articles", id: "1", attributes: ["title": "new"])])
         reopened.place(rows, asked: keys)
         let graph = try #require(reopened.graph(from: [keys[1]]))
@@ -592,7 +632,7 @@ struct StorePersistenceTests {
         let persistence = try await Self.savedLabels(0..<3, in: directory)
         let store = ResourceStore(configuration: .init(persistence: persistence))
         let keys = (0..<3).map { ResourceStore.Key(type: "labels", id: "\($0)") }
-        let rows = try #require(store.writer?.records(keys))
+        let rows = try #require(try store.writer?.records(keys))
         #expect(!store.place(rows, asked: keys, epoch: store.clears &+ 1))  // read under another epoch: not placed
         #expect(store.parts.records.count == 0)
         #expect(store.place(rows, asked: keys, epoch: store.clears))

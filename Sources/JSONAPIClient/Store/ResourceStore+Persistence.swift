@@ -136,12 +136,23 @@ extension ResourceStore {
 
     /// Writes what changed in the store since its last write, without waiting for ``Persistence/delay``, and
     /// returns when it is committed: every change made before the call survives the process being killed after
-    /// it. Does nothing for a store in memory only, or when nothing changed since the last write.
+    /// it. Does nothing for a store in memory only (no ``Configuration/persistence``), or when nothing changed
+    /// since the last write.
     ///
     /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when the database could
-    ///   not be written (it holds the previous write, whole; the next write includes these changes).
+    ///   not be written (it holds the previous write, whole; the next write includes these changes), or when the
+    ///   store has persistence but its database could not be opened — the `.sqlite` is a folder, the library's
+    ///   folder is a file or read-only, the device cannot read the file yet — so that it runs in memory: nothing it
+    ///   holds is on disk.
     public func flush() async throws(JSONAPIClientError) {
-        try await writer?.flush(self)
+        guard let writer else {
+            guard let persistence = configuration.persistence else { return }
+            throw JSONAPIClientError(
+                code: .storeNotSaved,
+                detail: "the database in \(PartitionDatabase.folder(in: persistence.directory).path) could not be opened: "
+                    + "the store is in memory only, and nothing it holds is saved")
+        }
+        try await writer.flush(self)
     }
 
     /// What a save writes: the records and responses of the keys noted, each with its value (`nil`: gone).
@@ -150,6 +161,10 @@ extension ResourceStore {
         // after it is parsed (`ResourceRecords`), so the writer's queue reads them while the store goes on.
         var records: [(key: Key, record: Record?)]
         var responses: [(key: ResponseKey, response: StoredResponse?)]
+        /// The keys of `records` whose record was placed over a row the store could not read
+        /// (``RecordTable/unreadBeneath``): the save merges that row under the record, member by member, rather
+        /// than write the record over it.
+        var beneath: Set<Key> = []
     }
 
     /// What changed since the last save, taken for a save: the records and responses of the keys noted, each with

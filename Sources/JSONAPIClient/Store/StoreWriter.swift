@@ -206,9 +206,10 @@ final class StoreWriter: @unchecked Sendable {
     /// parsed as one document (see ``read(_:)`` for a row that does not parse).
     ///
     /// - Parameter keys: The records' keys.
-    /// - Returns: The records found, in one tape; `nil` when none is.
-    func records(_ keys: some Collection<ResourceStore.Key>) -> ResourceRecords? {
-        read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
+    /// - Returns: The records found, in one tape; `nil` when none is (the database holds none of them).
+    /// - Throws: ``SQLiteError`` when the rows cannot be read: a failed read is not an empty one.
+    func records(_ keys: some Collection<ResourceStore.Key>) throws(SQLiteError) -> ResourceRecords? {
+        try read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
     }
 
     /// Every record of `type` the database holds, read in one pass over the type's rows (what listing a type
@@ -216,9 +217,10 @@ final class StoreWriter: @unchecked Sendable {
     ///
     /// - Parameter type: A resource type.
     /// - Returns: The records found, in one tape (`nil` when none is), and the ids of the rows read.
-    func records(ofType type: String) -> (records: ResourceRecords?, ids: [String]) {
+    /// - Throws: ``SQLiteError`` when the rows cannot be read.
+    func records(ofType type: String) throws(SQLiteError) -> (records: ResourceRecords?, ids: [String]) {
         var ids: [String] = []
-        let records = read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
+        let records = try read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
             try reader.rows("SELECT id, object FROM records WHERE type = ?", [.text(type)]).compactMap { row in
                 guard row.count == 2, let id = row[0].text, let object = row[1].blob else { return nil }
                 ids.append(id)
@@ -228,28 +230,31 @@ final class StoreWriter: @unchecked Sendable {
         return (records, ids)
     }
 
-    /// How many records of `type` the database holds (the `(type, id)` index counted, no row read); 0 when it
-    /// cannot be read.
-    func count(ofType type: String) -> Int {
-        let count = try? reader.withLock { reader throws(SQLiteError) in
+    /// How many records of `type` the database holds (the `(type, id)` index counted, no row read).
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be read.
+    func count(ofType type: String) throws(SQLiteError) -> Int {
+        let count = try withReader { reader throws(SQLiteError) in
             try reader.rows("SELECT count(*) FROM records WHERE type = ?", [.text(type)]).first?.first?.integer
         }
-        return Int(clamping: (count ?? nil) ?? 0)
+        return Int(clamping: count ?? 0)
+    }
+
+    /// `body`'s value, run with the reader connection under its lock (on the caller's thread), or its error.
+    private func withReader<Value>(_ body: (SQLiteDatabase) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+        let result = reader.withLock { reader -> Result<Value, SQLiteError> in
+            do throws(SQLiteError) { return .success(try body(reader)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     /// The rows `query` reads through the reader connection (under its lock, on the caller's thread), parsed as one
     /// document; a row that does not parse is left out and deleted on the queue (unless a save replaced it
-    /// meanwhile), logged with its count; a database that cannot be read answers none, logged.
+    /// meanwhile), logged with its count; a database that cannot be read throws.
     private func read(
         _ query: (SQLiteDatabase) throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)]
-    ) -> ResourceRecords? {
-        let rows: [(key: ResourceStore.Key, object: Data)]
-        do {
-            rows = try reader.withLock { reader throws(SQLiteError) in try query(reader) }
-        } catch {
-            persistence.log("JSONAPIClient store: could not read records (\(error)); the store answers without them")
-            return nil
-        }
+    ) throws(SQLiteError) -> ResourceRecords? {
+        let rows = try withReader(query)
         guard !rows.isEmpty else { return nil }
         if let records = try? StoreFile.records(Self.document(of: rows.map(\.object)), offset: 0) { return records }
         var readable: [Data] = []
@@ -297,7 +302,10 @@ final class StoreWriter: @unchecked Sendable {
 
     /// The rows of the records of `type` with `ids`, through `reader`: one point query for a single id, else
     /// ``idsPerQuery`` ids a query, through the `(type, id)` index.
-    private static func rows(of ids: [String], type: String, in reader: SQLiteDatabase) throws(SQLiteError) -> [(
+    ///
+    /// - Throws: ``SQLiteError`` when they cannot be read, or when a query answers a row it did not ask for (a
+    ///   read that gets other rows than asked ends, never placing them).
+    static func rows(of ids: [String], type: String, in reader: SQLiteDatabase) throws(SQLiteError) -> [(
         id: String, object: Data
     )] {
         if ids.count == 1, let id = ids.first {
@@ -313,8 +321,14 @@ final class StoreWriter: @unchecked Sendable {
             start += idsPerQuery
             let padding = Array(repeating: chunk.last ?? "", count: idsPerQuery - chunk.count)
             let values = [SQLiteValue.text(type)] + (chunk + padding).map { SQLiteValue.text($0) }
+            let asked = Set(chunk)
             for row in try reader.rows(sql, values) {
                 guard row.count == 2, let id = row[0].text, let object = row[1].blob else { continue }
+                guard asked.contains(id) else {
+                    throw SQLiteError(
+                        code: SQLiteError.misuse, message: "a query answered a row it did not ask for",
+                        operation: "reading records of a type")
+                }
                 found.append((id, object))
             }
         }
@@ -515,22 +529,24 @@ final class StoreWriter: @unchecked Sendable {
     private func write(_ changes: ResourceStore.Unsaved) throws(SQLiteError) {
         let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
         let responses = changes.responses.sorted { ($0.response?.lastUse ?? 0) < ($1.response?.lastUse ?? 0) }
-        try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses)
+        try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses, beneath: changes.beneath)
     }
 
-    /// Replaces or deletes the rows of `records` and `responses` (`nil`: gone) in one transaction.
+    /// Replaces or deletes the rows of `records` and `responses` (`nil`: gone) in one transaction; the record of a
+    /// key of `beneath` has the row it replaces merged under it (``ResourceStore/Unsaved/beneath``).
     private func write(
         records: [(key: ResourceStore.Key, record: ResourceRecord?)],
-        responses: [(key: ResponseKey, response: StoredResponse?)]
+        responses: [(key: ResponseKey, response: StoredResponse?)], beneath: Set<ResourceStore.Key> = []
     ) throws(SQLiteError) {
         guard !records.isEmpty || !responses.isEmpty else { return }
         try database.immediateTransaction { () throws(SQLiteError) in
             var bytes: [UInt8] = []
             for (key, record) in records {
-                guard let record else {
+                guard var record else {
                     try database.execute("DELETE FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
                     continue
                 }
+                if beneath.contains(key) { record = try mergedUnder(record, for: key) }
                 bytes.removeAll(keepingCapacity: true)
                 record.write(into: &bytes)
                 try database.execute(
@@ -540,6 +556,20 @@ final class StoreWriter: @unchecked Sendable {
             for (key, stored) in responses { try write(stored, for: key) }
             if !records.isEmpty { try trim(afterWriting: records.count) }
         }
+    }
+
+    /// `record` with the row of `key` the store never read merged under it, member by member (the record's
+    /// winning), read in the caller's transaction: what the store would hold had the row read before the merge.
+    /// The record as it is when there is no row; a row that does not read is replaced (it was never the store's).
+    ///
+    /// - Throws: ``SQLiteError`` when the row cannot be read: the save fails, and nothing overwrites the row.
+    private func mergedUnder(_ record: ResourceRecord, for key: ResourceStore.Key) throws(SQLiteError) -> ResourceRecord {
+        guard let row = try Self.rows(of: [key.id], type: key.type, in: database).first,
+            let records = try? StoreFile.records(Self.document(of: [row.object]), offset: 0),
+            let entry = records.resources.first
+        else { return record }
+        let merged = ResourceStore.merged(entry.record(in: records).resourceObject(), with: record.resourceObject())
+        return (try? ResourceRecord(merged)) ?? record
     }
 
     /// Deletes the least recently written records past ``maxRecords`` (in the caller's transaction): the database
