@@ -165,8 +165,8 @@ struct StorePartsTests {
     func responseStringsAreUTF8() throws {
         let url = "https://api.example.com/v1/tags?q=\u{FFFD}\u{1F600}"
         let key = ResponseKey(partition: CredentialDigest(credentialsOf: HTTPFields()), url: url, accept: "application/vnd.api+json")
-        let bytes = StoreFile.responseBytes(Self.stored([.eTag: "\"\u{1F600}\""]), for: key)
-        let read = try StoreFile.response(from: Data(bytes))
+        let bytes = RowCodec.responseBytes(Self.stored([.eTag: "\"\u{1F600}\""]), for: key)
+        let read = try RowCodec.response(from: Data(bytes))
         #expect(read.key.url == url && read.response.entityTag == "\"\u{1F600}\"")
         // The URL's last character (F0 9F 98 80) with its last byte made "a": F0 9F 98 is cut short.
         let emoji = Array("\u{1F600}".utf8)
@@ -174,7 +174,7 @@ struct StorePartsTests {
         var damaged = bytes
         damaged[start + 3] = UInt8(ascii: "a")
         #expect(String(decoding: damaged[start..<(start + 4)], as: UTF8.self).utf8.count == 4)  // the same length
-        #expect(throws: StoreFile.Unreadable.self) { try StoreFile.response(from: Data(damaged)) }
+        #expect(throws: RowCodec.Unreadable.self) { try RowCodec.response(from: Data(damaged)) }
     }
 
     @Test("ResponseCache.load: what a store opening read, oldest first, within the byte limit (exactly the limit kept, unread bodies counted); only the evicted noted unsaved")

@@ -136,27 +136,6 @@ struct WriteQueueDatabaseTests {
         #expect(try storage.claim(Self.entry("a")) == .held)
     }
 
-    @Test("An earlier version's file is imported once, in order, and removed")
-    func importsEarlierFile() throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent(WriteQueueFile.name)
-        let entries = [Self.entry("a"), Self.entry("b", attempts: 2)]
-        try Data(try WriteQueueFile.encode(entries)).write(to: file)
-        let log = StorePersistenceTests.Log()
-        let storage = WriteQueueDatabase(directory: directory, log: { log.write($0) })
-        #expect(storage.load() == entries)
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-        #expect(log.messages.isEmpty, "\(log.messages)")
-        // The imported entries are rows like any other.
-        try storage.save([.delete(id: "a")])
-        // The file again (as if a process were killed before removing it): noted as imported, not imported twice.
-        try Data(try WriteQueueFile.encode(entries)).write(to: file)
-        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["b"])
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-    }
-
     /// Writes `bytes` where the database goes, then loads: the queue must start empty with one logged line.
     static func loadsAfterSettingAside(_ make: (URL) throws -> Void, reason: String) throws {
         let directory = Self.directory()
@@ -279,24 +258,6 @@ struct WriteQueueDatabaseTests {
             #expect(log.messages.isEmpty, "\(log.messages)")
             if !log.messages.isEmpty { break }
         }
-    }
-
-    @Test("A database of schema 1 (the queue alone) gains the store's tables, its rows kept")
-    func migratesSchema1() throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: PartitionDatabase.folder(in: directory), withIntermediateDirectories: true)
-        let old = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
-        try old.executeScript(PartitionDatabase.schema)
-        try old.setApplicationID(PartitionDatabase.applicationID)
-        try old.setUserVersion(1)
-        old.close()
-        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
-        try storage.save([.insert(Self.entry("a"))])
-        let database = try PartitionDatabase.open(in: directory, log: { _ in })
-        #expect(try database.userVersion() == Int64(PartitionDatabase.schemaVersion))
-        #expect(try database.rows("SELECT count(*) FROM records").first?.first?.integer == 0)
-        #expect(try database.rows("SELECT count(*) FROM write_queue").first?.first?.integer == 1)
     }
 }
 

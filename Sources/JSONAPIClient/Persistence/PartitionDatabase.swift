@@ -35,17 +35,17 @@ enum PartitionDatabase {
     static let defaultPartition = "default"
     /// `JAPI`: marks a file as this library's (`PRAGMA application_id`).
     static let applicationID: Int32 = 0x4A41_5049
-    /// The schema this library writes: 3, the write queue (1), the store (``storeTables``, 2) and the outlines of
-    /// bodies (``outlineColumn``, 3).
-    static let schemaVersion: Int32 = 3
+    /// The schema this library writes: 1, the write queue's tables (``schema``) and the store's (``storeTables``),
+    /// made together in a new file. (No released version wrote another: a file of a later version is set aside.)
+    static let schemaVersion: Int32 = 1
 
-    /// The tables of schema 1 (a new file gets these and ``storeTables`` at once).
+    /// The write queue's tables.
     ///
     /// `write_queue`: one row per queued write, in the order written (`seq`, the rowid); `entry` is the entry as
     /// JSON. `claim_token`, `claim_pid` and `claim_until` (milliseconds since 1970) say which process is sending it
     /// and until when its claim holds (``WriteQueueDatabase``). No index: rows are found by `seq`, which each
     /// process keeps for the rows it knows, so an append writes one table page. `meta`: facts about the file (the
-    /// import of an earlier version's queue file).
+    /// partition key, the records' owner, the credentials' renewals).
     static let schema = """
         CREATE TABLE write_queue (
             seq INTEGER PRIMARY KEY,
@@ -58,11 +58,11 @@ enum PartitionDatabase {
         CREATE TABLE meta (key TEXT PRIMARY KEY, value);
         """
 
-    /// The tables schema 2 adds: a persisted ``ResourceStore``'s rows (``StoreWriter``).
+    /// The store's tables: a persisted ``ResourceStore``'s rows (``StoreWriter``).
     ///
     /// `records`: one row per record, `object` its resource object as JSON, keyed by type and id. `responses`: one
     /// row per stored response, keyed by its partition digest (16 bytes), URL and `Accept`; `response` holds its
-    /// status, header fields, `Vary`, freshness and collection types (``StoreFile/appendResponse(_:for:to:)``, with
+    /// status, header fields, `Vary`, freshness and collection types (``RowCodec/appendResponse(_:for:to:)``, with
     /// no body), `body_id` the row of its body in `response_bodies`. The body has a table of its own so that what
     /// changes without it — a `304`'s freshness, the same body fetched again — rewrites the small row only: SQLite
     /// writes a row whole, overflow pages included. A body is kept as its outline (``ResponseOutline``: the text
@@ -94,10 +94,6 @@ enum PartitionDatabase {
             body BLOB NOT NULL
         );
         """
-
-    /// What schema 3 adds to a file of schema 2: the size of a body kept as its outline (``storeTables``); the
-    /// bodies of schema 2 are whole (`NULL`).
-    static let outlineColumn = "ALTER TABLE responses ADD COLUMN whole_size INTEGER;"
 
     /// The partition of `account` (``Session/Configuration/account``), `nil` for none (``defaultPartition``):
     /// `account-` and 32 hexadecimal digits, a digest of the identifier under a key fixed in the library, so that
@@ -178,21 +174,12 @@ enum PartitionDatabase {
     private static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
         if let foreign = try check(database) { return foreign }
         guard try database.userVersion() < Int64(schemaVersion) else { return nil }
-        // New, or of an earlier schema: made or migrated in a write transaction, checked again inside it, since
-        // another process may be doing it too.
+        // New: made in a write transaction, checked again inside it, since another process may be doing it too.
         return try database.immediateTransaction { () throws(SQLiteError) -> String? in
             if let foreign = try check(database) { return foreign }
-            switch try database.userVersion() {
-            case 0:
-                try database.executeScript(schema + storeTables)
-                try database.setApplicationID(applicationID)
-            case 1:
-                try database.executeScript(storeTables)
-            case 2:
-                try database.executeScript(outlineColumn)
-            default:
-                return nil
-            }
+            guard try database.userVersion() == 0 else { return nil }
+            try database.executeScript(schema + storeTables)
+            try database.setApplicationID(applicationID)
             try database.setUserVersion(schemaVersion)
             return nil
         }

@@ -31,16 +31,15 @@ extension ResourceStore {
     /// ``fileProtection`` says (the app's own by default). Any number of processes may open one directory (an app
     /// and its extensions in an app group's container): each writes the rows of its own changes, so none
     /// overwrites another's saves, and a store reads what the others saved when it first needs it. The session's
-    /// ``WriteQueue`` keeps its entries in the same database (see ``WriteQueue``). A directory written by an
-    /// earlier version (`store.jsonapistore`) is imported once, then its files are removed.
+    /// ``WriteQueue`` keeps its entries in the same database (see ``WriteQueue``).
     public struct Persistence: Sendable, Hashable {
         /// The app's directory the library keeps its `JSONAPIClient` folder in; made (owner-only) when missing.
         public var directory: URL
         /// How long after a change the store waits before writing, gathering the changes that follow into the
         /// same write; one second by default, from zero to an hour.
         public var delay: Duration
-        /// Told why a file was set aside or discarded (damaged, another program's, an earlier version's that does
-        /// not read) or a write failed, for the store and the ``WriteQueue``: paths, reasons and byte offsets, never a credential, URL
+        /// Told why a file was set aside (damaged, another program's, of a later version), a row discarded, or a
+        /// read or write failed, for the store and the ``WriteQueue``: paths, reasons and byte offsets, never a credential, URL
         /// or body. By default the unified log on Apple platforms (subsystem `JSONAPIClient`, category
         /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
         /// your own to send the lines to the app's logging.
@@ -197,7 +196,7 @@ extension ResourceStore {
     /// and starts noting what changes: what the limit left out is deleted by the next save (``saveLeftOut()``),
     /// what was loaded is not written again. The records are read as they are asked for (``faultIn(_:)``): another
     /// process may save some at any time.
-    static func load(_ contents: StoreFile.Contents, into state: inout State, limit: Int) {
+    static func load(_ contents: RowCodec.Contents, into state: inout State, limit: Int) {
         state.records.unsaved.track()
         state.responses.unsaved.track()
         if !state.ownerUnconfirmed { state.records.readDisk() }
