@@ -122,6 +122,55 @@ struct StoreFaultInjectionTests {
         }
     }
 
+    // MARK: The seam
+
+    @Test("The seam fails the n-th open, prepare, step or exec under its directory with the code asked, once or from then on; other directories and real failures are untouched")
+    func seam() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("x.sqlite").path
+        func code(_ body: () throws -> Void) -> Int32? {
+            do { try body(); return nil } catch { return (error as? SQLiteError)?.code ?? -1 }
+        }
+        let opening = SQLiteFaults.inject(.init(code: SQLiteFaults.cannotOpen, at: 1, persistent: false, calls: [.open]), under: directory)
+        do {
+            _ = try SQLiteDatabase(path: path)
+            Issue.record("opened through a fault")
+        } catch {
+            #expect(error.code == SQLiteFaults.cannotOpen && error.message == SQLiteFaults.message)
+        }
+        opening.remove()
+        // A real failure keeps SQLite's own message, with or without faults somewhere.
+        do {
+            _ = try SQLiteDatabase(path: directory.appendingPathComponent("missing/x.sqlite").path)
+            Issue.record("opened in a missing folder")
+        } catch {
+            #expect(error.message != SQLiteFaults.message && error.primaryCode == SQLiteFaults.cannotOpen, "\(error)")
+        }
+        let faults = SQLiteFaults.inject(.init(code: SQLiteFaults.full, at: .max, persistent: false), under: directory)
+        defer { faults.remove() }
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("CREATE TABLE t (x)")
+        faults.fail()
+        #expect(code { try database.execute("INSERT INTO t VALUES (1)") } == SQLiteFaults.full)  // prepare
+        #expect(code { try database.execute("INSERT INTO t VALUES (1)") } == nil)  // once only
+        faults.fail(after: 1)
+        // Its prepare is the first call, its step the second: the step fails; the statement, cached, steps next time.
+        #expect(code { try database.execute("INSERT INTO t VALUES (2)") } == SQLiteFaults.full)
+        #expect(code { try database.execute("INSERT INTO t VALUES (2)") } == nil)
+        faults.fail()
+        #expect(code { try database.executeScript("INSERT INTO t VALUES (3);") } == SQLiteFaults.full)
+        #expect(try database.rows("SELECT x FROM t") == [[.integer(1)], [.integer(2)]])
+        #expect(faults.failures == 3)
+        // Another directory's connection never fails.
+        let other = Self.directory()
+        defer { try? FileManager.default.removeItem(at: other) }
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        faults.fail()
+        #expect(code { try SQLiteDatabase(path: other.appendingPathComponent("y.sqlite").path).execute("CREATE TABLE u (x)") } == nil)
+    }
+
     // MARK: A failed read is not an empty one
 
     @Test("A read that fails is retried at the next use, never remembered as absent: a record, a walk, a list")

@@ -47,11 +47,12 @@ final class SQLiteDatabase {
         faults = SQLiteFaults.active(for: path)
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let result = faults?.fail(.open) ?? sqlite3_open_v2(path, &opened, flags, nil)
+        let injected = faults?.fail(.open)
+        let result = injected ?? sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {
             // Invariant: SQLite may allocate a handle even when opening fails; it is closed here (nil is a no-op).
-            let message = opened.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-                ?? (result == SQLITE_OK ? "cannot allocate" : SQLiteFaults.message)
+            let message = injected != nil
+                ? SQLiteFaults.message : opened.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot allocate"
             sqlite3_close_v2(opened)
             throw SQLiteError(code: result, message: message, operation: "opening \(path)")
         }
