@@ -90,17 +90,17 @@ struct ResponseOutlineTests {
     func damaged() throws {
         let bytes = try #require(ResponseOutline(body: Data(Self.page.utf8))).bytes
         for length in 0..<bytes.count {
-            #expect(throws: StoreFile.Unreadable.self) { try ResponseOutline(bytes: bytes.prefix(length)) }
+            #expect(throws: RowCodec.Unreadable.self) { try ResponseOutline(bytes: bytes.prefix(length)) }
         }
         var version = bytes
         version[version.startIndex] = ResponseOutline.version + 1
-        #expect(throws: StoreFile.Unreadable.self) { try ResponseOutline(bytes: version) }
-        #expect(throws: StoreFile.Unreadable.self) { try ResponseOutline(bytes: bytes + Data([0])) }
+        #expect(throws: RowCodec.Unreadable.self) { try ResponseOutline(bytes: version) }
+        #expect(throws: RowCodec.Unreadable.self) { try ResponseOutline(bytes: bytes + Data([0])) }
         var count = ByteWriter()
         count.append(ResponseOutline.version)
         count.append(UInt64.max)
-        #expect(throws: StoreFile.Unreadable.self) { try ResponseOutline(bytes: Data(count.bytes)) }
-        #expect(throws: StoreFile.Unreadable.self) { try ResponseOutline(bytes: Data()) }
+        #expect(throws: RowCodec.Unreadable.self) { try ResponseOutline(bytes: Data(count.bytes)) }
+        #expect(throws: RowCodec.Unreadable.self) { try ResponseOutline(bytes: Data()) }
     }
 
     // MARK: On disk
@@ -283,30 +283,5 @@ struct ResponseOutlineTests {
         let cached = try await aliceAgain.fetch(URL(string: "articles")!, as: [Article].self).cachePolicy(.cacheOnly).result()
         #expect(cached.data?.map(\.title) == ["One", "Two \"quoted\" ü"])
         #expect(client.count == 0)
-    }
-
-    @Test("A database of schema 2 (bodies whole) gains the outline column; its bodies still answer after the upgrade")
-    func migratesSchema2() async throws {
-        let directory = StorePersistenceTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = URL(string: "articles")!
-        let (first, _) = Self.session(directory)
-        _ = try await first.fetch(url, as: [Article].self).result()
-        try await first.store?.flush()
-        // Made what schema 2 wrote: the body whole, no `whole_size`.
-        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
-        try database.execute("UPDATE response_bodies SET body = ?", [.blob(Data(Self.page.utf8))])
-        try database.execute("ALTER TABLE responses DROP COLUMN whole_size")
-        try database.setUserVersion(2)
-        database.close()
-
-        let (second, client) = Self.session(directory)
-        let cached = try await second.fetch(url, as: [Article].self).cachePolicy(.cacheOnly).result()
-        #expect(cached.data?.map(\.title) == ["One", "Two \"quoted\" ü"])
-        #expect(client.count == 0)
-        let reopened = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
-        defer { reopened.close() }
-        #expect(try reopened.userVersion() == Int64(PartitionDatabase.schemaVersion))
-        #expect(try reopened.rows("SELECT whole_size FROM responses").first?.first == .null)
     }
 }

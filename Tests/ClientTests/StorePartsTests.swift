@@ -123,8 +123,10 @@ struct StorePartsTests {
         #expect(table.removeRecord(two) == nil && table.unsaved.keys == [])
         let record = try #require(ResourceStore.Record(object: ResourceObject(type: "tags", id: "3"), lastUse: 1))
         table.setRecord(record, for: three)
-        #expect(!table.needsRead(three))
+        // Placed over a row never read (its read failed): the row is still needed, to go beneath the record.
+        #expect(table.needsRead(three) && table.unreadBeneath == [three])
         table.removeRecord(three)
+        #expect(table.unreadBeneath.isEmpty)
         #expect(!table.needsRead(three))  // its row goes with the next save: never read back
         table.removeAll()
         #expect(!table.needsRead(Key(type: "tags", id: "4")) && !table.needsIDs(of: "x") && !table.readsDisk)
@@ -163,8 +165,8 @@ struct StorePartsTests {
     func responseStringsAreUTF8() throws {
         let url = "https://api.example.com/v1/tags?q=\u{FFFD}\u{1F600}"
         let key = ResponseKey(partition: CredentialDigest(credentialsOf: HTTPFields()), url: url, accept: "application/vnd.api+json")
-        let bytes = StoreFile.responseBytes(Self.stored([.eTag: "\"\u{1F600}\""]), for: key)
-        let read = try StoreFile.response(from: Data(bytes))
+        let bytes = RowCodec.responseBytes(Self.stored([.eTag: "\"\u{1F600}\""]), for: key)
+        let read = try RowCodec.response(from: Data(bytes))
         #expect(read.key.url == url && read.response.entityTag == "\"\u{1F600}\"")
         // The URL's last character (F0 9F 98 80) with its last byte made "a": F0 9F 98 is cut short.
         let emoji = Array("\u{1F600}".utf8)
@@ -172,7 +174,7 @@ struct StorePartsTests {
         var damaged = bytes
         damaged[start + 3] = UInt8(ascii: "a")
         #expect(String(decoding: damaged[start..<(start + 4)], as: UTF8.self).utf8.count == 4)  // the same length
-        #expect(throws: StoreFile.Unreadable.self) { try StoreFile.response(from: Data(damaged)) }
+        #expect(throws: RowCodec.Unreadable.self) { try RowCodec.response(from: Data(damaged)) }
     }
 
     @Test("ResponseCache.load: what a store opening read, oldest first, within the byte limit (exactly the limit kept, unread bodies counted); only the evicted noted unsaved")

@@ -183,10 +183,9 @@ struct StorePersistenceTests {
         }
         #expect(try mode(directory.path) == 0o755)
         #expect(try mode(PartitionDatabase.folder(in: directory).path) == 0o700)
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreWriter.keyName).path))
     }
 
-    @Test("A database that cannot be opened (a locked device's protected file; here, a folder in its place) is not damage: the store stays in memory, logged, and nothing is set aside")
+    @Test("A database that cannot be opened (a locked device's protected file; here, a folder in its place) is not damage: the store stays in memory, logged, nothing is set aside, and flush() says nothing was saved")
     func unopenableIsNotDamage() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -198,11 +197,51 @@ struct StorePersistenceTests {
             configuration: .init(persistence: .init(directory: directory, fileProtection: .complete, log: { log.write($0) })))
         store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "n"])])
         #expect(store.record(type: "labels", id: "1") != nil)  // in memory
-        try await store.flush()  // nothing to write to: no error, nothing written
+        await #expect(throws: JSONAPIClientError.self) { try await store.flush() }  // nothing to write to: not saved
         #expect(log.messages.count == 1 && log.messages.first?.contains("stays in memory") == true, "\(log.messages)")
         let folder = try FileManager.default.contentsOfDirectory(atPath: PartitionDatabase.folder(in: directory).path)
         #expect(folder == ["default.sqlite"])  // nothing set aside beside it
         #expect(FileManager.default.contents(atPath: path + "/inside") == Data("kept".utf8))
+    }
+
+    @Test(
+        "A store whose database cannot be opened runs in memory, and flush() throws storeNotSaved: the .sqlite is a folder, the library's folder is a file, the directory given is a file, the folder is read-only",
+        arguments: ["sqlite is a folder", "folder is a file", "directory is a file", "read-only folder"])
+    func flushThrowsWhenUnopenable(damage: String) async throws {
+        let directory = Self.directory()
+        defer {
+            chmod(PartitionDatabase.folder(in: directory).path, 0o700)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let folder = PartitionDatabase.folder(in: directory)
+        switch damage {
+        case "sqlite is a folder":
+            try FileManager.default.createDirectory(at: PartitionDatabase.file(in: directory), withIntermediateDirectories: true)
+        case "folder is a file":
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data("a file".utf8).write(to: folder)
+        case "directory is a file":
+            try Data("a file".utf8).write(to: directory)
+        default:
+            // Root reads and writes whatever the mode says: the case cannot be made there.
+            guard geteuid() != 0 else { return }
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            chmod(folder.path, 0o500)
+        }
+        let log = Log()
+        let store = ResourceStore(configuration: .init(persistence: .init(directory: directory, log: { log.write($0) })))
+        #expect(store.writer == nil)
+        store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "n"])])
+        #expect(store.record(type: "labels", id: "1") != nil)  // in memory
+        do {
+            try await store.flush()
+            Issue.record("flush() returned with nothing saved")
+        } catch {
+            #expect(error.code == .storeNotSaved && error.detail.contains("in memory only"), "\(error)")
+        }
+        #expect(log.messages.contains { $0.contains("stays in memory") }, "\(log.messages)")
+        // A store in memory by choice has nothing to save: its flush() returns.
+        try await ResourceStore().flush()
     }
 
     @Test("Persistence compares and hashes its file protection; the app's own class is the default")
@@ -213,112 +252,6 @@ struct StorePersistenceTests {
         let complete = ResourceStore.Persistence(directory: directory, fileProtection: .complete)
         #expect(plain != complete && Set([plain, complete]).count == 2)
         #expect(complete == ResourceStore.Persistence(directory: directory, fileProtection: .complete))
-    }
-
-    /// Writes, as an earlier version did, a store file with one record and one response under a key of its own
-    /// (`partition.key`) into `directory`, and returns its bytes.
-    static func earlierVersionFile(_ directory: URL) async throws -> [UInt8] {
-        // What a session in memory keeps of one fetch, written as an earlier version wrote it, under the key of
-        // the process's digests (so that this process's requests match the response).
-        let client = ScriptedClient { _ in
-            var response = HTTPResponse.document(label3)
-            response.headerFields.append("Cache-Control", "max-age=3600")
-            response.headerFields.append("ETag", "\"v1\"")
-            return response
-        }
-        let memory = Session(baseURL: exampleBase, client: client)
-        _ = try await memory.fetch(URL(string: "labels/3")!).result()
-        let store = try #require(memory.store)
-        #expect(store.count == 1)  // the body merged
-        let (records, responses) = store.readParts { parts in
-            (parts.records.oldestFirst().map(\.record.stored), parts.responses.oldestFirst())
-        }
-        #expect(records.count == 1 && responses.count == 1)
-        let bytes = StoreFile.encode(records: records, responses: responses, key: store.digestKey)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data(store.digestKey.bytes).write(to: directory.appendingPathComponent(StoreWriter.keyName))
-        try Data(bytes).write(to: directory.appendingPathComponent(StoreFile.name))
-        return bytes
-    }
-
-    @Test("An earlier version's store file is imported once, under its key, then removed with its key file")
-    func importsEarlierFile() async throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        _ = try await Self.earlierVersionFile(directory)
-        let log = Log()
-        let (api, client) = Self.session(directory, log: log)
-        #expect(log.messages.isEmpty, "\(log.messages)")
-        #expect(api.store?.record(type: "labels", id: "3")?.attributes?["name"] == "swift")
-        #expect(try await api.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result().source == .cache)
-        #expect(client.count == 0)
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreFile.name).path))
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(StoreWriter.keyName).path))
-        // The next launch reads the rows, and its stored response still answers.
-        let (again, againClient) = Self.session(directory)
-        #expect(try await again.fetch(URL(string: "labels/3")!).cachePolicy(.cacheOnly).result().source == .cache)
-        #expect(againClient.count == 0)
-    }
-
-    @Test(
-        "An earlier version's file cut short, damaged, of another version or under a lost key is discarded whole, the reason logged without secrets",
-        arguments: ["empty", "header", "short", "flipped", "version", "key", "trailing"])
-    func discarded(damage: String) async throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var bytes = try await Self.earlierVersionFile(directory)
-        let file = directory.appendingPathComponent(StoreFile.name)
-        let expected: String
-        switch damage {
-        case "empty": bytes = []; expected = "shorter than its header"
-        case "header": bytes = Array(bytes.prefix(StoreFile.headerSize - 1)); expected = "shorter than its header"
-        case "short": bytes.removeLast(); expected = "cut short"
-        case "trailing": bytes.append(0); expected = "cut short or damaged"
-        case "flipped": bytes[bytes.count / 2] ^= 0x20; expected = "checksum"
-        case "version": bytes[8] = 1; expected = "format version 1, this library reads 2"
-        default:
-            try FileManager.default.removeItem(at: directory.appendingPathComponent(StoreWriter.keyName))
-            expected = "partition key was lost"
-        }
-        if damage != "key" { try Data(bytes).write(to: file) }
-        let log = Log()
-        let (api, client) = Self.session(directory, log: log)
-        #expect(api.store?.usage == ResourceStore.Usage(records: 0, responses: 0, responseBytes: 0))
-        #expect(log.messages.count == 1)
-        let message = try #require(log.messages.first)
-        #expect(message.contains(expected), "\(message)")
-        #expect(message.contains("discarded"))
-        for secret in ["labels/3", "swift", "secret-cookie", "v1"] { #expect(!message.contains(secret), "\(message)") }
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-        // The store works, and saves.
-        _ = try await api.fetch(URL(string: "labels/3")!).result()
-        try await api.store?.flush()
-        #expect(client.count == 1)
-        let (again, _) = Self.session(directory)
-        #expect(again.store?.usage.responses == 1)
-    }
-
-    @Test("Every prefix of an earlier version's file, and every byte of its payload changed (checksum made to match), reads or fails with a reason: never a trap")
-    func everyDamage() async throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let bytes = try await Self.earlierVersionFile(directory)
-        let key = try #require(DigestKey(bytes: Array(try Data(contentsOf: directory.appendingPathComponent(StoreWriter.keyName)))))
-        #expect(try StoreFile.decode(Data(bytes), key: key).responses.count == 1)
-        for length in 0..<bytes.count {
-            #expect(throws: StoreFile.Unreadable.self) { try StoreFile.decode(Data(bytes.prefix(length)), key: key) }
-        }
-        var failures = 0
-        for index in StoreFile.headerSize..<bytes.count {
-            for value: UInt8 in [0x00, 0xff, bytes[index] ^ 1] where value != bytes[index] {
-                var damaged = bytes
-                damaged[index] = value
-                let sum = StoreFile.checksum(of: damaged[StoreFile.headerSize...])
-                for offset in 0..<8 { damaged[36 + offset] = UInt8(truncatingIfNeeded: sum >> (8 * UInt64(offset))) }
-                do { _ = try StoreFile.decode(Data(damaged), key: key) } catch { failures += 1 }
-            }
-        }
-        #expect(failures > 0)
     }
 
     @Test("A database that is not one is set aside whole, logged without secrets; the store starts empty and saves again")
@@ -577,7 +510,7 @@ struct StorePersistenceTests {
         let reopened = ResourceStore(configuration: configuration)
         let keys = [ResourceStore.Key(type: "articles", id: "1"), ResourceStore.Key(type: "people", id: "9")]
         // Read as a fault reads them; another thread merges a newer article 1 before they are placed.
-        let rows = try #require(reopened.writer?.records(keys))
+        let rows = try #require(try reopened.writer?.records(keys))
         reopened.merge([ResourceObject(type: "articles", id: "1", attributes: ["title": "new"])])
         reopened.place(rows, asked: keys)
         let graph = try #require(reopened.graph(from: [keys[1]]))
@@ -592,7 +525,7 @@ struct StorePersistenceTests {
         let persistence = try await Self.savedLabels(0..<3, in: directory)
         let store = ResourceStore(configuration: .init(persistence: persistence))
         let keys = (0..<3).map { ResourceStore.Key(type: "labels", id: "\($0)") }
-        let rows = try #require(store.writer?.records(keys))
+        let rows = try #require(try store.writer?.records(keys))
         #expect(!store.place(rows, asked: keys, epoch: store.clears &+ 1))  // read under another epoch: not placed
         #expect(store.parts.records.count == 0)
         #expect(store.place(rows, asked: keys, epoch: store.clears))

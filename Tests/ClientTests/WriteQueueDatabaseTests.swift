@@ -135,27 +135,6 @@ struct WriteQueueDatabaseTests {
         #expect(try storage.claim(Self.entry("a")) == .held)
     }
 
-    @Test("An earlier version's file is imported once, in order, and removed")
-    func importsEarlierFile() throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent(WriteQueueFile.name)
-        let entries = [Self.entry("a"), Self.entry("b", attempts: 2)]
-        try Data(try WriteQueueFile.encode(entries)).write(to: file)
-        let log = StorePersistenceTests.Log()
-        let storage = WriteQueueDatabase(directory: directory, log: { log.write($0) })
-        #expect(storage.load() == entries)
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-        #expect(log.messages.isEmpty, "\(log.messages)")
-        // The imported entries are rows like any other.
-        try storage.save([.delete(id: "a")])
-        // The file again (as if a process were killed before removing it): noted as imported, not imported twice.
-        try Data(try WriteQueueFile.encode(entries)).write(to: file)
-        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["b"])
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-    }
-
     /// Writes `bytes` where the database goes, then loads: the queue must start empty with one logged line.
     static func loadsAfterSettingAside(_ make: (URL) throws -> Void, reason: String) throws {
         let directory = Self.directory()
@@ -211,6 +190,45 @@ struct WriteQueueDatabaseTests {
             }, reason: "not an entry")
     }
 
+    @Test("A row that is not an entry in an account's database sets that file aside, not the default partition's; two set-asides in one second keep both files")
+    func setsAsideItsOwnPartition() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let account = PartitionDatabase.partition(forAccount: "ada")
+        let other = WriteQueueDatabase(directory: directory, log: { _ in })
+        try other.save([.insert(Self.entry("kept"))])
+        let folder = PartitionDatabase.folder(in: directory)
+        for round in 1...2 {
+            let setUp = WriteQueueDatabase(directory: directory, partition: account, log: { _ in })
+            try setUp.save([.insert(Self.entry("a"))])
+            let path = PartitionDatabase.file(in: directory, partition: account).path
+            try SQLiteDatabase(path: path).execute("UPDATE write_queue SET entry = x'00ff'")
+            let log = StorePersistenceTests.Log()
+            #expect(WriteQueueDatabase(directory: directory, partition: account, log: { log.write($0) }).load() == nil)
+            #expect(log.messages.count == 1 && log.messages.first?.contains(path + " set aside as") == true, "\(log.messages)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let aside = names.filter { $0.hasPrefix(account + ".sqlite.set-aside-") && !$0.hasSuffix("-wal") }
+            #expect(aside.count == round, "\(names)")  // none overwrote the one before
+            #expect(!names.contains { $0.hasPrefix("default.sqlite.set-aside") }, "\(names)")
+        }
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["kept"])
+    }
+
+    @Test("A set-aside name is the time and a random part, and never one a file has")
+    func asideNamesAreUnique() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("x.sqlite").path
+        var names = Set<String>()
+        for _ in 0..<50 {
+            let name = try #require(PartitionDatabase.asideName(for: path))
+            #expect(name.hasPrefix(path + ".set-aside-") && !FileManager.default.fileExists(atPath: name))
+            #expect(names.insert(name).inserted)
+            try Data().write(to: URL(fileURLWithPath: name))
+        }
+    }
+
     @Test("Two connections making a new file at once (an app's queue and store at launch): neither sets it aside")
     func concurrentFirstOpen() async throws {
         for _ in 0..<40 {
@@ -239,24 +257,6 @@ struct WriteQueueDatabaseTests {
             #expect(log.messages.isEmpty, "\(log.messages)")
             if !log.messages.isEmpty { break }
         }
-    }
-
-    @Test("A database of schema 1 (the queue alone) gains the store's tables, its rows kept")
-    func migratesSchema1() throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: PartitionDatabase.folder(in: directory), withIntermediateDirectories: true)
-        let old = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
-        try old.executeScript(PartitionDatabase.schema)
-        try old.setApplicationID(PartitionDatabase.applicationID)
-        try old.setUserVersion(1)
-        old.close()
-        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
-        try storage.save([.insert(Self.entry("a"))])
-        let database = try PartitionDatabase.open(in: directory, log: { _ in })
-        #expect(try database.userVersion() == Int64(PartitionDatabase.schemaVersion))
-        #expect(try database.rows("SELECT count(*) FROM records").first?.first?.integer == 0)
-        #expect(try database.rows("SELECT count(*) FROM write_queue").first?.first?.integer == 1)
     }
 }
 

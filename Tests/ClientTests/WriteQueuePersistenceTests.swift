@@ -28,22 +28,6 @@ struct WriteQueuePersistenceTests {
         return entry
     }
 
-    @Test("Opening removes the queue's unfinished new files, and no other file of the directory")
-    func leftoverFiles() async throws {
-        let directory = Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let names = [
-            WriteQueueFile.name + ".1234.tmp", WriteQueueFile.name + ".bak", "store.jsonapistore.99.tmp", "other.tmp",
-        ]
-        for name in names { try Data("x".utf8).write(to: directory.appendingPathComponent(name)) }
-        let log = StorePersistenceTests.Log()
-        _ = try WriteQueueTests.session(FlakyMemos(), persistence: Self.persistence(directory, log))
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(!left.contains(names[0]))
-        #expect(left.contains(names[1]) && left.contains(names[3]))
-    }
-
     @Test("A queued write survives a restart: shown again, then sent once")
     func restart() async throws {
         let directory = Self.directory()
@@ -129,58 +113,9 @@ struct WriteQueuePersistenceTests {
             method: .delete, url: URL(string: "https://api.example.com/memos/2")!, type: "memos", resourceID: "2",
             body: nil, headerFields: [:], kind: .delete, clientGeneratedID: true)
         #expect(entry.headerFields.map(\.name) == ["X-Trace"])
-        let decoded = try WriteQueueFile.decode(Data(try WriteQueueFile.encode([entry, other])))
-        #expect(decoded == [entry, other])
-        #expect(try WriteQueueFile.decode(Data(try WriteQueueFile.encode([]))).isEmpty)
-    }
-
-    /// The file of one entry, changed by `damage`.
-    static func damagedFile(_ damage: (inout [UInt8]) -> Void) throws -> Data {
-        let entry = WriteQueue.Entry(
-            method: .post, url: URL(string: "https://api.example.com/memos")!, type: "memos", resourceID: "2",
-            body: Data(Memo.document(id: "2", title: "x").utf8), headerFields: [:], kind: .create,
-            clientGeneratedID: true)
-        var bytes = try WriteQueueFile.encode([entry])
-        damage(&bytes)
-        return Data(bytes)
-    }
-
-    static let damages: [(String, @Sendable (inout [UInt8]) -> Void)] = [
-        ("format version 2", { $0[8] = 2 }),
-        ("not a write queue", { $0[0] = UInt8(ascii: "X") }),
-        ("the header says", { $0.removeLast() }),
-        ("the header says", { $0.append(0) }),
-        ("shorter than its header", { $0.removeLast($0.count - 27) }),
-        ("checksum", { $0[$0.count - 2] ^= 1 }),
-        ("checksum", { $0[20] ^= 1 }),
-    ]
-
-    @Test("A file of another version, cut short or damaged is discarded whole, with the reason logged",
-          arguments: damages.indices)
-    func damaged(_ index: Int) async throws {
-        let (reason, damage) = Self.damages[index]
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent(WriteQueueFile.name)
-        try Self.damagedFile(damage).write(to: file)
-        let log = StorePersistenceTests.Log()
-        let (api, _) = try WriteQueueTests.session(FlakyMemos(), persistence: Self.persistence(directory, log))
-        #expect(api.writeQueue.entries.isEmpty)
-        #expect(log.messages.count == 1)
-        #expect(log.messages.first?.contains("discarded") == true)
-        #expect(log.messages.first?.contains(reason) == true, "\(log.messages)")
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-    }
-
-    @Test("An undamaged file with entries that do not parse is discarded too")
-    func unparsable() throws {
-        var bytes = Array("JAPIWRTQ".utf8) + [1, 0, 0, 0]
-        let payload = Array(#"[{"id":"x"}]"#.utf8)
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: UInt64(payload.count) >> UInt64(shift))) }
-        let checksum = StoreFile.checksum(of: payload)
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: checksum >> UInt64(shift))) }
-        bytes += payload
-        #expect(throws: StoreFile.Unreadable.self) { try WriteQueueFile.decode(Data(bytes)) }
+        try WriteQueueDatabase(directory: directory, log: { _ in }).save([.insert(entry), .insert(other)])
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load() == [entry, other])
     }
 }

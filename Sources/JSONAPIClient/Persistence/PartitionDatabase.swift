@@ -24,8 +24,8 @@ import Darwin
 ///
 /// **Its own file, or set aside.** The file carries an application id (`JAPI`) and a schema version
 /// (`user_version`). A file that is not a database, is damaged, belongs to another program or was written by a
-/// newer schema is renamed whole (`default.sqlite.set-aside-<time>`, its `-wal` with it) with the reason logged,
-/// and a new one is made: the data starts empty, and the old file stays for a person to look at. Any other failure
+/// newer schema is renamed whole (`default.sqlite.set-aside-<time>-<random>`, a name no file has, its `-wal` with
+/// it) with the reason logged, and a new one is made: the data starts empty, and the old file stays for a person to look at. Any other failure
 /// (no permission, a full disk, a file the device cannot read yet) leaves the file alone and is reported to the
 /// caller.
 enum PartitionDatabase {
@@ -35,17 +35,17 @@ enum PartitionDatabase {
     static let defaultPartition = "default"
     /// `JAPI`: marks a file as this library's (`PRAGMA application_id`).
     static let applicationID: Int32 = 0x4A41_5049
-    /// The schema this library writes: 3, the write queue (1), the store (``storeTables``, 2) and the outlines of
-    /// bodies (``outlineColumn``, 3).
-    static let schemaVersion: Int32 = 3
+    /// The schema this library writes: 1, the write queue's tables (``schema``) and the store's (``storeTables``),
+    /// made together in a new file. (No released version wrote another: a file of a later version is set aside.)
+    static let schemaVersion: Int32 = 1
 
-    /// The tables of schema 1 (a new file gets these and ``storeTables`` at once).
+    /// The write queue's tables.
     ///
     /// `write_queue`: one row per queued write, in the order written (`seq`, the rowid); `entry` is the entry as
     /// JSON. `claim_token`, `claim_pid` and `claim_until` (milliseconds since 1970) say which process is sending it
     /// and until when its claim holds (``WriteQueueDatabase``). No index: rows are found by `seq`, which each
     /// process keeps for the rows it knows, so an append writes one table page. `meta`: facts about the file (the
-    /// import of an earlier version's queue file).
+    /// partition key, the records' owner, the credentials' renewals).
     static let schema = """
         CREATE TABLE write_queue (
             seq INTEGER PRIMARY KEY,
@@ -58,11 +58,11 @@ enum PartitionDatabase {
         CREATE TABLE meta (key TEXT PRIMARY KEY, value);
         """
 
-    /// The tables schema 2 adds: a persisted ``ResourceStore``'s rows (``StoreWriter``).
+    /// The store's tables: a persisted ``ResourceStore``'s rows (``StoreWriter``).
     ///
     /// `records`: one row per record, `object` its resource object as JSON, keyed by type and id. `responses`: one
     /// row per stored response, keyed by its partition digest (16 bytes), URL and `Accept`; `response` holds its
-    /// status, header fields, `Vary`, freshness and collection types (``StoreFile/appendResponse(_:for:to:)``, with
+    /// status, header fields, `Vary`, freshness and collection types (``RowCodec/appendResponse(_:for:to:)``, with
     /// no body), `body_id` the row of its body in `response_bodies`. The body has a table of its own so that what
     /// changes without it — a `304`'s freshness, the same body fetched again — rewrites the small row only: SQLite
     /// writes a row whole, overflow pages included. A body is kept as its outline (``ResponseOutline``: the text
@@ -94,10 +94,6 @@ enum PartitionDatabase {
             body BLOB NOT NULL
         );
         """
-
-    /// What schema 3 adds to a file of schema 2: the size of a body kept as its outline (``storeTables``); the
-    /// bodies of schema 2 are whole (`NULL`).
-    static let outlineColumn = "ALTER TABLE responses ADD COLUMN whole_size INTEGER;"
 
     /// The partition of `account` (``Session/Configuration/account``), `nil` for none (``defaultPartition``):
     /// `account-` and 32 hexadecimal digits, a digest of the identifier under a key fixed in the library, so that
@@ -178,21 +174,12 @@ enum PartitionDatabase {
     private static func prepare(_ database: SQLiteDatabase) throws(SQLiteError) -> String? {
         if let foreign = try check(database) { return foreign }
         guard try database.userVersion() < Int64(schemaVersion) else { return nil }
-        // New, or of an earlier schema: made or migrated in a write transaction, checked again inside it, since
-        // another process may be doing it too.
+        // New: made in a write transaction, checked again inside it, since another process may be doing it too.
         return try database.immediateTransaction { () throws(SQLiteError) -> String? in
             if let foreign = try check(database) { return foreign }
-            switch try database.userVersion() {
-            case 0:
-                try database.executeScript(schema + storeTables)
-                try database.setApplicationID(applicationID)
-            case 1:
-                try database.executeScript(storeTables)
-            case 2:
-                try database.executeScript(outlineColumn)
-            default:
-                return nil
-            }
+            guard try database.userVersion() == 0 else { return nil }
+            try database.executeScript(schema + storeTables)
+            try database.setApplicationID(applicationID)
             try database.setUserVersion(schemaVersion)
             return nil
         }
@@ -221,16 +208,30 @@ enum PartitionDatabase {
         return nil
     }
 
-    /// Renames the file at `path` (and its `-wal`) aside, removes its `-shm`, and logs why. Paths and reasons only:
-    /// no row of the file is read into the message.
-    private static func setAside(_ path: String, reason: String, log: @Sendable (String) -> Void) {
-        let aside = path + ".set-aside-" + String(Int64(Date().timeIntervalSince1970)) + "-"
-            + String(UInt32.random(in: 0 ... .max), radix: 16)
-        let moved = rename(path, aside) == 0
+    /// Renames the file at `path` (and its `-wal`) aside, removes its `-shm`, and logs why (`subject` and `outcome`
+    /// frame the line). Paths and reasons only: no row of the file is read into the message.
+    static func setAside(
+        _ path: String, reason: String, log: @Sendable (String) -> Void, subject: String = "JSONAPIClient persistence",
+        outcome: String = "it starts empty"
+    ) {
+        let aside = asideName(for: path)
+        let moved = aside.map { rename(path, $0) == 0 } ?? false
         let failure = errno
-        _ = rename(path + "-wal", aside + "-wal")
+        if let aside, moved { _ = rename(path + "-wal", aside + "-wal") }
         unlink(path + "-shm")
-        let result = moved ? "set aside as \(aside)" : "could not be set aside (\(String(cString: strerror(failure))))"
-        log("JSONAPIClient persistence: \(path) \(result): \(reason); it starts empty")
+        let result = moved ? "set aside as \(aside ?? "")" : "could not be set aside (\(String(cString: strerror(failure))))"
+        log("\(subject): \(path) \(result): \(reason); \(outcome)")
+    }
+
+    /// A name to set `path` aside as that no file has: `<path>.set-aside-<seconds>-<random>` — two set-asides in
+    /// one second (an app and its extension, or the queue and the store) never take the same name, so none
+    /// overwrites an earlier one. `nil` when 16 random names are all taken (then nothing is renamed).
+    static func asideName(for path: String) -> String? {
+        let seconds = String(Int64(Date().timeIntervalSince1970))
+        for _ in 0..<16 {
+            let aside = path + ".set-aside-" + seconds + "-" + String(UInt64.random(in: 0 ... .max), radix: 16)
+            if access(aside, F_OK) != 0 && access(aside + "-wal", F_OK) != 0 { return aside }
+        }
+        return nil
     }
 }

@@ -112,13 +112,13 @@ struct ResponseOutline: Equatable {
 
     /// The outline of `bytes`, as ``bytes`` wrote it.
     ///
-    /// - Throws: ``StoreFile/Unreadable`` when the bytes are not one whole outline of this version (damaged, cut
+    /// - Throws: ``RowCodec/Unreadable`` when the bytes are not one whole outline of this version (damaged, cut
     ///   short, bytes left over), naming what was being read and where.
-    init(bytes: Data) throws(StoreFile.Unreadable) {
+    init(bytes: Data) throws(RowCodec.Unreadable) {
         var reader = ByteReader(data: bytes)
         let version = try reader.u8("the outline's version")
         guard version == Self.version else {
-            throw StoreFile.Unreadable(reason: "the outline's version is \(version), not \(Self.version)", offset: 0)
+            throw RowCodec.Unreadable(reason: "the outline's version is \(version), not \(Self.version)", offset: 0)
         }
         var cuts: [Cut] = []
         // No more than the bytes left could hold at 8 bytes each (`count`): a damaged count reserves no more than that.
@@ -130,7 +130,7 @@ struct ResponseOutline: Equatable {
         }
         let after = Data(try reader.take(try reader.length("the text after the resources"), "the text after the resources"))
         guard reader.isAtEnd else {
-            throw StoreFile.Unreadable(reason: "the outline has bytes left over", offset: reader.offset)
+            throw RowCodec.Unreadable(reason: "the outline has bytes left over", offset: reader.offset)
         }
         self.init(cuts: cuts, after: after)
     }

@@ -31,6 +31,9 @@ final class SQLiteDatabase {
     /// Prepared statements by their SQL, finalized by ``close()``. Invariant: each is reset (and its bindings
     /// cleared) before the call that used it returns, so none holds a read transaction or a bound value open.
     private var statements: [String: OpaquePointer] = [:]
+    /// The faults a test injects into this connection's calls (``SQLiteFaults``), looked up once when it opens;
+    /// `nil` — one load of a constant, and nothing else — outside those tests.
+    private let faults: SQLiteFaults?
 
     /// Opens (or creates) the database at `path` and sets it up.
     ///
@@ -41,12 +44,15 @@ final class SQLiteDatabase {
     ///   first statement, the journal mode, so it is thrown here).
     init(path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
         self.path = path
+        faults = SQLiteFaults.active(for: path)
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let result = sqlite3_open_v2(path, &opened, flags, nil)
+        let injected = faults?.fail(.open)
+        let result = injected ?? sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {
             // Invariant: SQLite may allocate a handle even when opening fails; it is closed here (nil is a no-op).
-            let message = opened.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot allocate"
+            let message = injected != nil
+                ? SQLiteFaults.message : opened.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot allocate"
             sqlite3_close_v2(opened)
             throw SQLiteError(code: result, message: message, operation: "opening \(path)")
         }
@@ -117,7 +123,7 @@ final class SQLiteDatabase {
     func executeScript(_ sql: String) throws(SQLiteError) {
         let handle = try open("running a script")
         var message: UnsafeMutablePointer<CChar>?
-        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        let result = faults?.fail(.exec) ?? sqlite3_exec(handle, sql, nil, nil, &message)
         // Invariant: the message SQLite allocates is copied, then freed with sqlite3_free (nil is a no-op).
         let text = message.map { String(cString: $0) }
         sqlite3_free(message)
@@ -139,6 +145,10 @@ final class SQLiteDatabase {
     ///
     /// - Throws: ``SQLiteError`` from the body, or when the transaction cannot begin or commit (then rolled back).
     func immediateTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        // A transaction an earlier failure left open (its COMMIT and its ROLLBACK both failed: a disk that failed
+        // for a while) is rolled back first: else this BEGIN would fail for good, and the write lock it holds
+        // would keep every other connection, in any process, from writing.
+        if let handle, sqlite3_get_autocommit(handle) == 0 { try execute("ROLLBACK") }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -209,13 +219,15 @@ final class SQLiteDatabase {
             statement = cached
         } else {
             var prepared: OpaquePointer?
-            let result = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
+            let injected = faults?.fail(.prepare)
+            let result = injected ?? sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
             guard result == SQLITE_OK, let prepared else {
                 // Invariant: on failure SQLite leaves `prepared` nil; an empty SQL text is OK with nil too.
                 sqlite3_finalize(prepared)
                 throw SQLiteError(
                     code: result == SQLITE_OK ? SQLiteError.misuse : result,
-                    message: result == SQLITE_OK ? "no statement in the SQL" : errorMessage(handle),
+                    message: result == SQLITE_OK
+                        ? "no statement in the SQL" : injected == nil ? errorMessage(handle) : SQLiteFaults.message,
                     operation: "preparing \(sql)")
             }
             statements[sql] = prepared
@@ -241,6 +253,9 @@ final class SQLiteDatabase {
             }
         }
         while true {
+            if let injected = faults?.fail(.step) {
+                throw SQLiteError(code: injected, message: SQLiteFaults.message, operation: sql)
+            }
             let result = sqlite3_step(statement)
             if result == SQLITE_DONE { return }
             guard result == SQLITE_ROW else {

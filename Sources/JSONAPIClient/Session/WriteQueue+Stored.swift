@@ -1,8 +1,7 @@
 import Foundation
 
 extension WriteQueue {
-    /// An entry as storage keeps it: as JSON, one row of the database (``WriteQueueDatabase``) or one element of
-    /// an earlier version's file (``WriteQueueFile``).
+    /// An entry as storage keeps it: as JSON, one row of the database (``WriteQueueDatabase``).
     struct StoredEntry: Codable {
         var id: String
         var method: String
@@ -49,9 +48,9 @@ extension WriteQueue {
             notBefore = entry.notBefore
         }
 
-        func entry() throws(StoreFile.Unreadable) -> WriteQueue.Entry {
+        func entry() throws(RowCodec.Unreadable) -> WriteQueue.Entry {
             guard let url = URL(string: url), headerFields.allSatisfy({ $0.count == 2 }) else {
-                throw StoreFile.Unreadable(reason: "entry \(id) has an invalid URL or header field", offset: 0)
+                throw RowCodec.Unreadable(reason: "entry \(id) has an invalid URL or header field", offset: 0)
             }
             var entry = WriteQueue.Entry(
                 method: HTTPMethod(rawValue: method), url: url, type: type, resourceID: resourceID, body: body,
@@ -65,7 +64,7 @@ extension WriteQueue {
             entry.notBefore = notBefore
             if let owner {
                 guard let digest = CredentialDigest(owner) else {
-                    throw StoreFile.Unreadable(reason: "entry \(id) has an invalid owner", offset: 0)
+                    throw RowCodec.Unreadable(reason: "entry \(id) has an invalid owner", offset: 0)
                 }
                 entry.owner = digest
             }

@@ -27,10 +27,6 @@ import Darwin
 /// (an attempt failed); a claim whose process is gone (`kill(pid, 0)` says so) or whose lease ran out is taken over.
 /// An update or delete by a process that does not hold a live claim of the row changes nothing.
 ///
-/// **The file of earlier versions.** When it opens, an existing `writes.jsonapiqueue` (``WriteQueueFile``) is
-/// imported into the database once — in the transaction that notes the import, so a process killed in between
-/// imports it again or not at all — and removed; one that cannot be read is discarded with the reason logged.
-///
 /// Every SQLite call runs on a serial queue of its own: the caller's thread waits for it (``load()`` when a session
 /// is made; ``save(_:)`` and ``claim(_:)`` from ``WriteQueuePersister``'s queue), never under a lock.
 ///
@@ -68,8 +64,6 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     static let lease: Duration = .seconds(120)
     /// How many commits go between background checkpoints: about 30 database pages copied each time.
     static let checkpointInterval = 100
-    /// The meta key that notes the import of an earlier version's file.
-    static let importedKey = "imported writes.jsonapiqueue"
 
     /// A queue in `persistence`'s directory.
     convenience init(_ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition) {
@@ -98,7 +92,7 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         self.now = now
     }
 
-    /// The open database, opened (and the earlier file imported) on first use. On `queue` only.
+    /// The open database, opened on first use. On `queue` only.
     private func open() throws(SQLiteError) -> SQLiteDatabase {
         if let database { return database }
         let opened: SQLiteDatabase
@@ -109,8 +103,6 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
             throw error
         }
         database = opened
-        // An earlier version's file is the default partition's: never imported into an account's.
-        if partition == PartitionDatabase.defaultPartition { importEarlierFile(into: opened) }
         return opened
     }
 
@@ -278,50 +270,12 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         return overflow ? .max : whole + attoseconds / 1_000_000_000_000_000
     }
 
-    /// Sets the database file aside after a row that is not an entry (it is the library's own file, so this is
-    /// damage): renamed with its `-wal`, the reason logged.
+    /// Sets the partition's database file aside after a row that is not an entry (it is the library's own file, so
+    /// this is damage): renamed with its `-wal` under a name no file has (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``),
+    /// the reason logged.
     private func setAside(reason: String) {
-        let path = PartitionDatabase.file(in: directory).path
-        let aside = path + ".set-aside-" + String(Int64(Date().timeIntervalSince1970))
-        let moved = rename(path, aside) == 0
-        _ = rename(path + "-wal", aside + "-wal")
-        unlink(path + "-shm")
-        log("JSONAPIClient write queue: \(path) \(moved ? "set aside as \(aside)" : "could not be set aside"): \(reason); the queue starts empty")
-    }
-
-    /// Imports `writes.jsonapiqueue` of an earlier version once, then removes it; discards it (logged) when it
-    /// cannot be read. Its unfinished new files (`writes.jsonapiqueue.*.tmp`) are removed too.
-    private func importEarlierFile(into database: SQLiteDatabase) {
-        let url = directory.appendingPathComponent(WriteQueueFile.name)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where name.hasPrefix(WriteQueueFile.name + ".") && name.hasSuffix(".tmp") {
-            unlink(directory.appendingPathComponent(name).path)
-        }
-        guard let data = FileManager.default.contents(atPath: url.path) else { return }
-        let entries: [WriteQueue.Entry]
-        do {
-            entries = try WriteQueueFile.decode(data)
-        } catch {
-            log("JSONAPIClient write queue: discarded \(url.path): \(error); the queue starts empty")
-            unlink(url.path)
-            return
-        }
-        do {
-            let encoder = JSONEncoder()
-            let encoded = try entries.map { ($0.id, try encoder.encode(WriteQueue.StoredEntry($0))) }
-            try database.immediateTransaction { () throws(SQLiteError) in
-                let done = try database.rows("SELECT 1 FROM meta WHERE key = ?", [.text(Self.importedKey)])
-                guard done.isEmpty else { return }  // imported before (a process killed before removing the file)
-                for (id, json) in encoded {
-                    try database.execute("INSERT INTO write_queue (id, entry) VALUES (?, ?)", [.text(id), .blob(json)])
-                }
-                try database.execute("INSERT INTO meta (key, value) VALUES (?, 1)", [.text(Self.importedKey)])
-            }
-        } catch {
-            log("JSONAPIClient write queue: cannot import \(url.path) (\(error)); it is kept for the next launch")
-            return
-        }
-        unlink(url.path)
-        StoreWriter.synchronizeDirectory(directory)
+        PartitionDatabase.setAside(
+            PartitionDatabase.file(in: directory, partition: partition).path, reason: reason, log: log,
+            subject: "JSONAPIClient write queue", outcome: "the queue starts empty")
     }
 }

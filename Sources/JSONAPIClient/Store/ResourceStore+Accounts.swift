@@ -31,7 +31,7 @@ extension ResourceStore {
     /// it cannot be opened: logged, the store stays in memory for it), its key, lineage and records' owner.
     ///
     /// - Returns: The backing, the stored responses the database holds (`nil` in memory), and the records' owner.
-    static func open(account: String?, configuration: Configuration) -> (Backing, StoreFile.Contents?, CredentialDigest?)
+    static func open(account: String?, configuration: Configuration) -> (Backing, RowCodec.Contents?, CredentialDigest?)
     {
         let partition = PartitionDatabase.partition(forAccount: account)
         let opened = configuration.persistence.flatMap {
@@ -57,7 +57,7 @@ extension ResourceStore {
     /// and they have an owner, only once a request shows the owner's credentials (``admit(_:)``): until then
     /// nobody is known to be signed in, and the last user's records are not shown to whoever it is.
     static func opened(
-        _ contents: StoreFile.Contents?, owner: CredentialDigest?, waitsForOwner: Bool, limit: Int
+        _ contents: RowCodec.Contents?, owner: CredentialDigest?, waitsForOwner: Bool, limit: Int
     ) -> State {
         var state = State()
         state.owner = owner
@@ -90,7 +90,7 @@ extension ResourceStore {
             let configuration = configuration
             // Handed over through a lock, not as the continuation's value: what the queue made (the lineage's
             // storage, the writer's connections) is then published by a lock the thread sanitizer sees.
-            let opened = LockedValue<(Backing, StoreFile.Contents?, CredentialDigest?)?>(nil)
+            let opened = LockedValue<(Backing, RowCodec.Contents?, CredentialDigest?)?>(nil)
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global(qos: .userInitiated).async {
                     let made = Self.open(account: account, configuration: configuration)

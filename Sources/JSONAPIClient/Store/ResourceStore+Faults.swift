@@ -11,6 +11,12 @@ import JSONAPIClientCore
 /// 3. under the lock again, each row placed — unless a merge or a removal settled its key meanwhile (the newer
 ///    wins) — and every key asked noted as read, found or not, so that none is read twice.
 ///
+/// **A read that fails is not an empty one.** When the rows cannot be read (`SQLITE_IOERR`, `SQLITE_BUSY`, …) the
+/// read is tried again, up to ``readAttempts`` times in all; then it ends with the error (logged), and no key asked
+/// is noted as read, nor the type as listed: the next use reads them again. A record merged meanwhile over a row not
+/// read is placed over it (``RecordTable/unreadBeneath``): the row is merged under it once it reads, and a save
+/// merges the row under it in its transaction, so a sparse fieldset never replaces a whole row.
+///
 /// A typed read meets the keys it needs as its walk follows linkage: ``graph(from:)`` reads them and walks again,
 /// one step of linkage deeper each time. A merge reads the rows of the resources it brings before merging, so that a
 /// sparse fieldset merges member by member with what the database holds, as it does with a record in memory.
@@ -19,43 +25,85 @@ extension ResourceStore {
     /// memory only, or once the store read its database whole or was cleared.
     ///
     /// - Parameter keys: The keys a read, merge or write is about to use.
+    /// - Returns: Success when every row needed was read (or none was needed); the database's error when they
+    ///   could not be read after ``readAttempts`` tries (logged): none of them is noted as read.
     ///
     /// A type of which a read asks for many rows (``wholeTypeAt`` or more, and a quarter of the type's rows or more:
     /// a list read at launch, its related records) is read in one pass over its rows (``faultIn(type:)``) instead
     /// of by id.
-    func faultIn(_ keys: some Sequence<Key>) {
-        guard let writer else { return }
+    @discardableResult
+    func faultIn(_ keys: some Sequence<Key>) -> Result<Void, SQLiteError> {
+        guard let writer else { return .success(()) }
         var (needed, epoch) = state.withLock { state -> ([Key], UInt64) in
             guard state.records.readsDisk else { return ([], state.clears) }
             var seen = Set<Key>()
             return (keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }, state.clears)
         }
-        guard !needed.isEmpty else { return }
+        guard !needed.isEmpty else { return .success(()) }
         if needed.count >= Self.wholeTypeAt {
             for (type, asked) in Dictionary(grouping: needed, by: \.type) where asked.count >= Self.wholeTypeAt {
-                guard state.withLock({ $0.records.needsIDs(of: type) }), asked.count * 4 >= writer.count(ofType: type)
+                // A count that cannot be read reads by id.
+                guard state.withLock({ $0.records.needsIDs(of: type) }),
+                    case .success(let count) = attempts({ () throws(SQLiteError) in try writer.count(ofType: type) }),
+                    asked.count * 4 >= count
                 else { continue }
-                faultIn(type: type)
+                if case .failure(let error) = faultIn(type: type) { return .failure(error) }
                 needed.removeAll { $0.type == type }
             }
-            guard !needed.isEmpty else { return }
+            guard !needed.isEmpty else { return .success(()) }
         }
-        let records = writer.records(needed)
-        place(records, asked: needed, epoch: epoch)
+        switch attempts({ () throws(SQLiteError) in try writer.records(needed) }) {
+        case .success(let records):
+            place(records, asked: needed, epoch: epoch)
+            return .success(())
+        case .failure(let error):
+            writer.persistence.log(
+                "JSONAPIClient store: could not read \(needed.count) records (\(error)); they are read again when next used")
+            return .failure(error)
+        }
     }
 
     /// How many keys of one type a fault asks for before it considers reading the whole type.
     static let wholeTypeAt = 256
 
+    /// How many times a read of rows is tried before it ends with its error: a busy or failing read is often
+    /// transient, and the store's lock is not held meanwhile.
+    static let readAttempts = 3
+
+    /// `read`'s value, tried up to ``readAttempts`` times while it fails.
+    private func attempts<Value>(_ read: () throws(SQLiteError) -> Value) -> Result<Value, SQLiteError> {
+        var attempt = 1
+        while true {
+            do throws(SQLiteError) {
+                return .success(try read())
+            } catch {
+                guard attempt < Self.readAttempts else { return .failure(error) }
+                attempt += 1
+            }
+        }
+    }
+
     /// Reads every row of `type`, once, in one pass, and places the records the store still needs: what listing
     /// every record of a type needs.
     ///
     /// - Parameter type: A resource type.
-    func faultIn(type: String) {
-        guard let writer, let epoch = state.withLock({ $0.records.needsIDs(of: type) ? $0.clears : nil }) else { return }
-        let (records, ids) = writer.records(ofType: type)
-        guard place(records, asked: ids.map { Key(type: type, id: $0) }, epoch: epoch) else { return }
-        state.withLock { $0.records.noteIDsRead(of: type) }
+    /// - Returns: Success when the rows were read (or did not need to be); the database's error when they could
+    ///   not be (logged): the type is not noted as listed, and the next listing reads it again.
+    @discardableResult
+    func faultIn(type: String) -> Result<Void, SQLiteError> {
+        guard let writer, let epoch = state.withLock({ $0.records.needsIDs(of: type) ? $0.clears : nil }) else {
+            return .success(())
+        }
+        switch attempts({ () throws(SQLiteError) in try writer.records(ofType: type) }) {
+        case .success(let (records, ids)):
+            guard place(records, asked: ids.map { Key(type: type, id: $0) }, epoch: epoch) else { return .success(()) }
+            state.withLock { $0.records.noteIDsRead(of: type) }
+            return .success(())
+        case .failure(let error):
+            writer.persistence.log(
+                "JSONAPIClient store: could not list the records of a type (\(error)); it is read again when next listed")
+            return .failure(error)
+        }
     }
 
     /// Reads the rows the bodies waiting to be merged will merge into, before they are merged: each body not
@@ -110,9 +158,11 @@ extension ResourceStore {
                 var live = 0
                 for (position, entry) in records.resources.enumerated() {
                     let key = Key(type: entry.type, id: entry.id)
-                    // Settled meanwhile (merged, removed, or read by another thread): the store's is newer.
-                    guard state.records.needsRead(key) else { continue }
-                    _ = state.records.placeUncounted(Record(entry.record(in: records), lastUse: now), for: key)
+                    // Settled meanwhile (merged, removed, or read by another thread): the store's is newer. A
+                    // record merged over the row before it read goes over it (``RecordTable/placeRow(_:for:)``).
+                    guard state.records.needsRead(key),
+                        state.records.placeRow(Record(entry.record(in: records), lastUse: now), for: key)
+                    else { continue }
                     held[position] = true
                     live += 1
                 }

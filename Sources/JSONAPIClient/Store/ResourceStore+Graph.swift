@@ -39,18 +39,22 @@ extension ResourceStore {
     /// write elsewhere costs the others nothing.
     ///
     /// A persisted store reads the rows the walk needs and has not read (``faultIn(_:)``) and walks again, a step of
-    /// linkage deeper each time, until the walk meets none — or meets the same ones again (their rows could not be
-    /// placed: the store switched account or was cleared meanwhile), so that the walk always ends: the lock is never
-    /// held across the database.
+    /// linkage deeper each time, until the walk meets none, meets only keys it asked for before (their rows could
+    /// not be placed: the store switched account or was cleared meanwhile), or a read fails (logged; the store
+    /// answers without those records, and reads them again at the next use). Each step asks for keys never asked
+    /// before, so the walk ends after as many steps as there are keys at most: the lock is never held across the
+    /// database, and a read that answers fewer or other rows than asked never makes the walk go round.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
         call {
-            faultIn(keys)
-            var asked: [Key] = []
+            var failed = false
+            if case .failure = faultIn(keys) { failed = true }
+            var asked = Set(keys)
             while true {
                 let (graph, unread) = walkGraph(from: keys)
-                guard !unread.isEmpty, unread != asked, writer != nil else { return graph }
-                faultIn(unread)
-                asked = unread
+                guard !failed, writer != nil else { return graph }
+                let new = unread.filter { asked.insert($0).inserted }
+                guard !new.isEmpty else { return graph }
+                if case .failure = faultIn(new) { failed = true }
             }
         }
     }

@@ -43,7 +43,9 @@ extension ResourceStore.State {
     mutating func takeUnsaved() -> ResourceStore.Unsaved {
         let changedRecords = records.unsaved.take().map { (key: $0, record: records[$0]) }
         let changedResponses = responses.unsaved.take().map { (key: $0, response: responses[$0]) }
-        return ResourceStore.Unsaved(records: changedRecords, responses: changedResponses)
+        let unread = records.unreadBeneath
+        let beneath = unread.isEmpty ? [] : Set(changedRecords.map(\.key).filter { unread.contains($0) })
+        return ResourceStore.Unsaved(records: changedRecords, responses: changedResponses, beneath: beneath)
     }
 
     /// Empties the records, the optimistic layers and the bodies waiting: a clear's part of the state (the event

@@ -35,16 +35,15 @@ extension ResourceStore {
     /// ``fileProtection`` says (the app's own by default). Any number of processes may open one directory (an app
     /// and its extensions in an app group's container): each writes the rows of its own changes, so none
     /// overwrites another's saves, and a store reads what the others saved when it first needs it. The session's
-    /// ``WriteQueue`` keeps its entries in the same database (see ``WriteQueue``). A directory written by an
-    /// earlier version (`store.jsonapistore`) is imported once, then its files are removed.
+    /// ``WriteQueue`` keeps its entries in the same database (see ``WriteQueue``).
     public struct Persistence: Sendable, Hashable {
         /// The app's directory the library keeps its `JSONAPIClient` folder in; made (owner-only) when missing.
         public var directory: URL
         /// How long after a change the store waits before writing, gathering the changes that follow into the
         /// same write; one second by default, from zero to an hour.
         public var delay: Duration
-        /// Told why a file was set aside or discarded (damaged, another program's, an earlier version's that does
-        /// not read) or a write failed, for the store and the ``WriteQueue``: paths, reasons and byte offsets, never a credential, URL
+        /// Told why a file was set aside (damaged, another program's, of a later version), a row discarded, or a
+        /// read or write failed, for the store and the ``WriteQueue``: paths, reasons and byte offsets, never a credential, URL
         /// or body. By default the unified log on Apple platforms (subsystem `JSONAPIClient`, category
         /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
         /// your own to send the lines to the app's logging.
@@ -142,12 +141,23 @@ extension ResourceStore {
 
     /// Writes what changed in the store since its last write, without waiting for ``Persistence/delay``, and
     /// returns when it is committed: every change made before the call survives the process being killed after
-    /// it. Does nothing for a store in memory only, or when nothing changed since the last write.
+    /// it. Does nothing for a store in memory only (no ``Configuration/persistence``), or when nothing changed
+    /// since the last write.
     ///
     /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when the database could
-    ///   not be written (it holds the previous write, whole; the next write includes these changes).
+    ///   not be written (it holds the previous write, whole; the next write includes these changes), or when the
+    ///   store has persistence but its database could not be opened — the `.sqlite` is a folder, the library's
+    ///   folder is a file or read-only, the device cannot read the file yet — so that it runs in memory: nothing it
+    ///   holds is on disk.
     public func flush() async throws(JSONAPIClientError) {
-        try await writer?.flush(self)
+        guard let writer else {
+            guard let persistence = configuration.persistence else { return }
+            throw JSONAPIClientError(
+                code: .storeNotSaved,
+                detail: "the database in \(PartitionDatabase.folder(in: persistence.directory).path) could not be opened: "
+                    + "the store is in memory only, and nothing it holds is saved")
+        }
+        try await writer.flush(self)
     }
 
     /// What a save writes: the records and responses of the keys noted, each with its value (`nil`: gone).
@@ -156,6 +166,10 @@ extension ResourceStore {
         // after it is parsed (`ResourceRecords`), so the writer's queue reads them while the store goes on.
         var records: [(key: Key, record: Record?)]
         var responses: [(key: ResponseKey, response: StoredResponse?)]
+        /// The keys of `records` whose record was placed over a row the store could not read
+        /// (``RecordTable/unreadBeneath``): the save merges that row under the record, member by member, rather
+        /// than write the record over it.
+        var beneath: Set<Key> = []
     }
 
     /// What changed since the last save, taken for a save: the records and responses of the keys noted, each with
@@ -188,7 +202,7 @@ extension ResourceStore {
     /// and starts noting what changes: what the limit left out is deleted by the next save (``saveLeftOut()``),
     /// what was loaded is not written again. The records are read as they are asked for (``faultIn(_:)``): another
     /// process may save some at any time.
-    static func load(_ contents: StoreFile.Contents, into state: inout State, limit: Int) {
+    static func load(_ contents: RowCodec.Contents, into state: inout State, limit: Int) {
         state.records.unsaved.track()
         state.responses.unsaved.track()
         if !state.ownerUnconfirmed { state.records.readDisk() }

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Keeps a persisted ``ResourceStore`` in its partition's database (``PartitionDatabase``: the tables `records` and
 /// `responses`, beside the write queue's), writing in the background only what changed.
 ///
@@ -27,17 +19,11 @@ import Darwin
 /// **The partition key.** The credential digests that partition the stored responses are made under a random key
 /// kept in the database's `meta` table (made once, in a transaction, by the first process to need it).
 ///
-/// **Earlier versions.** A directory of an earlier version holds `partition.key` and `store.jsonapistore` (``StoreFile``):
-/// when the store opens, the key is taken over and the file imported into the database once, then both are
-/// removed; a file that cannot be read is discarded with the reason logged.
-///
 /// **Batching.** A change only counts; the first change after a save schedules the next one ``ResourceStore/Persistence/delay``
 /// later. ``ResourceStore/flush()`` saves at once and returns when it is committed.
 final class StoreWriter: @unchecked Sendable {
     // @unchecked Sendable: `database` is touched only on `queue` (and by `open` before the object is shared);
     // `reader` only under its lock.
-    /// The key file of earlier versions, taken over into the database.
-    static let keyName = "partition.key"
     /// The `meta` row that holds the partition key.
     static let keyRow = "partition key"
 
@@ -83,27 +69,23 @@ final class StoreWriter: @unchecked Sendable {
 
     // MARK: Opening
 
-    /// Opens `persistence`'s database — made, or a damaged one set aside (logged) — with its partition key, imports
-    /// an earlier version's file, and reads the stored responses (the records are read as a store asks for them:
-    /// ``records(_:)``).
+    /// Opens `persistence`'s database — made, or a damaged one set aside (logged) — with its partition key, and
+    /// reads the stored responses (the records are read as a store asks for them: ``records(_:)``).
     ///
     /// - Returns: The writer, the key, and what the database holds; `nil` when the database cannot be opened
     ///   (logged: the store stays in memory).
     static func open(
         _ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition,
         maxRecords: Int = .max
-    ) -> (writer: StoreWriter, key: DigestKey, contents: StoreFile.Contents)? {
+    ) -> (writer: StoreWriter, key: DigestKey, contents: RowCodec.Contents)? {
         let log = persistence.log
         do throws(SQLiteError) {
             let database = try PartitionDatabase.open(
                 in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
-            // An earlier version's files are the default partition's: never another account's.
-            let isDefault = partition == PartitionDatabase.defaultPartition
-            let (key, oldKey) = try partitionKey(in: database, directory: isDefault ? persistence.directory : nil)
+            let key = try partitionKey(in: database)
             let reader = try SQLiteDatabase(path: database.path)
             let writer = StoreWriter(
                 persistence: persistence, key: key, database: database, reader: reader, maxRecords: maxRecords)
-            if isDefault { try writer.importStoreFile(oldKey: oldKey) }
             return (writer, key, try writer.readResponses())
         } catch {
             log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
@@ -111,66 +93,25 @@ final class StoreWriter: @unchecked Sendable {
         }
     }
 
-    /// The database's partition key, made when it has none: taken over from an earlier version's `partition.key`
-    /// when there is one that reads, else random.
-    ///
-    /// - Returns: The key, and the earlier version's key when its file reads (to import the file written under it).
-    private static func partitionKey(
-        in database: SQLiteDatabase, directory: URL?
-    ) throws(SQLiteError) -> (key: DigestKey, oldKey: DigestKey?) {
-        let file = directory.flatMap { FileManager.default.contents(atPath: $0.appendingPathComponent(keyName).path) }
-        let oldKey = file.flatMap { DigestKey(bytes: Array($0)) }
-        let key = try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
+    /// The database's partition key, made (random) when it has none.
+    private static func partitionKey(in database: SQLiteDatabase) throws(SQLiteError) -> DigestKey {
+        try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
             let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
             if let bytes = row?.blob, let key = DigestKey(bytes: Array(bytes)) { return key }
             // None yet (or not 32 bytes: the responses under it can never be matched again, so a new key costs
             // nothing more than their revalidation).
-            let key = oldKey ?? DigestKey.random()
+            let key = DigestKey.random()
             try database.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(keyRow), .blob(Data(key.bytes))])
             return key
         }
-        return (key, oldKey)
-    }
-
-    /// Imports an earlier version's `store.jsonapistore` into the database, once: its rows in one transaction, then
-    /// the file and `partition.key` removed (a process killed in between imports the same rows again). Responses
-    /// written under another key than the database's are left out: their partitions would never match.
-    private func importStoreFile(oldKey: DigestKey?) throws(SQLiteError) {
-        let directory = persistence.directory
-        let url = directory.appendingPathComponent(StoreFile.name)
-        let keyPath = directory.appendingPathComponent(Self.keyName).path
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            if oldKey != nil || FileManager.default.fileExists(atPath: keyPath) { unlink(keyPath) }
-            return
-        }
-        var contents: StoreFile.Contents?
-        do {
-            guard let oldKey else {
-                throw StoreFile.Unreadable(reason: "its partition key was lost", offset: 0)
-            }
-            contents = try StoreFile.decode(try Data(contentsOf: url), key: oldKey)
-        } catch let error as StoreFile.Unreadable {
-            persistence.log("JSONAPIClient store: discarded \(url.path): \(error.description); it was not imported")
-        } catch {
-            persistence.log("JSONAPIClient store: discarded \(url.path): it cannot be read (\(error)); it was not imported")
-        }
-        if var contents {
-            if oldKey != key { contents.responses = [] }
-            let records = contents.records.map { records in
-                records.resources.map { (key: ResourceStore.Key(type: $0.type, id: $0.id), record: Optional($0.record(in: records))) }
-            } ?? []
-            try write(records: records, responses: contents.responses.map { ($0.key, Optional($0.response)) })
-        }
-        unlink(url.path)
-        unlink(keyPath)
     }
 
     /// The stored responses the database holds, least recently changed first, without their bodies (each read
     /// when its response is first used: ``body(_:)``); a row that does not read, or whose body is missing, is
     /// deleted, logged with its count. The records are not read here: a read asks for its rows (``records(_:)``).
-    private func readResponses() throws(SQLiteError) -> StoreFile.Contents {
-        var contents = StoreFile.Contents()
+    private func readResponses() throws(SQLiteError) -> RowCodec.Contents {
+        var contents = RowCodec.Contents()
         var damaged: [Int64] = []
         // A whole body's size is its row's, looked up only for a whole body (a join would seek every body's row:
         // at ~244 responses, opening took 3.5 ms with it, 2.3 ms without).
@@ -180,7 +121,7 @@ final class StoreWriter: @unchecked Sendable {
                 + "FROM responses r ORDER BY r.rowid")
         for row in responses {
             guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
-                var response = try? StoreFile.response(from: bytes)
+                var response = try? RowCodec.response(from: bytes)
             else {
                 damaged.append(row.first?.integer ?? 0)
                 continue
@@ -206,9 +147,10 @@ final class StoreWriter: @unchecked Sendable {
     /// parsed as one document (see ``read(_:)`` for a row that does not parse).
     ///
     /// - Parameter keys: The records' keys.
-    /// - Returns: The records found, in one tape; `nil` when none is.
-    func records(_ keys: some Collection<ResourceStore.Key>) -> ResourceRecords? {
-        read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
+    /// - Returns: The records found, in one tape; `nil` when none is (the database holds none of them).
+    /// - Throws: ``SQLiteError`` when the rows cannot be read: a failed read is not an empty one.
+    func records(_ keys: some Collection<ResourceStore.Key>) throws(SQLiteError) -> ResourceRecords? {
+        try read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
     }
 
     /// Every record of `type` the database holds, read in one pass over the type's rows (what listing a type
@@ -216,9 +158,10 @@ final class StoreWriter: @unchecked Sendable {
     ///
     /// - Parameter type: A resource type.
     /// - Returns: The records found, in one tape (`nil` when none is), and the ids of the rows read.
-    func records(ofType type: String) -> (records: ResourceRecords?, ids: [String]) {
+    /// - Throws: ``SQLiteError`` when the rows cannot be read.
+    func records(ofType type: String) throws(SQLiteError) -> (records: ResourceRecords?, ids: [String]) {
         var ids: [String] = []
-        let records = read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
+        let records = try read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
             try reader.rows("SELECT id, object FROM records WHERE type = ?", [.text(type)]).compactMap { row in
                 guard row.count == 2, let id = row[0].text, let object = row[1].blob else { return nil }
                 ids.append(id)
@@ -228,34 +171,37 @@ final class StoreWriter: @unchecked Sendable {
         return (records, ids)
     }
 
-    /// How many records of `type` the database holds (the `(type, id)` index counted, no row read); 0 when it
-    /// cannot be read.
-    func count(ofType type: String) -> Int {
-        let count = try? reader.withLock { reader throws(SQLiteError) in
+    /// How many records of `type` the database holds (the `(type, id)` index counted, no row read).
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be read.
+    func count(ofType type: String) throws(SQLiteError) -> Int {
+        let count = try withReader { reader throws(SQLiteError) in
             try reader.rows("SELECT count(*) FROM records WHERE type = ?", [.text(type)]).first?.first?.integer
         }
-        return Int(clamping: (count ?? nil) ?? 0)
+        return Int(clamping: count ?? 0)
+    }
+
+    /// `body`'s value, run with the reader connection under its lock (on the caller's thread), or its error.
+    private func withReader<Value>(_ body: (SQLiteDatabase) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+        let result = reader.withLock { reader -> Result<Value, SQLiteError> in
+            do throws(SQLiteError) { return .success(try body(reader)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     /// The rows `query` reads through the reader connection (under its lock, on the caller's thread), parsed as one
     /// document; a row that does not parse is left out and deleted on the queue (unless a save replaced it
-    /// meanwhile), logged with its count; a database that cannot be read answers none, logged.
+    /// meanwhile), logged with its count; a database that cannot be read throws.
     private func read(
         _ query: (SQLiteDatabase) throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)]
-    ) -> ResourceRecords? {
-        let rows: [(key: ResourceStore.Key, object: Data)]
-        do {
-            rows = try reader.withLock { reader throws(SQLiteError) in try query(reader) }
-        } catch {
-            persistence.log("JSONAPIClient store: could not read records (\(error)); the store answers without them")
-            return nil
-        }
+    ) throws(SQLiteError) -> ResourceRecords? {
+        let rows = try withReader(query)
         guard !rows.isEmpty else { return nil }
-        if let records = try? StoreFile.records(Self.document(of: rows.map(\.object)), offset: 0) { return records }
+        if let records = try? RowCodec.records(Self.document(of: rows.map(\.object)), offset: 0) { return records }
         var readable: [Data] = []
         var damaged: [(key: ResourceStore.Key, object: Data)] = []
         for row in rows {
-            if (try? StoreFile.records(Self.document(of: [row.object]), offset: 0)) != nil {
+            if (try? RowCodec.records(Self.document(of: [row.object]), offset: 0)) != nil {
                 readable.append(row.object)
             } else {
                 damaged.append(row)
@@ -273,7 +219,7 @@ final class StoreWriter: @unchecked Sendable {
                 persistence.log("JSONAPIClient store: records that did not read were not deleted: \(error)")
             }
         }
-        return try? StoreFile.records(Self.document(of: readable), offset: 0)
+        return try? RowCodec.records(Self.document(of: readable), offset: 0)
     }
 
     /// How many ids one query asks for (the last query's list is padded with its last id): one prepared statement
@@ -297,7 +243,10 @@ final class StoreWriter: @unchecked Sendable {
 
     /// The rows of the records of `type` with `ids`, through `reader`: one point query for a single id, else
     /// ``idsPerQuery`` ids a query, through the `(type, id)` index.
-    private static func rows(of ids: [String], type: String, in reader: SQLiteDatabase) throws(SQLiteError) -> [(
+    ///
+    /// - Throws: ``SQLiteError`` when they cannot be read, or when a query answers a row it did not ask for (a
+    ///   read that gets other rows than asked ends, never placing them).
+    static func rows(of ids: [String], type: String, in reader: SQLiteDatabase) throws(SQLiteError) -> [(
         id: String, object: Data
     )] {
         if ids.count == 1, let id = ids.first {
@@ -313,8 +262,14 @@ final class StoreWriter: @unchecked Sendable {
             start += idsPerQuery
             let padding = Array(repeating: chunk.last ?? "", count: idsPerQuery - chunk.count)
             let values = [SQLiteValue.text(type)] + (chunk + padding).map { SQLiteValue.text($0) }
+            let asked = Set(chunk)
             for row in try reader.rows(sql, values) {
                 guard row.count == 2, let id = row[0].text, let object = row[1].blob else { continue }
+                guard asked.contains(id) else {
+                    throw SQLiteError(
+                        code: SQLiteError.misuse, message: "a query answered a row it did not ask for",
+                        operation: "reading records of a type")
+                }
                 found.append((id, object))
             }
         }
@@ -515,22 +470,24 @@ final class StoreWriter: @unchecked Sendable {
     private func write(_ changes: ResourceStore.Unsaved) throws(SQLiteError) {
         let records = changes.records.sorted { ($0.record?.lastUse ?? 0) < ($1.record?.lastUse ?? 0) }
         let responses = changes.responses.sorted { ($0.response?.lastUse ?? 0) < ($1.response?.lastUse ?? 0) }
-        try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses)
+        try write(records: records.map { ($0.key, $0.record?.stored) }, responses: responses, beneath: changes.beneath)
     }
 
-    /// Replaces or deletes the rows of `records` and `responses` (`nil`: gone) in one transaction.
+    /// Replaces or deletes the rows of `records` and `responses` (`nil`: gone) in one transaction; the record of a
+    /// key of `beneath` has the row it replaces merged under it (``ResourceStore/Unsaved/beneath``).
     private func write(
         records: [(key: ResourceStore.Key, record: ResourceRecord?)],
-        responses: [(key: ResponseKey, response: StoredResponse?)]
+        responses: [(key: ResponseKey, response: StoredResponse?)], beneath: Set<ResourceStore.Key> = []
     ) throws(SQLiteError) {
         guard !records.isEmpty || !responses.isEmpty else { return }
         try database.immediateTransaction { () throws(SQLiteError) in
             var bytes: [UInt8] = []
             for (key, record) in records {
-                guard let record else {
+                guard var record else {
                     try database.execute("DELETE FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
                     continue
                 }
+                if beneath.contains(key) { record = try mergedUnder(record, for: key) }
                 bytes.removeAll(keepingCapacity: true)
                 record.write(into: &bytes)
                 try database.execute(
@@ -540,6 +497,20 @@ final class StoreWriter: @unchecked Sendable {
             for (key, stored) in responses { try write(stored, for: key) }
             if !records.isEmpty { try trim(afterWriting: records.count) }
         }
+    }
+
+    /// `record` with the row of `key` the store never read merged under it, member by member (the record's
+    /// winning), read in the caller's transaction: what the store would hold had the row read before the merge.
+    /// The record as it is when there is no row; a row that does not read is replaced (it was never the store's).
+    ///
+    /// - Throws: ``SQLiteError`` when the row cannot be read: the save fails, and nothing overwrites the row.
+    private func mergedUnder(_ record: ResourceRecord, for key: ResourceStore.Key) throws(SQLiteError) -> ResourceRecord {
+        guard let row = try Self.rows(of: [key.id], type: key.type, in: database).first,
+            let records = try? RowCodec.records(Self.document(of: [row.object]), offset: 0),
+            let entry = records.resources.first
+        else { return record }
+        let merged = ResourceStore.merged(entry.record(in: records).resourceObject(), with: record.resourceObject())
+        return (try? ResourceRecord(merged)) ?? record
     }
 
     /// Deletes the least recently written records past ``maxRecords`` (in the caller's transaction): the database
@@ -618,7 +589,7 @@ final class StoreWriter: @unchecked Sendable {
         withoutBody.unreadBody = nil
         try database.execute(
             "INSERT OR REPLACE INTO responses (partition, url, accept, response, body_id, whole_size) VALUES (?, ?, ?, ?, ?, ?)",
-            keyValues + [.blob(Data(StoreFile.responseBytes(withoutBody, for: key))), .integer(bodyID), wholeSize])
+            keyValues + [.blob(Data(RowCodec.responseBytes(withoutBody, for: key))), .integer(bodyID), wholeSize])
     }
 
     /// A partition digest's 16 bytes, the responses' key column.
@@ -629,14 +600,6 @@ final class StoreWriter: @unchecked Sendable {
         return Data(writer.bytes)
     }
 
-    /// Flushes `directory`'s entries (a rename) to the disk.
-    static func synchronizeDirectory(_ directory: URL) {
-        let descriptor = Glibc_open(directory.path, O_RDONLY | O_CLOEXEC, 0)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        _ = close(descriptor)
-    }
-
     /// `delay` as a dispatch interval: milliseconds, from zero to an hour (so it fits a 32-bit `Int`).
     static func interval(_ delay: Duration) -> DispatchTimeInterval {
         let (seconds, attoseconds) = delay.components
@@ -644,11 +607,6 @@ final class StoreWriter: @unchecked Sendable {
         guard seconds < 3600 else { return .milliseconds(3_600_000) }
         return .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
-}
-
-/// `open(2)` with a mode (the C function is variadic; Swift imports this form on every platform).
-private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    open(path, flags, mode)
 }
 
 /// What only Apple platforms do to a store's files; nothing elsewhere.

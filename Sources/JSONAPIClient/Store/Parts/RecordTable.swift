@@ -31,8 +31,20 @@ extension ResourceStore {
         /// The types whose every row was read (``ResourceStore/resources(_:)``).
         private var typesRead: Set<String> = []
 
-        /// Whether the table needs `key`'s row before it can say what the store holds of `key`.
-        func needsRead(_ key: Key) -> Bool { readsDisk && byKey[key] == nil && !settled.contains(key) }
+        /// The keys whose record was placed before their row could be read (the read failed, or a merge came
+        /// between a read and its placing): the record holds what was merged since, and the row's other members
+        /// belong beneath it. The row is read again at the next use and merged under the record
+        /// (``placeRow(_:for:)``); until then a save merges the row under the record in its transaction, never
+        /// writing the record over the row (``ResourceStore/Unsaved/beneath``).
+        private(set) var unreadBeneath: Set<Key> = []
+
+        /// Whether the table needs `key`'s row before it can say what the store holds of `key`: it holds no
+        /// record, or one placed over a row not read (``unreadBeneath``), and no read or removal settled it.
+        func needsRead(_ key: Key) -> Bool {
+            guard readsDisk else { return false }
+            guard byKey[key] == nil else { return !unreadBeneath.isEmpty && unreadBeneath.contains(key) }
+            return !settled.contains(key)
+        }
 
         /// Whether the table needs the ids of `type`'s rows before it can list the records of `type`.
         func needsIDs(of type: String) -> Bool { readsDisk && !typesRead.contains(type) }
@@ -43,7 +55,27 @@ extension ResourceStore {
         /// Notes that the rows of `keys` were read: none is read again.
         mutating func noteRead(_ keys: some Sequence<Key>) {
             guard readsDisk else { return }
-            settled.formUnion(keys)
+            for key in keys {
+                settled.insert(key)
+                if !unreadBeneath.isEmpty { unreadBeneath.remove(key) }
+            }
+        }
+
+        /// Places the record read from `key`'s row: as it is when the table holds none; under the table's record
+        /// (member by member, the table's winning) when that one was placed over the row before it could be read
+        /// (``unreadBeneath``), noted unsaved so that the next save writes the two merged.
+        ///
+        /// - Returns: Whether the table holds `row` itself now (the caller counts it in its shared tape).
+        mutating func placeRow(_ row: Record, for key: Key) -> Bool {
+            guard !unreadBeneath.isEmpty, unreadBeneath.remove(key) != nil, let current = byKey[key] else {
+                _ = byKey.updateValue(row, forKey: key)
+                return true
+            }
+            let merged = ResourceStore.merged(row.object, with: current.object)
+            if merged != current.object, let record = Record(object: merged, lastUse: current.lastUse) {
+                setRecord(record, for: key)
+            }
+            return false
         }
 
         /// Notes that the ids of `type`'s rows were read.
@@ -81,6 +113,7 @@ extension ResourceStore {
         @discardableResult
         mutating func setRecord(_ record: Record, for key: Key) -> Record? {
             let old = byKey.updateValue(record, forKey: key)
+            if old == nil, readsDisk, !settled.contains(key) { unreadBeneath.insert(key) }
             unsaved.insert(key)
             if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
             if let old { released(old.stored) }
@@ -95,7 +128,10 @@ extension ResourceStore {
         ///
         /// - Returns: The record it replaced.
         mutating func placeUncounted(_ record: Record, for key: Key) -> Record? {
-            byKey.updateValue(record, forKey: key)
+            let old = byKey.updateValue(record, forKey: key)
+            // A new record over a row not read (its read failed): the row's members go beneath it.
+            if old == nil, readsDisk, !settled.contains(key) { unreadBeneath.insert(key) }
+            return old
         }
 
         /// Moves `key` in the self-link index, when there is one, from `oldLink` to `newLink`.
@@ -121,6 +157,7 @@ extension ResourceStore {
         /// Removes the record of `key`, keeping the self-link index and the shared tapes' counts in step.
         @discardableResult
         mutating func removeRecord(_ key: Key) -> Record? {
+            if !unreadBeneath.isEmpty { unreadBeneath.remove(key) }
             if readsDisk, settled.insert(key).inserted, byKey[key] == nil {
                 unsaved.insert(key)  // a row not read yet: the next save deletes it
                 return nil
@@ -138,6 +175,7 @@ extension ResourceStore {
             unsaved.removeAll()
             readsDisk = false
             settled.removeAll()
+            unreadBeneath.removeAll()
             typesRead.removeAll()
             byKey.removeAll()
             selfLinks = nil
