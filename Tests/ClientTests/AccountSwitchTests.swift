@@ -293,7 +293,9 @@ struct AccountSwitchTests {
         #expect(
             shown.last == "bob: Article 1",
             "shown \(shown); now \(String(describing: article.resource?.title)), loading \(article.isLoading), account \(String(describing: api.account)), clears \(String(describing: api.store?.clears)), requests \(server.client.requests.map { "\($0.headerFields[.authorization] ?? "") \($0.url.path)" })")
-        #expect(server.client.requests.count == 2)
+        // Alice's fetch, then Bob's: and once more when the first of Bob's was asked for while the switch was under
+        // way (the session may still have sent it as Alice), asked again at its end.
+        #expect((2...3).contains(server.client.requests.count))
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -311,7 +313,8 @@ struct AccountSwitchTests {
         token.value = "bob"
         try await api.signIn(account: "bob")
         #expect(await Observed.until("bob's article shows", timeout: .seconds(60)) { list.resources.map(\.title) == ["bob's"] })
-        #expect(client.requests.count == 2)
+        // The same: a page asked for while the switch was under way is asked again at its end.
+        #expect((2...3).contains(client.requests.count))
     }
 
     @Test("Persisted: a write Bob queues after signing in is on disk in his database (a new account's queue is persisted)")

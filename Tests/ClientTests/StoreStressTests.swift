@@ -2,6 +2,7 @@ import Foundation
 import JSONAPIClientTesting
 import Observation
 import Testing
+import TestSupport
 
 @testable import JSONAPIClient
 
@@ -35,18 +36,6 @@ struct StoreStressTests {
             var run = StressRun(seed: seed)
             await run.go(steps: Self.steps)
         }
-    }
-}
-
-/// SplitMix64: a small seeded generator, the same sequence on every platform.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -89,7 +78,7 @@ final class StressServer: @unchecked Sendable {
     func sent(_ text: String, to user: String) -> Bool { lock.withLock { sent[user]?.contains(text) ?? false } }
 
     /// Another client changes a few titles and names of `user`'s, and puts back what was deleted.
-    func changeElsewhere(_ user: String, using generator: inout SeededGenerator) {
+    func changeElsewhere(_ user: String, using generator: inout SplitMix) {
         let picks = (0..<3).map { _ in Int.random(in: 0..<(Self.count + 5), using: &generator) }
         lock.withLock {
             var version = versions[user] ?? Array(repeating: 0, count: Self.count + 5)
@@ -180,7 +169,7 @@ final class Named: @unchecked Sendable {
 @MainActor
 struct StressRun {
     let seed: UInt64
-    var generator: SeededGenerator
+    var generator: SplitMix
     let server = StressServer()
     let api: Session
     var user = "alice"
@@ -194,7 +183,7 @@ struct StressRun {
 
     init(seed: UInt64) {
         self.seed = seed
-        generator = SeededGenerator(state: seed)
+        generator = SplitMix(seed: seed)
         // The token of the account the session names: what it sends changes with the account, at the end of a
         // switch (while one is under way, requests keep out of the store whatever they send).
         let named = Named()

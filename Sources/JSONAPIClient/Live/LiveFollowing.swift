@@ -54,9 +54,9 @@ enum LiveFollowing {
         /// change (``ResourceStore/Effects/cleared``), or the clear's own call applying it
         /// (``ResourceStore/applyLiveNow()``).
         var cleared = false
-        /// Whether the object starts again whatever it saw of the clear: the end of a clear or a switch of account
-        /// (``ResourceStore/applyLiveNow()``), after which nothing fetched before — or during a switch, as the
-        /// account left — may stay shown.
+        /// Whether this is the end of a clear or a switch of account (``ResourceStore/applyLiveNow()``): the object
+        /// starts again when it has not seen the clear yet, or when what it shows or fetches was asked for while a
+        /// switch was under way (the session may have sent it as the account left).
         var restarts = false
 
         /// Adds what one notification told: `changes`, what the fetch that made them decoded, and whether it was a

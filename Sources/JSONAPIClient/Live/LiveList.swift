@@ -94,6 +94,8 @@ public final class LiveList<Model: Resource> {
     /// The store's ``ResourceStore/clears`` when the list last fetched its first page: an eviction after it moved is
     /// a clear.
     @ObservationIgnored private var clearsSeen: UInt64
+    /// Whether a page shown or in flight was asked for while a switch of account was under way.
+    @ObservationIgnored private var askedWhileSwitching = false
 
     /// A live list for `request`, prefetching `prefetch` pages ahead (0 for none).
     init(request: FetchRequest<[Model]>, prefetch: Int) {
@@ -141,6 +143,7 @@ public final class LiveList<Model: Resource> {
         // shown may be the previous account's.
         if clears != clearsSeen { reset() } else { cancelFetches() }
         clearsSeen = clears
+        askedWhileSwitching = request.session.store?.epoch.switching ?? false
         let generation = generation
         phase = .loading
         start { @MainActor [weak self] in
@@ -155,6 +158,7 @@ public final class LiveList<Model: Resource> {
     }
 
     private func startNextPage(after page: Page) {
+        if request.session.store?.epoch.switching == true { askedWhileSwitching = true }
         let generation = generation
         let next = ahead.isEmpty ? nil : ahead.removeFirst()
         phase = .loadingMore
@@ -323,7 +327,7 @@ public final class LiveList<Model: Resource> {
     /// fetch had them, or else read again, in one read; deleted ones leave the list. Costs the changes, not the
     /// list's length (but for a delete, which closes the gap).
     private func apply(_ batch: LiveFollowing.Batch, from store: ResourceStore) {
-        if batch.restarts || (batch.cleared && store.clears != clearsSeen) {
+        if batch.cleared && store.clears != clearsSeen || batch.restarts && askedWhileSwitching {
             // Cleared with none of the list's records in the store (an empty list, a first page in flight): as an
             // eviction after a clear, nothing shown or in flight stays, and a list that showed or fetched anything
             // fetches its first page again as whoever is signed in now.

@@ -45,6 +45,8 @@ public final class LiveResource<Model: Resource> {
     @ObservationIgnored private var generation = 0
     /// The store's ``ResourceStore/clears`` when the object last fetched: an eviction after it moved is a clear.
     @ObservationIgnored private var clearsSeen: UInt64
+    /// Whether what is shown or in flight was asked for while a switch of account was under way.
+    @ObservationIgnored private var askedWhileSwitching = false
 
     /// A live resource for `request`; `id`, when known, is followed in the store from now on.
     init(request: FetchRequest<Model>, id: String?) {
@@ -79,6 +81,7 @@ public final class LiveResource<Model: Resource> {
         // shown may be the previous account's.
         if clears != clearsSeen { resource = nil }
         clearsSeen = clears
+        askedWhileSwitching = request.session.store?.epoch.switching ?? false
         generation += 1
         let generation = generation
         isLoading = true
@@ -142,7 +145,7 @@ public final class LiveResource<Model: Resource> {
         dependencies.removeAll()
         observer = LiveFollowing.follow(store, type: nil, tasks: tasks) { [weak self] batch in
             guard let self else { return }
-            if batch.restarts {
+            if batch.restarts, askedWhileSwitching {
                 restart(from: store)
                 return
             }

@@ -136,13 +136,10 @@ extension ResourceStore {
     /// Notes that a switch of account begins (``Session/signIn(account:)``, ``Session/signOut(removingData:)``, at
     /// their call, before anything suspends): until its ``endSwitch()``, a request answered reads, keeps and merges
     /// nothing of the store — the app may hold the new account's credentials already while the old account is
-    /// shown, or the old ones once the new account is — and nothing sent before is merged after (the clear count
-    /// moves).
+    /// shown, or the old ones once the new account is. (A request sent before is not merged after the switch
+    /// either: the switch moves the clear count.)
     func beginSwitch() {
-        commit(merging: false) { state, effects in
-            state.switching += 1
-            effects.movesEpoch = true
-        }
+        commit(merging: false) { state, _ in state.switching += 1 }
     }
 
     /// Notes that a switch of account begun by ``beginSwitch()`` is over (done, failed or not needed).

@@ -14,7 +14,7 @@ import Musl
 /// Every change of the store's state is an event applied by ``ResourceStore/commit(merging:_:)``: it takes the lock,
 /// applies the event to the state (the parts' own methods do the work and say what changed, in ``Effects``),
 /// notes the batch for the observers in the ``Outbox`` in the same lock section, moves the clear count when the
-/// event is a clear or a switch beginning, releases the lock, and then carries out the effects once — the save scheduled, the observers
+/// event is a clear, releases the lock, and then carries out the effects once — the save scheduled, the observers
 /// told. No other function does any of the three.
 ///
 /// Observers are told after the outermost store call that made the change has returned, on that thread, one batch
@@ -33,9 +33,6 @@ extension ResourceStore {
         var cleared = false
         /// Whether the writer has something new to save.
         var saves = false
-        /// Whether the clear count moves without a clear (a switch of account begins): nothing sent before it is
-        /// merged after it.
-        var movesEpoch = false
     }
 
     /// Applies `event` to the state under the lock — once the bodies waiting are merged, when `merging` (their
@@ -57,7 +54,7 @@ extension ResourceStore {
         var first: Outbox.Delivery?
         let result = try state.withLock { state in
             defer {
-                if effects.cleared || effects.movesEpoch { state.clears &+= 1 }
+                if effects.cleared { state.clears &+= 1 }
                 if !state.observers.isEmpty, !effects.changes.isEmpty || effects.cleared {
                     state.outbox.add(
                         Outbox.Delivery(
