@@ -3,7 +3,9 @@
 # many seeds, each JSONAPI_STRESS_STEPS steps (10,000 by default), in a debug build, a release build (-enable-testing)
 # and under ThreadSanitizer, with a CPU hog on every core beside it (--no-load: without). A failure names its seed;
 # run that seed alone with JSONAPI_STRESS_SEEDS=<seed>. --converge also requires every live object to equal a fresh
-# read of the store at each quiet point (not yet held under every interleaving: issue 42).
+# read of the store at each quiet point (not yet held under every interleaving: issue 42). Sign-in and sign-out run
+# between quiet points here (--no-switches: not), unlike the suite's run: an account's record still shows in the
+# next account's store under some interleavings (issue 42).
 #
 #   scripts/stress.sh                 # seeds 1-20, debug, release and TSan, under load
 #   scripts/stress.sh --seeds 1-5 --builds debug
@@ -18,9 +20,11 @@ while [ $# -gt 0 ]; do
         --builds) builds="$2"; shift 2 ;;
         --no-load) load=false; shift ;;
         --converge) export JSONAPI_STRESS_CONVERGE=1; shift ;;
+        --no-switches) export JSONAPI_STRESS_SWITCHES=0; shift ;;
         *) echo "usage: scripts/stress.sh [--seeds A-B] [--builds 'debug release tsan'] [--no-load] [--converge]" >&2; exit 2 ;;
     esac
 done
+export JSONAPI_STRESS_SWITCHES=1  # sign-in and sign-out between quiet points (the suite's run leaves them out)
 scripts/ensure-sqlite.sh
 first=${seeds%-*}; last=${seeds#*-}
 hogs=()

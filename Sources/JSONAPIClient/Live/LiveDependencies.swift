@@ -75,12 +75,13 @@ struct LiveDependencies {
     /// (``ResourceStore/shownAsFetched(_:type:depth:)``: a newer response may have been merged since, and its change
     /// told before the object shows the fetch), and those it does not confirm are read again.
     ///
-    /// - Returns: The models read again, by id (a decoded model not among them is shown as decoded), and the keys
-    ///   each id reaches.
+    /// - Returns: The models read again, by id (a decoded model not among them is shown as decoded, but for one in
+    ///   `gone`), the ids the store shows no record of although it took the response's records (deleted or being
+    ///   deleted since: not shown), and the keys each id reaches.
     static func confirmed<Model: Resource>(
         _ type: Model.Type, ids: [String], records: ResourceRecords?, in store: ResourceStore
-    ) -> (read: [String: Model], reached: [(id: String, keys: [ResourceStore.Key])]) {
-        guard !ids.isEmpty else { return ([:], []) }
+    ) -> (read: [String: Model], gone: Set<String>, reached: [(id: String, keys: [ResourceStore.Key])]) {
+        guard !ids.isEmpty else { return ([:], [], []) }
         var unconfirmed = ids
         var reached: [(id: String, keys: [ResourceStore.Key])] = []
         if let records {
@@ -90,9 +91,15 @@ struct LiveDependencies {
                 if let keys { reached.append((ids[index], keys)) } else { unconfirmed.append(ids[index]) }
             }
         }
-        guard !unconfirmed.isEmpty else { return ([:], reached) }
+        guard !unconfirmed.isEmpty else { return ([:], [], reached) }
         let read = store.resources(Model.self, ids: unconfirmed)
-        return (read, reached + Self.reached(Model.self, ids: unconfirmed, in: store))
+        var gone = Set<String>()
+        if records != nil {
+            for id in unconfirmed where read[id] == nil && store.record(type: Model.resourceType, id: id) == nil {
+                gone.insert(id)
+            }
+        }
+        return (read, gone, reached + Self.reached(Model.self, ids: unconfirmed, in: store))
     }
 
     /// Notes what models reach now (``reached(_:ids:in:)``), in place of what they reached before.

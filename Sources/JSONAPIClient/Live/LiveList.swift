@@ -239,9 +239,9 @@ public final class LiveList<Model: Resource> {
             }
             added.append(id)
         }
-        let (read, reached) = request.session.store.map {
+        let (read, gone, reached) = request.session.store.map {
             LiveDependencies.confirmed(Model.self, ids: added, records: page.records, in: $0)
-        } ?? ([:], [])
+        } ?? ([:], [], [])
         if replacing { credentials = page.credentials }
         var models = replacing ? [] : resources
         var ids = replacing ? [] : self.ids
@@ -252,7 +252,7 @@ public final class LiveList<Model: Resource> {
         for model in page.data ?? [] {
             let id = model.id.resourceID
             if let id {
-                guard positions[id] == nil else { continue }
+                guard positions[id] == nil, !gone.contains(id) else { continue }
                 positions[id] = ids.count
             }
             models.append(id.flatMap { read[$0] } ?? model)

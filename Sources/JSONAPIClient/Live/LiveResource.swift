@@ -112,13 +112,14 @@ public final class LiveResource<Model: Resource> {
         case .success(let response):
             error = nil
             guard let model = response.data else { return }
-            // The store first (it may show a newer response's model already), the object's own state after.
+            // Followed first, so that no change made from now on is missed; then the store (it may show a newer
+            // response's model already, or none); the object's own state after.
             let id = model.id.resourceID
-            let (read, reached) = request.session.store.map { store in
-                LiveDependencies.confirmed(Model.self, ids: id.map { [$0] } ?? [], records: response.records, in: store)
-            } ?? ([:], [])
-            resource = id.flatMap { read[$0] } ?? model
             if let id, id != self.id { follow(id) }
+            let (read, gone, reached) = request.session.store.map { store in
+                LiveDependencies.confirmed(Model.self, ids: id.map { [$0] } ?? [], records: response.records, in: store)
+            } ?? ([:], [], [])
+            resource = id.map { gone.contains($0) } == true ? nil : id.flatMap { read[$0] } ?? model
             if self.id == id { dependencies.note(reached) }
         case .failure(let failure):
             if let shown = LiveFetch.shown(failure) { error = shown }
