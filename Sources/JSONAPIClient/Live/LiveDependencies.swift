@@ -76,8 +76,7 @@ struct LiveDependencies {
     /// told before the object shows the fetch), and those it does not confirm are read again.
     ///
     /// - Returns: The models read again, by id (a decoded model not among them is shown as decoded, but for one in
-    ///   `gone`), the ids the store shows no record of although it took the response's records (deleted or being
-    ///   deleted since: not shown), and the keys each id reaches.
+    ///   `gone`), the ids of the response whose delete is being settled (not shown), and the keys each id reaches.
     static func confirmed<Model: Resource>(
         _ type: Model.Type, ids: [String], records: ResourceRecords?, in store: ResourceStore
     ) -> (read: [String: Model], gone: Set<String>, reached: [(id: String, keys: [ResourceStore.Key])]) {
@@ -93,10 +92,13 @@ struct LiveDependencies {
         }
         guard !unconfirmed.isEmpty else { return ([:], [], reached) }
         let read = store.resources(Model.self, ids: unconfirmed)
+        // An id the store has no record of although it took the response: deleted since, or evicted to make room
+        // (which leaves a live object its copy). Only a delete still being settled says which.
         var gone = Set<String>()
         if records != nil {
-            for id in unconfirmed where read[id] == nil && store.record(type: Model.resourceType, id: id) == nil {
-                gone.insert(id)
+            for id in unconfirmed where read[id] == nil {
+                guard let pending = store.pendingChanges(type: Model.resourceType, id: id) else { continue }
+                if pending.local == nil, pending.server != nil { gone.insert(id) }
             }
         }
         return (read, gone, reached + Self.reached(Model.self, ids: unconfirmed, in: store))
