@@ -92,16 +92,14 @@ enum LiveFollowing {
             }
         }
 
-        /// Takes every change waiting, then `changes` (a clear when `cleared`); nothing once cancelled.
-        func takeAll(
-            adding changes: [StoreChange] = [], fetched: ResourceStore.FetchedModels? = nil, cleared: Bool = false
-        ) -> Batch {
+        /// Takes every change waiting (marked a clear when `cleared`); nothing once cancelled.
+        func takeAll(cleared: Bool = false) -> Batch {
             state.withLock { state in
                 guard !state.cancelled else { return Batch() }
                 var batch = state.batch
                 state.batch = Batch()
                 state.scheduled = false
-                batch.add(changes, fetched: fetched, cleared: cleared)
+                if cleared { batch.cleared = true }
                 return batch
             }
         }

@@ -48,7 +48,12 @@ extension ResourceStore {
     @discardableResult
     func commit<Result>(merging: Bool = true, _ event: (inout State, inout Effects) throws -> Result) rethrows -> Result
     {
-        if merging { faultInWaiting() }
+        if merging {
+            // Its own commits (rows placed) are told with this one's, at its end, not before it.
+            StoreThread.enter()
+            faultInWaiting()
+            StoreThread.leave()
+        }
         let outermost = StoreThread.isOutermost
         var effects = Effects()
         var first: Outbox.Delivery?
@@ -78,17 +83,11 @@ extension ResourceStore {
     /// each of its steps (a read that faults rows in, then reads).
     func call<Result>(_ body: () throws -> Result) rethrows -> Result {
         StoreThread.enter()
-        let result: Result
-        do {
-            result = try body()
-        } catch {
+        defer {
             StoreThread.leave()
             deliverQueued()
-            throw error
         }
-        StoreThread.leave()
-        deliverQueued()
-        return result
+        return try body()
     }
 
     /// Tells the observers what waits, when this thread is not inside a store call or a delivery and no other
