@@ -169,6 +169,51 @@ struct AccountSwitchTests {
         #expect(api.store?.record(type: "memos", id: "a") == nil)  // not kept for Alice either: fetched again
     }
 
+    /// A middleware that holds the request of memo `held`, its credentials added by the middleware before it,
+    /// until let go: a token refresh that takes its time.
+    final class HoldingMiddleware: Middleware {
+        let held: String
+        private let arrived = AsyncStream<Void>.makeStream()
+        private let release = AsyncStream<Void>.makeStream()
+        init(holding held: String) { self.held = held }
+
+        func waitForArrival() async { for await _ in arrived.stream { return } }
+        func letGo() { release.continuation.yield() }
+
+        func intercept(
+            _ request: HTTPRequest, context: MiddlewareContext,
+            next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            if request.url.lastPathComponent == held {
+                arrived.continuation.yield()
+                for await _ in release.stream { break }
+            }
+            return try await next(request)
+        }
+    }
+
+    @Test(
+        "A request made before a switch whose credentials were added before it reaches the store after it: neither kept nor merged, whichever account is shown next",
+        arguments: [nil, "carol"] as [String?])
+    func credentialsAddedBeforeSwitch(next: String?) async throws {
+        let holding = HoldingMiddleware(holding: "a")
+        let token = Token("B")
+        let api = Session(
+            baseURL: exampleBase, client: HoldingServer(holding: "none"),
+            configuration: .init(middlewares: [BearerTokenMiddleware { token.current }, holding], account: "bob"))
+        #expect(api.store != nil)
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        let late = Task { try await memos.fetch(id: "a").result() }
+        await holding.waitForArrival()  // Bob's token on it
+        token.current = next.map { "token of \($0)" } ?? "anonymous"
+        if let next { try await api.signIn(account: next) } else { try await api.signOut() }
+        holding.letGo()
+        _ = try? await late.value
+        #expect(api.store?.record(type: "memos", id: "a") == nil)
+        #expect(try api.store?.resources(Memo.self).isEmpty == true)
+        #expect(api.store?.usage.responses == 0)
+    }
+
     /// A server that holds every request until opened, and tells each arrival.
     final class GateServer: Client, @unchecked Sendable {
         private let lock = NSLock()

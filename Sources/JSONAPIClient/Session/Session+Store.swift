@@ -39,9 +39,9 @@ extension Session {
             return (request, response, .network, credentials)
         }
         let visit = StoreVisit()
-        // The store's clear count as the request is made, before the middleware adds its credentials: a session
-        // that names its account sends it as that account, so a switch after this point makes it another's.
-        let made = store.clears
+        // The store's epoch as the request is made, before the middleware adds its credentials: a switch of
+        // account after this point (or one under way now) may make it another account's.
+        let made = store.epoch
         let response: HTTPResponse
         do {
             response = try await transmit(request) { [self] sent in
@@ -52,7 +52,9 @@ extension Session {
             where policy.kind == .networkFirst && (error.code == .transportFailed || error.code == .timedOut)
         {
             // The request as the store last saw it says whose stored response may answer.
-            guard let seen = visit.state.withLock({ $0.request }), let stored = store.storedResponse(for: seen),
+            // A session that names its account answers only while the account it was made for is shown.
+            guard let seen = visit.state.withLock({ $0.request }),
+                let stored = store.storedResponse(for: seen, epoch: store.accountDigest != nil ? made.clears : nil),
                 stored.freshness.isFresh(at: store.now()) || stored.freshness.mayServeStale
             else { throw error }
             return (request, stored.response, .offline, lineage.root(ofCredentialsIn: seen.headerFields))
@@ -73,25 +75,27 @@ extension Session {
     /// and the request sets no validator of its own — shared with identical requests in flight; keeps a successful
     /// response (unless `no-store`) and merges its resources.
     ///
-    /// - Parameter made: The store's ``ResourceStore/clears`` when the request was made. In a session that names its
-    ///   account, a request made before a switch of account is the previous account's, and one answered while a
-    ///   switch is under way may be either's: it goes to the network without the store (no stored response answers it, nothing of its answer is kept or merged), and an answer
-    ///   to one sent before a switch is neither kept nor merged after it. In one that names none, whose the request
-    ///   is shows by its credentials, noted by the transmit (which may change the records' owner).
+    /// - Parameter made: The store's ``ResourceStore/epoch`` when the request was made. A request made before a
+    ///   switch of account (``ResourceStore/switchAccount(to:)``), or made or answered while one is under way, may
+    ///   be either account's — its credentials were added by the middleware at some point in between: it goes to
+    ///   the network without the store (no stored response answers it, nothing of its answer is kept or merged).
+    ///   In a session that names its account, so does one made before a clear; an answer to one sent before a
+    ///   switch or a clear is neither kept nor merged after it. In one that names none, whose the request is shows
+    ///   by its credentials, noted by the transmit (which may change the records' owner).
     private func answer(
         _ request: HTTPRequest, policy: CachePolicy, listing: String?, decodes: Bool, store: ResourceStore,
-        visit: StoreVisit, made: UInt64
+        visit: StoreVisit, made: (clears: UInt64, switches: UInt64, switching: Bool)
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
         let named = store.accountDigest != nil
         let now = store.epoch
-        let epoch = named ? made : now.clears  // after the transmit noted the credentials (and any owner change)
-        guard !now.switching, !named || now.clears == epoch else {
+        let epoch = named ? made.clears : now.clears  // after the transmit noted the credentials (and any owner change)
+        guard !made.switching, !now.switching, now.switches == made.switches, !named || now.clears == epoch else {
             visit.state.withLock { $0 = StoreVisit.State(request: request) }
             return try await client.send(request)  // the previous account's: nothing of the store for it
         }
         let key = store.responseKey(for: request)
-        let stored = store.storedResponse(for: request, key: key)
+        let stored = store.storedResponse(for: request, key: key, epoch: epoch)
         visit.state.withLock { $0 = StoreVisit.State(request: request) }
         var conditional = request
         let decision = ResponseCache.decide(stored, for: request, policy: policy, now: requestTime)

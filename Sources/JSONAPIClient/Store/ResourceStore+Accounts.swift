@@ -117,6 +117,7 @@ extension ResourceStore {
             shown.observers = state.observers
             shown.nextObserver = state.nextObserver
             shown.clears = state.clears
+            shown.switches = state.switches &+ 1
             shown.recordsUsed = shown.recordsUsed || state.recordsUsed
             old.observers = [:]
             old.outbox.removeAll()

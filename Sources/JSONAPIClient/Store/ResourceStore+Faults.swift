@@ -33,13 +33,12 @@ extension ResourceStore {
     /// of by id.
     @discardableResult
     func faultIn(_ keys: some Sequence<Key>) -> Result<Void, SQLiteError> {
-        guard let writer else { return .success(()) }
-        var (needed, epoch) = state.withLock { state -> ([Key], UInt64) in
-            guard state.records.readsDisk else { return ([], state.clears) }
+        guard writer != nil else { return .success(()) }
+        let (reader, asked, epoch) = readingDisk { state -> [Key] in
             var seen = Set<Key>()
-            return (keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }, state.clears)
+            return keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }
         }
-        guard !needed.isEmpty else { return .success(()) }
+        guard let writer = reader, var needed = asked, !needed.isEmpty else { return .success(()) }
         if needed.count >= Self.wholeTypeAt {
             for (type, asked) in Dictionary(grouping: needed, by: \.type) where asked.count >= Self.wholeTypeAt {
                 // A count that cannot be read reads by id.
@@ -60,6 +59,19 @@ extension ResourceStore {
             writer.persistence.log(
                 "JSONAPIClient store: could not read \(needed.count) records (\(error)); they are read again when next used")
             return .failure(error)
+        }
+    }
+
+    /// The writer, what `asked` finds to read, and the clear count, in one lock section (`nil`s when the store
+    /// reads no rows now). A switch of account changes the writer and the count together, inside the state's lock:
+    /// rows read through this writer are placed only while this count holds (``place(_:asked:epoch:)``), so one
+    /// account's rows never land in another's records, whatever thread switches meanwhile.
+    private func readingDisk<Asked>(_ asked: (State) -> Asked?) -> (StoreWriter?, Asked?, UInt64) {
+        state.withLock { state in
+            guard state.records.readsDisk, let writer = backing.withLock({ $0.writer }) else {
+                return (nil, nil, state.clears)
+            }
+            return (writer, asked(state), state.clears)
         }
     }
 
@@ -91,9 +103,8 @@ extension ResourceStore {
     ///   not be (logged): the type is not noted as listed, and the next listing reads it again.
     @discardableResult
     func faultIn(type: String) -> Result<Void, SQLiteError> {
-        guard let writer, let epoch = state.withLock({ $0.records.needsIDs(of: type) ? $0.clears : nil }) else {
-            return .success(())
-        }
+        let (reader, needed, epoch) = readingDisk { $0.records.needsIDs(of: type) ? true : nil }
+        guard let writer = reader, needed == true else { return .success(()) }
         switch attempts({ () throws(SQLiteError) in try writer.records(ofType: type) }) {
         case .success(let (records, ids)):
             guard place(records, asked: ids.map { Key(type: type, id: $0) }, epoch: epoch) else { return .success(()) }

@@ -26,8 +26,11 @@ extension ResourceStore {
     /// from a clear (the account changed), not from the store making room.
     var clears: UInt64 { state.withLock { $0.clears } }
 
-    /// The clear count, and whether a switch of account is under way (``State/switching``), read at once.
-    var epoch: (clears: UInt64, switching: Bool) { state.withLock { ($0.clears, $0.switching > 0) } }
+    /// The clear count, the count of switches of account, and whether one is under way (``State/switching``), read
+    /// at once.
+    var epoch: (clears: UInt64, switches: UInt64, switching: Bool) {
+        state.withLock { ($0.clears, $0.switches, $0.switching > 0) }
+    }
 
     /// Stops calling observer `number`.
     func removeObserver(_ number: UInt64) {

@@ -19,20 +19,22 @@ extension ResourceStore {
     /// - Parameter owner: The root of the request's credentials (``CredentialLineage/root(of:)``).
     func admit(_ owner: CredentialDigest) {
         call {
-            let (switched, persists) = commit(merging: false) { state, effects -> (Bool, Bool) in
+            // The writer read in the same lock section as the owner it notes: a switch of account meanwhile
+            // leaves the next account's rows alone.
+            let (switched, persisted) = commit(merging: false) { state, effects -> (Bool, StoreWriter?) in
                 if state.ownerUnconfirmed {
                     state.ownerUnconfirmed = false
                     if state.owner == owner { state.records.readDisk() }  // theirs: the rows may be read now
                 }
-                guard state.owner != owner else { return (false, false) }
+                guard state.owner != owner else { return (false, nil) }
                 let previous = state.owner
                 state.owner = owner
-                guard previous != nil else { return (false, true) }
+                guard previous != nil else { return (false, writer) }
                 effects.changes = state.dropRecords()
                 effects.cleared = true
-                return (true, true)
+                return (true, writer)
             }
-            if persists { writer?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched) }
+            persisted?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched)
         }
     }
 }

@@ -16,16 +16,20 @@ extension ResourceStore {
     /// - Parameters:
     ///   - request: The request as the transport gets it.
     ///   - key: Its key, when the caller has it already.
+    ///   - epoch: The store's ``clears`` when the request was made, when it belongs to the account shown then:
+    ///     after a clear or a switch of account since, nothing answers it (the stored responses are another's).
     ///
     /// A persisted store reads the body of a response it has not used since it opened now (without its lock),
     /// rebuilding it from the records when the database kept its outline (``ResponseOutline``); one whose body is
     /// gone from the database (another process replaced it) is removed, and `nil` returned; one whose records are not
     /// all in the store any more is not answered with (`nil`: it is fetched again, and replaced).
-    func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
+    func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil, epoch made: UInt64? = nil)
+        -> StoredResponse?
+    {
         let key = key ?? responseKey(for: request)
         let digestKey = digestKey
         let (found, epoch) = commit(merging: false) { state, _ -> (StoredResponse?, UInt64) in
-            guard let stored = state.responses[key],
+            guard made == nil || made == state.clears, let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
             else { return (nil, state.clears) }
             return (state.responses.use(key, at: state.tick()), state.clears)

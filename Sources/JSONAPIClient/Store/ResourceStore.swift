@@ -226,6 +226,9 @@ public final class ResourceStore: Sendable {
         /// How many switches of account are under way (``ResourceStore/beginSwitch()``): a request answered
         /// meanwhile reads, keeps and merges nothing of the store, whose account it may not be.
         var switching = 0
+        /// How many switches of account were made (``ResourceStore/switchAccount(to:)``): a request made before one
+        /// is another account's, whatever the records' owner says when it is answered.
+        var switches: UInt64 = 0
         /// Whether the records were ever used — read, observed, written, saved (anything that merges the bodies
         /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
         /// session whose store is never used pays for keeping the bytes only.
@@ -457,13 +460,16 @@ public final class ResourceStore: Sendable {
     public func clear() {
         let named = accountDigest != nil
         call {
-            commit(merging: false) { state, effects in
+            // The writer of the partition cleared, read in the clear's lock section: a switch of account
+            // meanwhile leaves the next account's rows alone.
+            let cleared = commit(merging: false) { state, effects -> StoreWriter? in
                 effects.changes = state.dropRecords()
                 effects.cleared = true
                 if !named { state.owner = nil }
                 state.responses.removeAll()
+                return writer
             }
-            writer?.removeAll()
+            cleared?.removeAll()
         }
         applyLiveNow()
     }

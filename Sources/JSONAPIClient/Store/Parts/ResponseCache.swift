@@ -17,7 +17,7 @@ struct StoredResponse: Sendable {
     /// it stale.
     var collectionTypes: Set<String> = []
     /// Where the body is while it was not read: a persisted store reads the stored responses when it opens, but
-    /// each body only when the response is first used (``ResourceStore/storedResponse(for:key:)``). `response.body`
+    /// each body only when the response is first used (``ResourceStore/storedResponse(for:key:epoch:)``). `response.body`
     /// is empty meanwhile.
     var unreadBody: UnreadBody?
 
@@ -209,7 +209,7 @@ struct ResponseCache {
     }
 
     /// What `request` (as the transport would get it) does under `policy` at `now`, given `stored`, the response it
-    /// may be answered or validated with (``ResourceStore/storedResponse(for:key:)``). Pure: the session acts on it.
+    /// may be answered or validated with (``ResourceStore/storedResponse(for:key:epoch:)``). Pure: the session acts on it.
     ///
     /// A request with `Cache-Control: no-cache` is never answered from the store; one that sets a validator of its
     /// own is sent as it is.
