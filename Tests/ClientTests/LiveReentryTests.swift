@@ -59,6 +59,45 @@ struct LiveReentryTests {
         #expect(live.resource?.title == "Changed")
     }
 
+    /// A model removed from the store after the response of a fetch in flight was merged, and before the live
+    /// object shows that fetch: the removal is told first, and the fetch must not bring the model back (the store
+    /// shows none: a live object equals a fresh read).
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("A model removed while the fetch that brought it is in flight is not shown by that fetch")
+    func removedDuringFetch() async throws {
+        let server = ScriptedArticles(count: 4)
+        let api = Session(baseURL: ScriptedArticles.baseURL, client: server.client)
+        let store = try #require(api.store)
+        let source = api.source(Headline.self, .path("articles/<id>"))
+        let list = source.fetch().page(.pageBased(1, 2)).liveList(prefetch: 0)
+        let live = source.fetch(id: "1").live()
+        await list.load()
+        await live.load()
+        #expect(list.resources.map(\.id) == ["1", "2"])
+        #expect(live.resource?.id == "1")
+        // When a refresh's records are merged (on the fetch's thread), article 2 — and then article 1 — is removed:
+        // what a confirmed delete of another task does.
+        let armed = LockedValue<String?>("2")
+        let observer = store.addObserver(type: "articles") { changes, _ in
+            guard changes.contains(where: { $0.kind == .updated }),
+                let id = armed.withLock({ id in defer { id = nil }; return id })
+            else { return }
+            store.remove(type: "articles", id: id)
+        }
+        defer { store.removeObserver(observer) }
+        server.retitle("2", "Changed")  // the refresh changes it: the merge tells of it
+        await list.refresh()
+        await Observed.until("the list has applied what the store told") { list.resources.map(\.id) == ["1"] }
+        #expect(list.resources.map(\.id) == ["1"])
+        #expect(store.record(type: "articles", id: "2") == nil)
+        armed.withLock { $0 = "1" }
+        server.retitle("1", "Changed")
+        await live.refresh()
+        await Observed.until("the resource has applied what the store told") { live.resource == nil }
+        #expect(live.resource == nil)
+        #expect(store.record(type: "articles", id: "1") == nil)
+    }
+
     /// A change raised while a delivery runs — the observer reads the store, and the read merges a waiting body —
     /// is delivered after that delivery returns, on the same thread, in the order made: never inside it.
     @Test("A change raised during a delivery is delivered after it, in order")

@@ -33,6 +33,9 @@ struct StoreStressTests {
     /// interleavings a record of the account left still shows in the next one's store (issue 42's closing note), so
     /// the suite's run leaves switching to `scripts/stress.sh`, which turns it on.
     static let switches = ProcessInfo.processInfo.environment["JSONAPI_STRESS_SWITCHES"] == "1"
+    /// Whether the store is persisted (`JSONAPI_STRESS_PERSIST=1`), in a directory of the run's own: reads then
+    /// fault rows in while other tasks merge, and a switch of account opens another database.
+    static let persists = ProcessInfo.processInfo.environment["JSONAPI_STRESS_PERSIST"] == "1"
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Random use from tasks and the main actor never traps, and every quiet point agrees with the model")
@@ -192,11 +195,15 @@ struct StressRun {
         // The token of the account the session names: what it sends changes with the account, at the end of a
         // switch (while one is under way, requests keep out of the store whatever they send).
         let named = Named()
+        let directory = StoreStressTests.persists
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(seed)-\(UUID().uuidString)")
+            : nil
         api = Session(
             baseURL: ScriptedArticles.baseURL, client: server.client,
             configuration: .init(
-                middlewares: [BearerTokenMiddleware { named.session?.account ?? "anon" }], writes: .optimistic,
-                account: "alice"))
+                middlewares: [BearerTokenMiddleware { named.session?.account ?? "anon" }],
+                store: .init(persistence: directory.map { .init(directory: $0, delay: .milliseconds(5)) }),
+                writes: .optimistic, account: "alice"))
         named.session = api
     }
 
