@@ -34,4 +34,9 @@ struct StoreEffectsTests {
         let follows = try ArchitectureTests.matches(#"applyNow: @Sendable"#, in: "Sources/JSONAPIClient/Live")
         #expect(follows.count == 1)
     }
+
+    @Test("An event adds to the changes a commit noted, never replaces them (the bodies merged first are told too)")
+    func changesAreAddedTo() throws {
+        #expect(try ArchitectureTests.matches(#"effects\.changes\s*=[^=]"#, in: "Sources") == [])
+    }
 }

@@ -98,6 +98,28 @@ struct LiveReentryTests {
         #expect(store.record(type: "articles", id: "1") == nil)
     }
 
+    /// A write's commit merges the bodies waiting first: the observers are told of their changes too, with the
+    /// write's (the write's changes replaced them, and a live list kept a related record's old name).
+    @Test("The changes of the bodies a commit merges first are told with its own", arguments: ["merge", "remove", "linkage"])
+    func bodiesMergedFirstAreTold(event: String) throws {
+        let store = ResourceStore()
+        store.merge([ResourceObject(type: "articles", id: "1", attributes: ["title": "One"])])
+        let told = LockedValue<[String]>([])
+        let observer = store.addObserver(type: nil) { changes, _ in
+            told.withLock { $0 += changes.map { "\($0.type) \($0.id)" } }
+        }
+        defer { store.removeObserver(observer) }
+        let body = Data(#"{"data": {"type": "people", "id": "9", "attributes": {"name": "Renamed"}}}"#.utf8)
+        store.merge(from: body, awaitsDecode: true)  // waits for a decode that never hands it over
+        switch event {
+        case "merge": store.merge([ResourceObject(type: "articles", id: "2", attributes: ["title": "Two"])])
+        case "remove": store.remove(type: "articles", id: "1")
+        default: store.changeLinkage(of: "author", type: "articles", id: "1") { _ in .toOne(nil) }
+        }
+        #expect(told.withLock { $0 }.contains("people 9"))
+        #expect(told.withLock { $0 }.contains { $0.hasPrefix("articles ") })
+    }
+
     /// A change raised while a delivery runs — the observer reads the store, and the read merges a waiting body —
     /// is delivered after that delivery returns, on the same thread, in the order made: never inside it.
     @Test("A change raised during a delivery is delivered after it, in order")

@@ -109,7 +109,7 @@ extension ResourceStore {
         let (left, unsaved) = commit(merging: false) { state, effects -> (Backing, Unsaved) in
             var old = state
             let unsaved = old.takeUnsaved()
-            effects.changes = state.dropRecords()  // what the observers saw go
+            effects.changes += state.dropRecords()  // what the observers saw go
             effects.cleared = true  // counts the clear
             old.switching = 0
             var shown = target.state

@@ -24,7 +24,8 @@ import Musl
 extension ResourceStore {
     /// What an event does beyond the state, noted by the event and carried out by ``commit(merging:_:)`` alone.
     struct Effects {
-        /// The records changed, for the observers.
+        /// The records changed, for the observers: added to, never replaced (a commit that merges the bodies
+        /// waiting notes their changes before its event adds its own).
         var changes: [StoreChange] = []
         /// What the fetch whose merge made the changes decoded (``FetchedModels``).
         var fetched: FetchedModels?
@@ -70,7 +71,7 @@ extension ResourceStore {
             }
             if merging {
                 state.recordsUsed = true
-                effects.changes = mergeWaiting(&state)
+                effects.changes += mergeWaiting(&state)
             }
             return try event(&state, &effects)
         }

@@ -184,7 +184,7 @@ extension ResourceStore {
             guard !evicted.isEmpty else { return true }
             effects.saves = true
             if !state.observers.isEmpty {
-                effects.changes = evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
+                effects.changes += evicted.map { StoreChange(type: $0.type, id: $0.id, kind: .evicted) }
             }
             return true
         }

@@ -30,7 +30,7 @@ extension ResourceStore {
                 let previous = state.owner
                 state.owner = owner
                 guard previous != nil else { return (false, writer) }
-                effects.changes = state.dropRecords()
+                effects.changes += state.dropRecords()
                 effects.cleared = true
                 return (true, writer)
             }

@@ -47,7 +47,7 @@ extension ResourceStore {
         faultIn([key])
         return commit { state, effects in
             let write = state.overlay.add(kind, object: stored, for: key)
-            effects.changes = state.shownChanges(of: key, related: state.pendingInverseTargets(of: key))
+            effects.changes += state.shownChanges(of: key, related: state.pendingInverseTargets(of: key))
             return write
         }
     }
@@ -60,7 +60,7 @@ extension ResourceStore {
             let shownBefore = state.pendingInverseTargets(of: write.key)
             guard state.overlay.confirm(write, answer: answer) else { return }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
-            effects.changes = state.shownChanges(of: write.key, related: related)
+            effects.changes += state.shownChanges(of: write.key, related: related)
             effects.saves = true
         }
     }
@@ -75,7 +75,7 @@ extension ResourceStore {
             let shownBefore = state.pendingInverseTargets(of: write.key)
             guard let undone = state.overlay.drop(write) else { return nil }
             let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
-            effects.changes = state.shownChanges(of: write.key, related: related)
+            effects.changes += state.shownChanges(of: write.key, related: related)
             effects.saves = true
             return undone
         }

@@ -463,7 +463,7 @@ public final class ResourceStore: Sendable {
             // The writer of the partition cleared, read in the clear's lock section: a switch of account
             // meanwhile leaves the next account's rows alone.
             let cleared = commit(merging: false) { state, effects -> StoreWriter? in
-                effects.changes = state.dropRecords()
+                effects.changes += state.dropRecords()
                 effects.cleared = true
                 if !named { state.owner = nil }
                 state.responses.removeAll()
@@ -497,7 +497,7 @@ public final class ResourceStore: Sendable {
                 faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } })
             }
             commit { state, effects in
-                effects.changes = merge(objects, into: &state)
+                effects.changes += merge(objects, into: &state)
                 effects.saves = true
             }
         }
@@ -517,7 +517,7 @@ public final class ResourceStore: Sendable {
             if writer != nil { faultIn(Self.keys(of: records)) }
             commit { state, effects in
                 guard epoch == nil || epoch == state.clears else { return }
-                effects.changes = merge(records, into: &state)
+                effects.changes += merge(records, into: &state)
                 effects.saves = true
             }
         }
@@ -549,7 +549,7 @@ public final class ResourceStore: Sendable {
                 }
                 guard !state.waiting.contains(body) else { return false }
                 if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting) {
-                    effects.changes = mergeWaiting(&state)
+                    effects.changes += mergeWaiting(&state)
                 }
                 state.waiting.append(body)
                 effects.saves = true
@@ -777,7 +777,7 @@ public final class ResourceStore: Sendable {
             guard let updated = Record(object: object, lastUse: now) else { return }
             state.records.setRecord(updated, for: key)
             let related = state.followInverses(of: key, from: old, to: object, at: now)
-            effects.changes = ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
+            effects.changes += ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
             effects.saves = true
         }
     }
@@ -809,7 +809,7 @@ public final class ResourceStore: Sendable {
         commit { state, effects in
             guard let old = state.records.removeRecord(key) else { return }
             let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
-            effects.changes = [StoreChange(type: type, id: id, kind: .removed)]
+            effects.changes += [StoreChange(type: type, id: id, kind: .removed)]
                 + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
             effects.saves = true
         }
