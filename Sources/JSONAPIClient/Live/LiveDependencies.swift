@@ -75,13 +75,11 @@ struct LiveDependencies {
     /// (``ResourceStore/shownAsFetched(_:type:depth:)``: a newer response may have been merged since, and its change
     /// told before the object shows the fetch), and those it does not confirm are read again.
     ///
-    /// - Parameter removed: The ids whose removal the object was told of while the fetch was in flight: one the
-    ///   store no longer holds is gone, not evicted.
     /// - Returns: The models read again, by id (a decoded model not among them is shown as decoded, but for one in
     ///   `gone`), the ids of the response deleted since or whose delete is being settled (not shown), and the keys
     ///   each id reaches.
     static func confirmed<Model: Resource>(
-        _ type: Model.Type, ids: [String], records: ResourceRecords?, removed: Set<String> = [], in store: ResourceStore
+        _ type: Model.Type, ids: [String], records: ResourceRecords?, in store: ResourceStore
     ) -> (read: [String: Model], gone: Set<String>, reached: [(id: String, keys: [ResourceStore.Key])]) {
         guard !ids.isEmpty else { return ([:], [], []) }
         var unconfirmed = ids
@@ -95,16 +93,13 @@ struct LiveDependencies {
         }
         guard !unconfirmed.isEmpty else { return ([:], [], reached) }
         let read = store.resources(Model.self, ids: unconfirmed)
-        // An id the store has no record of although it took the response: deleted since, or evicted to make room
-        // (which leaves a live object its copy). A removal the object was told of, or a delete still being
-        // settled, says which.
-        var gone = Set<String>()
+        // An id the store has no record of: deleted since (removed, or its delete being settled — both only when
+        // the store took the response), or evicted to make room (which leaves a live object its copy), or never
+        // kept (a response the store did not take). The store's removals and pending deletes say which.
+        let missing = unconfirmed.filter { read[$0] == nil }
+        var gone = missing.isEmpty ? [] : store.removed(missing, type: Model.resourceType)
         if records != nil {
-            for id in unconfirmed where read[id] == nil {
-                if removed.contains(id) {
-                    gone.insert(id)
-                    continue
-                }
+            for id in missing where !gone.contains(id) {
                 guard let pending = store.pendingChanges(type: Model.resourceType, id: id) else { continue }
                 if pending.local == nil, pending.server != nil { gone.insert(id) }
             }

@@ -82,9 +82,6 @@ public final class LiveList<Model: Resource> {
     @ObservationIgnored private var positions: [String: Int] = [:]
     /// The related records the models shown are decoded from (an included author), followed in the store too.
     @ObservationIgnored private var dependencies = LiveDependencies()
-    /// The models removed from the store, as told, while a page was in flight: the page may bring one back as the
-    /// store had it before (forgotten once no page is in flight).
-    @ObservationIgnored private var removedUnshown: Set<String> = []
     /// The last page appended: the next one is fetched from it.
     @ObservationIgnored private var lastPage: Page?
     /// The pages after ``lastPage`` already asked for, in order.
@@ -243,7 +240,7 @@ public final class LiveList<Model: Resource> {
             added.append(id)
         }
         let (read, gone, reached) = request.session.store.map {
-            LiveDependencies.confirmed(Model.self, ids: added, records: page.records, removed: removedUnshown, in: $0)
+            LiveDependencies.confirmed(Model.self, ids: added, records: page.records, in: $0)
         } ?? ([:], [], [])
         if replacing { credentials = page.credentials }
         var models = replacing ? [] : resources
@@ -268,7 +265,6 @@ public final class LiveList<Model: Resource> {
         hasMore = page.hasNext
         phase = .loaded
         prefetch(after: page)
-        if fetch == nil, ahead.isEmpty { removedUnshown = [] }
     }
 
     /// Asks for the pages after `page` ahead of the view, up to ``prefetch``.
@@ -300,7 +296,6 @@ public final class LiveList<Model: Resource> {
         ids = []
         positions = [:]
         dependencies.removeAll()
-        removedUnshown = []
         lastPage = nil
         credentials = nil
         hasMore = false
@@ -348,14 +343,6 @@ public final class LiveList<Model: Resource> {
         for change in batch.changes {
             switch change.kind {
             case .updated, .removed:
-                if change.type == Model.resourceType, isLoading || !ahead.isEmpty {
-                    // A page in flight may bring it back as the store had it before.
-                    if change.kind == .removed {
-                        removedUnshown.insert(change.id)
-                    } else if !removedUnshown.isEmpty {
-                        removedUnshown.remove(change.id)
-                    }
-                }
                 if change.type == Model.resourceType, positions[change.id] != nil {
                     // The last change to a model's own record decides: updated, or gone.
                     if change.kind == .removed {

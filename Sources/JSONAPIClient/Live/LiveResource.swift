@@ -41,9 +41,6 @@ public final class LiveResource<Model: Resource> {
     @ObservationIgnored private var observer: Int?
     /// The related records the model is decoded from (an included author), followed in the store too.
     @ObservationIgnored private var dependencies = LiveDependencies()
-    /// Whether the store told of the resource's removal while the fetch was in flight: a response sent before the
-    /// delete may bring it back as it was.
-    @ObservationIgnored private var removedWhileFetching = false
     @ObservationIgnored private var fetch: (token: Int, task: Task<Void, Never>)?
     @ObservationIgnored private var generation = 0
     /// The store's ``ResourceStore/clears`` when the object last fetched: an eviction after it moved is a clear.
@@ -85,7 +82,6 @@ public final class LiveResource<Model: Resource> {
         if clears != clearsSeen { resource = nil }
         clearsSeen = clears
         askedWhileSwitching = request.session.store?.epoch.switching ?? false
-        removedWhileFetching = false
         generation += 1
         let generation = generation
         isLoading = true
@@ -121,9 +117,7 @@ public final class LiveResource<Model: Resource> {
             let id = model.id.resourceID
             if let id, id != self.id { follow(id) }
             let (read, gone, reached) = request.session.store.map { store in
-                LiveDependencies.confirmed(
-                    Model.self, ids: id.map { [$0] } ?? [], records: response.records,
-                    removed: removedWhileFetching ? Set(id.map { [$0] } ?? []) : [], in: store)
+                LiveDependencies.confirmed(Model.self, ids: id.map { [$0] } ?? [], records: response.records, in: store)
             } ?? ([:], [], [])
             resource = id.map { gone.contains($0) } == true ? nil : id.flatMap { read[$0] } ?? model
             if self.id == id { dependencies.note(reached) }
@@ -203,7 +197,6 @@ public final class LiveResource<Model: Resource> {
         case .removed:
             resource = nil
             dependencies.removeAll()
-            if fetch != nil { removedWhileFetching = true }
         case .evicted:
             // Evicted to make room: that says nothing of the account, and the object keeps its copy. After a
             // clear() — the account changed — nothing shown or in flight stays (a fetch in flight may have been

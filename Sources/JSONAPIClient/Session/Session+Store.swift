@@ -128,12 +128,9 @@ extension Session {
                 stored, by: response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
         }
         guard response.status.kind == .successful else { return response }
-        if store.storeResponse(
-            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime, epoch: epoch)
-        {
-            if let listing { store.noteCollection(of: listing, key: key) }
-            store.merge(from: response.body, awaitsDecode: decodes, epoch: epoch)
-        }
+        store.responseArrived(
+            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime, epoch: epoch,
+            listing: listing, awaitsDecode: decodes)
         return response
     }
 

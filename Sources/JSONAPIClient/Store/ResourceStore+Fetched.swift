@@ -24,6 +24,18 @@ extension ResourceStore {
         }
     }
 
+    /// The ids of `ids` (of `type`) whose records the store removed (``remove(type:id:)``) and holds no record of
+    /// now: deleted, not evicted to make room (``RemovedKeys``).
+    func removed(_ ids: some Sequence<String>, type: String) -> Set<String> {
+        withMergedState { state in
+            Set(ids.filter { id in
+                let key = Key(type: type, id: id)
+                return state.records[key] == nil && state.removed.contains(key)
+            })
+        }
+    }
+
+
     /// Which of `offered` — models' ids of resource type `type`, each with the records of the response its fetch
     /// decoded it from — the store shows exactly as that response had them, so that reading the model now would
     /// decode it from the same text and give the same model.

@@ -62,6 +62,7 @@ extension ResourceStore.State {
         records.removeAll()
         overlay.removeAll()
         waiting.removeAll()
+        removed.removeAll()
         return changes
     }
 }

@@ -81,6 +81,45 @@ extension ResourceStore {
         _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey? = nil, requestTime: Date,
         responseTime: Date, epoch: UInt64? = nil
     ) -> Bool {
+        let (stored, kept) = prepare(
+            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+        commit(merging: false) { state, effects in
+            guard epoch == nil || epoch == state.clears else { return }  // sent for another account
+            keep(stored, kept, in: &state, effects: &effects)
+        }
+        return kept.mayKeep
+    }
+
+    /// A `200` to a `GET` arrived — one event, one lock section: the response kept
+    /// (``storeResponse(_:for:key:requestTime:responseTime:epoch:)``), noted as a collection of `listing`, and its
+    /// resources merged or left waiting for its decode (``merge(from:awaitsDecode:epoch:)``) unless it is
+    /// `no-store`. Nothing after a clear or a switch of account since `epoch`.
+    func responseArrived(
+        _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey, requestTime: Date, responseTime: Date,
+        epoch: UInt64, listing: String?, awaitsDecode: Bool
+    ) {
+        let (stored, kept) = prepare(
+            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+        guard kept.mayKeep else {
+            storeResponse(
+                response, for: request, key: key, requestTime: requestTime, responseTime: responseTime, epoch: epoch)
+            return
+        }
+        merge(from: response.body, awaitsDecode: awaitsDecode, epoch: epoch) { state, effects in
+            guard epoch == state.clears else { return false }  // sent for another account
+            keep(stored, kept, in: &state, effects: &effects)
+            if let listing, state.responses[key]?.collectionTypes.contains(listing) == false {
+                _ = state.responses.update(key) { $0.collectionTypes.insert(listing) }
+            }
+            return keep(response.body, awaitsDecode: awaitsDecode, in: &state, effects: &effects)
+        }
+    }
+
+    /// What ``storeResponse(_:for:key:requestTime:responseTime:epoch:)`` keeps of a response, worked out outside
+    /// the lock: the stored response, its key, and whether it is kept, removed, or may not be kept at all.
+    private func prepare(
+        _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey?, requestTime: Date, responseTime: Date
+    ) -> (StoredResponse, Keeping) {
         let limit = configuration.maxResponseBytes
         let forbidden = CacheControl(response.headerFields).noStore || CacheControl(request.headerFields).noStore
         let varyNames = Self.varyNames(of: response)
@@ -89,16 +128,26 @@ extension ResourceStore {
             response: Self.withoutCredentials(response), lastUse: 0, varyNames: varyNames ?? [],
             varyDigest: CredentialDigest(of: request.headerFields, names: varyNames ?? [], key: digestKey),
             freshness: Freshness(of: response, requestTime: requestTime, responseTime: responseTime))
-        commit(merging: false) { state, effects in
-            guard epoch == nil || epoch == state.clears else { return }  // sent for another account
-            guard !forbidden, varyNames != nil, response.body.count <= limit else {
-                effects.saves = state.responses.remove(key) != nil
-                return
-            }
-            state.responses.insert(stored, for: key, at: state.tick(), limit: limit)
-            effects.saves = true
+        let kept = !forbidden && varyNames != nil && response.body.count <= limit
+        return (stored, Keeping(key: key, kept: kept, mayKeep: !forbidden))
+    }
+
+    /// Whether a response is kept under `key` (else what was kept for it goes), and whether it may be kept at all
+    /// (not `no-store`: its resources are merged).
+    private struct Keeping {
+        var key: ResponseKey
+        var kept: Bool
+        var mayKeep: Bool
+    }
+
+    /// Keeps `stored` (or removes what was kept for its key), as `keeping` says.
+    private func keep(_ stored: StoredResponse, _ keeping: Keeping, in state: inout State, effects: inout Effects) {
+        guard keeping.kept else {
+            if state.responses.remove(keeping.key) != nil { effects.saves = true }
+            return
         }
-        return !forbidden
+        state.responses.insert(stored, for: keeping.key, at: state.tick(), limit: configuration.maxResponseBytes)
+        effects.saves = true
     }
 
     /// `stored` brought up to date by the `304 Not Modified` that validated it (RFC 9111 §4.3.4): the 304's header
@@ -131,14 +180,6 @@ extension ResourceStore {
             }
         }
         return response
-    }
-
-    /// Notes that the stored response under `key` lists resources of `type` (a collection).
-    func noteCollection(of type: String, key: ResponseKey) {
-        commit(merging: false) { state, effects in
-            guard state.responses[key]?.collectionTypes.contains(type) == false else { return }
-            effects.saves = state.responses.update(key) { $0.collectionTypes.insert(type) }
-        }
     }
 
     /// Makes every stored collection response listing resources of `type` stale and in need of validation before

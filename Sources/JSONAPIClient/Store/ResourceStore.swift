@@ -229,6 +229,8 @@ public final class ResourceStore: Sendable {
         /// How many switches of account were made (``ResourceStore/switchAccount(to:)``): a request made before one
         /// is another account's, whatever the records' owner says when it is answered.
         var switches: UInt64 = 0
+        /// The records last removed (``RemovedKeys``).
+        var removed = RemovedKeys()
         /// Whether the records were ever used — read, observed, written, saved (anything that merges the bodies
         /// waiting): until then a fetch's decode keeps no records for the store (``takesRecords(of:)``), so a
         /// session whose store is never used pays for keeping the bytes only.
@@ -294,6 +296,7 @@ public final class ResourceStore: Sendable {
                 switch layer.kind {
                 case .delete:
                     records.removeRecord(key)
+                    removed.insert(key)
                     related += followInverses(of: key, from: old, to: nil, at: now)
                 case .create, .update:
                     let merged = old.map { ResourceStore.merged($0, with: layer.object) } ?? layer.object
@@ -532,6 +535,19 @@ public final class ResourceStore: Sendable {
     /// adds nothing, nor one whose request was sent before a clear or a change of the records' owner (`epoch`: the
     /// store's ``clears`` then).
     func merge(from body: Data, awaitsDecode: Bool = false, epoch: UInt64? = nil) {
+        merge(from: body, awaitsDecode: awaitsDecode, epoch: epoch) { state, effects in
+            guard epoch == nil || epoch == state.clears else { return false }  // sent for another account
+            return keep(body, awaitsDecode: awaitsDecode, in: &state, effects: &effects)
+        }
+    }
+
+    /// Runs `event` — which keeps `body` (``keep(_:awaitsDecode:in:effects:)``) when it returns `true` — as one
+    /// store call: the rows of the bodies about to be merged at once read first, and the body parsed and merged
+    /// now, after the event, when it is to be merged at once (someone observes the store and no decode hands it
+    /// over).
+    func merge(
+        from body: Data, awaitsDecode: Bool, epoch: UInt64?, _ event: (inout State, inout Effects) -> Bool
+    ) {
         let limit = configuration.maxResponseBytes
         call {
             // Bodies about to be merged at once (the waiting ones are full) read their rows first.
@@ -541,23 +557,31 @@ public final class ResourceStore: Sendable {
             }) {
                 faultInWaiting()
             }
-            let observed = commit(merging: false) { state, effects -> Bool in
-                guard epoch == nil || epoch == state.clears else { return false }  // sent for another account
-                guard state.observers.isEmpty || awaitsDecode else {
-                    state.waiting.noteParsed()
-                    return true
-                }
-                guard !state.waiting.contains(body) else { return false }
-                if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting) {
-                    effects.changes += mergeWaiting(&state)
-                }
-                state.waiting.append(body)
-                effects.saves = true
-                return false
+            let observed = commit(merging: false) { state, effects in
+                event(&state, &effects) && !state.observers.isEmpty && !awaitsDecode
             }
             guard observed, let records = try? decoder.records(from: body) else { return }
             merge(records, epoch: epoch)
         }
+    }
+
+    /// Keeps `body` among the bodies waiting (see ``merge(from:awaitsDecode:epoch:)``), or notes that it is to be
+    /// parsed and merged at once (someone observes the store, and no decode hands its records over).
+    ///
+    /// - Returns: Whether the body is kept or to be merged (`false`: it waits already).
+    func keep(_ body: Data, awaitsDecode: Bool, in state: inout State, effects: inout Effects) -> Bool {
+        guard state.observers.isEmpty || awaitsDecode else {
+            state.waiting.noteParsed()
+            return true
+        }
+        guard !state.waiting.contains(body) else { return false }
+        let limit = configuration.maxResponseBytes
+        if state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting) {
+            effects.changes += mergeWaiting(&state)
+        }
+        state.waiting.append(body)
+        effects.saves = true
+        return true
     }
 
     /// Merges the bodies waiting now when someone observes the store (so that they are told), else leaves them
@@ -808,6 +832,7 @@ public final class ResourceStore: Sendable {
         faultIn([key])
         commit { state, effects in
             guard let old = state.records.removeRecord(key) else { return }
+            state.removed.insert(key)
             let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
             effects.changes += [StoreChange(type: type, id: id, kind: .removed)]
                 + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
