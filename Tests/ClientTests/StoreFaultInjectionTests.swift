@@ -80,7 +80,8 @@ struct StoreFaultInjectionTests {
     /// Runs `scenario` under each plan for n = 1, 2, … until a run meets no fault; `prepare` seeds each run's
     /// directory without faults, `check` reads it after the faults are gone.
     static func everyFault<Kept>(
-        _ name: String, prepare: (URL) async throws -> Void = { _ in },
+        _ name: String, plans: [(name: String, code: Int32, persistent: Bool)] = plans,
+        prepare: (URL) async throws -> Void = { _ in },
         act: (URL) async throws -> Kept, check: (URL, Kept) async throws -> Void
     ) async throws -> [String: Counts] {
         var counts: [String: Counts] = [:]

@@ -13,7 +13,9 @@ import JSONAPIClientCore
 ///
 /// **A read that fails is not an empty one.** When the rows cannot be read (`SQLITE_IOERR`, `SQLITE_BUSY`, …) the
 /// read is tried again, up to ``readAttempts`` times in all; then it ends with the error (logged), and no key asked
-/// is noted as read, nor the type as listed: the next use reads them again. A record merged meanwhile over a row not
+/// is noted as read, nor the type as listed: the next use reads them again. A read that meets damage
+/// (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) has the file set aside, and the store goes on empty
+/// (``StoreWriter/setAsideIfDamaged(for:)``). A record merged meanwhile over a row not
 /// read is placed over it (``RecordTable/unreadBeneath``): the row is merged under it once it reads, and a save
 /// merges the row under it in its transaction, so a sparse fieldset never replaces a whole row.
 ///
@@ -59,6 +61,7 @@ extension ResourceStore {
         case .failure(let error):
             writer.persistence.log(
                 "JSONAPIClient store: could not read \(needed.count) records (\(error)); they are read again when next used")
+            writer.setAsideIfDamaged(for: self)
             return .failure(error)
         }
     }
@@ -67,7 +70,8 @@ extension ResourceStore {
     static let wholeTypeAt = 256
 
     /// How many times a read of rows is tried before it ends with its error: a busy or failing read is often
-    /// transient, and the store's lock is not held meanwhile.
+    /// transient, and the store's lock is not held meanwhile. Damage is not: a read that meets it ends at once,
+    /// and the file is set aside (``StoreWriter/setAsideIfDamaged(for:)``).
     static let readAttempts = 3
 
     /// `read`'s value, tried up to ``readAttempts`` times while it fails.
@@ -77,7 +81,7 @@ extension ResourceStore {
             do throws(SQLiteError) {
                 return .success(try read())
             } catch {
-                guard attempt < Self.readAttempts else { return .failure(error) }
+                guard attempt < Self.readAttempts, !error.isDamage else { return .failure(error) }
                 attempt += 1
             }
         }
@@ -102,6 +106,7 @@ extension ResourceStore {
         case .failure(let error):
             writer.persistence.log(
                 "JSONAPIClient store: could not list the records of a type (\(error)); it is read again when next listed")
+            writer.setAsideIfDamaged(for: self)
             return .failure(error)
         }
     }

@@ -40,6 +40,7 @@ extension ResourceStore {
             body = rebuilt
         case nil:
             body = nil
+            writer.setAsideIfDamaged(for: self)
         }
         return commit(merging: false) { state, effects -> StoredResponse? in
             guard state.clears == epoch else { return nil }  // another account's database now
