@@ -36,10 +36,23 @@ extension ResourceStore {
     @discardableResult
     func faultIn(_ keys: some Sequence<Key>) -> Result<Void, SQLiteError> {
         guard let writer else { return .success(()) }
-        var (needed, epoch) = state.withLock { state -> ([Key], UInt64) in
-            guard state.records.readsDisk else { return ([], state.clears) }
+        var (needed, readBefore, epoch) = state.withLock { state -> ([Key], [Key], UInt64) in
+            guard state.records.readsDisk else { return ([], [], state.clears) }
             var seen = Set<Key>()
-            return (keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }, state.clears)
+            var needed: [Key] = []
+            var readBefore: [Key] = []
+            for key in keys where seen.insert(key).inserted {
+                if state.records.needsRead(key) {
+                    needed.append(key)
+                } else if state.records.readWithoutRecord(key) {
+                    readBefore.append(key)
+                }
+            }
+            return (needed, readBefore, state.clears)
+        }
+        // Rows read before without a record may have been saved since by another connection: read again then.
+        if !readBefore.isEmpty, forgetReadsIfChanged(writer) {
+            needed += state.withLock { state in readBefore.filter { state.records.needsRead($0) } }
         }
         guard !needed.isEmpty else { return .success(()) }
         if needed.count >= Self.wholeTypeAt {
@@ -64,6 +77,25 @@ extension ResourceStore {
             writer.setAsideIfDamaged(for: self)
             return .failure(error)
         }
+    }
+
+    /// Forgets which rows were read (``RecordTable/forgetReads()``) when another connection committed to the
+    /// database since the store last asked (`PRAGMA data_version`: ``StoreWriter/recordsChanged()``) — another
+    /// process, another store on the directory, or this store's own save — unless a save is being written (its
+    /// deletions are not committed yet: the rows are forgotten at a later ask).
+    ///
+    /// - Returns: Whether they were forgotten.
+    @discardableResult
+    func forgetReadsIfChanged(_ writer: StoreWriter) -> Bool {
+        let (changed, version) = writer.recordsChanged()
+        guard changed else { return false }
+        let forgot = state.withLock { state -> Bool in
+            guard !writer.saves.writing else { return false }
+            state.records.forgetReads()
+            return true
+        }
+        if forgot { writer.noteRecordsRead(at: version) }
+        return forgot
     }
 
     /// How many keys of one type a fault asks for before it considers reading the whole type.
@@ -95,6 +127,7 @@ extension ResourceStore {
     ///   not be (logged): the type is not noted as listed, and the next listing reads it again.
     @discardableResult
     func faultIn(type: String) -> Result<Void, SQLiteError> {
+        if let writer, state.withLock({ $0.records.listed(type) }) { forgetReadsIfChanged(writer) }
         guard let writer, let epoch = state.withLock({ $0.records.needsIDs(of: type) ? $0.clears : nil }) else {
             return .success(())
         }

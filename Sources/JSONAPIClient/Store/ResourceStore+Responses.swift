@@ -24,6 +24,7 @@ extension ResourceStore {
     func storedResponse(for request: HTTPRequest, key: ResponseKey? = nil) -> StoredResponse? {
         let key = key ?? responseKey(for: request)
         let digestKey = digestKey
+        placeResponseFromDisk(key)  // saved by another connection since the store opened
         let (found, epoch) = commit(merging: false) { state, _ -> (StoredResponse?, UInt64) in
             guard let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest

@@ -14,7 +14,9 @@ import Foundation
 /// process loses nothing committed; a power cut may lose the last commits, never leaving a torn row).
 ///
 /// **Several processes.** An app and its extensions may open one directory: each saves its own changes' rows, so
-/// none overwrites another's saves, and each reads what the others committed when it opens.
+/// none overwrites another's saves, and each reads what the others committed when it first needs it: the stored
+/// responses when it opens, then a response it does not hold, or a record it read before without a row, once
+/// `PRAGMA data_version` says another connection committed (``storedResponse(for:)``, ``recordsChanged()``).
 ///
 /// **The partition key.** The credential digests that partition the stored responses are made under a random key
 /// kept in the database's `meta` table (made once, in a transaction, by the first process to need it).
@@ -44,6 +46,12 @@ final class StoreWriter: @unchecked Sendable {
     private struct Reader {
         var connection: SQLiteDatabase
         var damage: SQLiteError?
+        /// The database's `PRAGMA data_version` when the store last forgot the rows it read
+        /// (``recordsChanged()``); `nil` before the first ask.
+        var recordsVersion: Int64?
+        /// The `data_version` when the stored responses were read (at open): while the database has it, no other
+        /// connection committed since, and a response the store does not hold is not on disk either.
+        var responsesVersion: Int64?
     }
     /// The most records the database keeps (the store's ``ResourceStore/Configuration/maxResources``): a save trims
     /// the least recently written past it (``trim(afterWriting:)``).
@@ -62,6 +70,9 @@ final class StoreWriter: @unchecked Sendable {
         var saved: UInt64 = 0
         /// Whether a save is scheduled.
         var scheduled = false
+        /// Whether a save or another write is being written on the queue, and how many were written.
+        var writing = false
+        var written: UInt64 = 0
         /// Why changes were lost, not saved: the file was set aside and the store emptied before a save wrote them
         /// (``setAsideIfDamaged(for:)``). The next save reports it (``save(_:)``), so that a flush never says they
         /// are on disk.
@@ -107,7 +118,14 @@ final class StoreWriter: @unchecked Sendable {
                 let writer = StoreWriter(
                     persistence: persistence, partition: partition, key: key, database: database, reader: reader,
                     maxRecords: maxRecords)
-                return (writer, key, try writer.readResponses())
+                let contents = try writer.readResponses()
+                // After the responses that did not read were deleted: this writer's own deletions are no change.
+                let version = try Self.dataVersion(of: reader)
+                writer.reader.withLock { reader in
+                    reader.responsesVersion = version
+                    reader.recordsVersion = version
+                }
+                return (writer, key, contents)
             } catch {
                 if error.isDamage, !setAside, let opened {
                     opened.close()
@@ -149,13 +167,10 @@ final class StoreWriter: @unchecked Sendable {
                 + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
                 + "FROM responses r ORDER BY r.rowid")
         for row in responses {
-            guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
-                var response = try? RowCodec.response(from: bytes)
-            else {
+            guard let response = Self.response(of: row) else {
                 damaged.append(row.first?.integer ?? 0)
                 continue
             }
-            response.response.unreadBody = StoredResponse.UnreadBody(id: id, count: Int(clamping: count))
             contents.responses.append(response)
         }
         if !damaged.isEmpty {
@@ -168,6 +183,65 @@ final class StoreWriter: @unchecked Sendable {
         }
         return contents
     }
+
+    /// The stored response a row of `responses` holds (rowid, response, body id, whole size), its body left unread;
+    /// `nil` when it does not read.
+    private static func response(of row: [SQLiteValue]) -> (key: ResponseKey, response: StoredResponse)? {
+        guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
+            var response = try? RowCodec.response(from: bytes)
+        else { return nil }
+        response.response.unreadBody = StoredResponse.UnreadBody(id: id, count: Int(clamping: count))
+        return response
+    }
+
+    // MARK: Another connection's commits
+
+    /// `PRAGMA data_version` of `connection`: it changes when another connection — another process's, the write
+    /// queue's, or this writer's own — commits to the file. (A pragma: no page is read.)
+    private static func dataVersion(of connection: SQLiteDatabase) throws(SQLiteError) -> Int64 {
+        try connection.rows("PRAGMA data_version").first?.first?.integer ?? 0
+    }
+
+    /// Whether the database changed since the store last asked, or since it opened (on the reader connection): what
+    /// it read as absent, and the types it listed, may have rows now.
+    ///
+    /// - Returns: Whether another connection committed since (`true` when the version cannot be read), and the
+    ///   version to note once the store forgot what it read (``noteRecordsRead(at:)``).
+    func recordsChanged() -> (changed: Bool, version: Int64?) {
+        guard let version = try? withReader({ reader throws(SQLiteError) in try Self.dataVersion(of: reader) }) else {
+            return (true, nil)
+        }
+        return (reader.withLock { $0.recordsVersion != version }, version)
+    }
+
+    /// Notes that the store forgot what it read when the database had `version` (``recordsChanged()``).
+    func noteRecordsRead(at version: Int64?) {
+        reader.withLock { $0.recordsVersion = version }
+    }
+
+    /// The stored response under `key` on disk, when the database changed since the store read its responses at
+    /// open (another process, or another store on the directory, saved it since): its row, the body left unread.
+    ///
+    /// - Returns: The response; `nil` when nothing committed since open, or the database holds none under `key`.
+    /// - Throws: ``SQLiteError`` when it cannot be read.
+    func storedResponse(for key: ResponseKey) throws(SQLiteError) -> StoredResponse? {
+        try withReaderState { state throws(SQLiteError) -> StoredResponse? in
+            let version = try Self.dataVersion(of: state.connection)
+            guard version != state.responsesVersion else { return nil }
+            let row = try state.connection.rows(
+                "SELECT r.rowid, r.response, r.body_id, "
+                    + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
+                    + "FROM responses r WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
+                [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
+            ).first
+            guard let row, let (found, response) = Self.response(of: row), found == key else { return nil }
+            return response
+        }
+    }
+
+    /// Whether a save is being written (on the queue), and how many were written: a row read while one is being
+    /// written may be one it deletes (``ResourceStore/responseFromDisk(_:for:)``).
+    var saves: (writing: Bool, written: UInt64) { state.withLock { ($0.writing, $0.written) } }
 
     // MARK: Reading records
 
@@ -213,9 +287,14 @@ final class StoreWriter: @unchecked Sendable {
     /// `body`'s value, run with the reader connection under its lock (on the caller's thread), or its error. Damage
     /// (``SQLiteError/isDamage``) is noted, for the caller to have the file set aside (``setAsideIfDamaged(for:)``).
     private func withReader<Value>(_ body: (SQLiteDatabase) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+        try withReaderState { state throws(SQLiteError) in try body(state.connection) }
+    }
+
+    /// `body`'s value, run with the reader connection and what is kept beside it, as ``withReader(_:)``.
+    private func withReaderState<Value>(_ body: (inout Reader) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
         let result = reader.withLock { reader -> Result<Value, SQLiteError> in
             do throws(SQLiteError) {
-                return .success(try body(reader.connection))
+                return .success(try body(&reader))
             } catch {
                 if error.isDamage { reader.damage = error }
                 return .failure(error)
@@ -558,6 +637,13 @@ final class StoreWriter: @unchecked Sendable {
             return (state.requested, state.saved, state.lost)
         }
         guard target != saved || lost != nil else { return nil }
+        state.withLock { $0.writing = true }
+        defer {
+            state.withLock { state in
+                state.writing = false
+                state.written &+= 1
+            }
+        }
         let changes = store.takeUnsaved(for: self)
         do throws(SQLiteError) {
             try write(changes)

@@ -78,6 +78,26 @@ extension ResourceStore {
             return false
         }
 
+        /// Whether `key`'s row was read and the table holds no record of it (found nothing, or went since):
+        /// another connection may have saved it since (``forgetReads()``).
+        func readWithoutRecord(_ key: Key) -> Bool {
+            readsDisk && byKey[key] == nil && settled.contains(key)
+        }
+
+        /// Whether the ids of `type`'s rows were read (``needsIDs(of:)`` says no).
+        func listed(_ type: String) -> Bool { readsDisk && typesRead.contains(type) }
+
+        /// Forgets which rows were read, and which types listed, once another connection committed to the
+        /// database: each is read again when next asked for. The keys whose record went and whose row the next
+        /// save deletes (``unsaved``) stay settled, so that a row about to be deleted is not read back; the caller
+        /// makes sure no save is being written.
+        mutating func forgetReads() {
+            guard readsDisk else { return }
+            let unsaved = unsaved.keys ?? []
+            settled = unsaved.isEmpty ? [] : settled.filter { unsaved.contains($0) }
+            typesRead.removeAll()
+        }
+
         /// Notes that the ids of `type`'s rows were read.
         mutating func noteIDsRead(of type: String) {
             guard readsDisk else { return }
