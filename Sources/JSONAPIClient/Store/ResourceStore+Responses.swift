@@ -4,7 +4,7 @@ extension ResourceStore {
     /// The key `request` (as the transport gets it) is stored under in this store: its partition is digested with
     /// the store's key.
     func responseKey(for request: HTTPRequest) -> ResponseKey {
-        var key = ResponseKey(request, key: digestKey)
+        var key = ResponseKey(request, key: digestKey, credentialQueryItems: configuration.credentialQueryItems)
         // The account's, whatever its credentials now; else the first credentials of a line the library refreshed.
         key.partition = accountDigest ?? lineage.root(of: key.partition)
         return key
