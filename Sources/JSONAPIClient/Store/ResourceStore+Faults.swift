@@ -41,11 +41,11 @@ extension ResourceStore {
             var seen = Set<Key>()
             var needed: [Key] = []
             var readBefore: [Key] = []
-            for key in keys where seen.insert(key).inserted {
-                if state.records.needsRead(key) {
-                    needed.append(key)
-                } else if state.records.readWithoutRecord(key) {
-                    readBefore.append(key)
+            for key in keys {
+                switch state.records.rowNeed(key) {
+                case .row: if seen.insert(key).inserted { needed.append(key) }
+                case .readWithoutRecord: if seen.insert(key).inserted { readBefore.append(key) }
+                case .none: break
                 }
             }
             return (needed, readBefore, state.clears)

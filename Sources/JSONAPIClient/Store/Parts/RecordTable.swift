@@ -78,10 +78,20 @@ extension ResourceStore {
             return false
         }
 
-        /// Whether `key`'s row was read and the table holds no record of it (found nothing, or went since):
-        /// another connection may have saved it since (``forgetReads()``).
-        func readWithoutRecord(_ key: Key) -> Bool {
-            readsDisk && byKey[key] == nil && settled.contains(key)
+        /// What a read of `key` needs of its row: ``needsRead(_:)`` (`.row`), or whether the row was read and the
+        /// table holds no record of it (found nothing, or went since: `.readWithoutRecord`), which another
+        /// connection may have saved since (``forgetReads()``); one lookup of the key.
+        func rowNeed(_ key: Key) -> RowNeed {
+            guard readsDisk else { return .none }
+            guard byKey[key] == nil else {
+                return !unreadBeneath.isEmpty && unreadBeneath.contains(key) ? .row : .none
+            }
+            return settled.contains(key) ? .readWithoutRecord : .row
+        }
+
+        /// What a read needs of a key's row (``rowNeed(_:)``).
+        enum RowNeed {
+            case none, row, readWithoutRecord
         }
 
         /// Whether the ids of `type`'s rows were read (``needsIDs(of:)`` says no).
