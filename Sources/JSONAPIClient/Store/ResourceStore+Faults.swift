@@ -98,6 +98,12 @@ extension ResourceStore {
         return forgot
     }
 
+    /// The error a public read throws when rows it needed could not be read (``JSONAPIClientError/Code/storeNotRead``).
+    static func notRead(_ error: SQLiteError) -> JSONAPIClientError {
+        JSONAPIClientError(
+            code: .storeNotRead, detail: "the store could not read its database: \(error)", underlyingError: error)
+    }
+
     /// How many keys of one type a fault asks for before it considers reading the whole type.
     static let wholeTypeAt = 256
 

@@ -434,11 +434,13 @@ public final class ResourceStore: Sendable {
     /// - Throws: `JSONAPIDecodingError` when the record does not make a `Model` (a sparse fieldset left out a
     ///   member it requires); its pointer locates the member in the response the records came in (or,
     ///   for records of several responses, as if they were one document's `data` and `included`).
+    ///   ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotRead`` when a persisted store could not
+    ///   read the rows of the record or of those it reaches (the next read reads them again).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         register(Model.self)
-        guard let (primary, included) = call({ graph(from: [Key(type: Model.resourceType, id: id)]) }) else {
-            return nil
-        }
+        let (graph, failure) = call { graphReading(from: [Key(type: Model.resourceType, id: id)]) }
+        if let failure { throw Self.notRead(failure) }
+        guard let (primary, included) = graph else { return nil }
         return try decoder.decode(Model.self, records: primary, included: included).first
     }
 
@@ -448,16 +450,20 @@ public final class ResourceStore: Sendable {
     /// - Returns: The models, ordered by id; `[]` when the store holds none.
     /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`; its pointer locates the member in the
     ///   response the records came in (or, for records of several responses, as if they were one document's `data`
-    ///   and `included`).
+    ///   and `included`). ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotRead`` when a
+    ///   persisted store could not read the type's rows, or those its records reach (the next read reads them again).
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
-        let graph = call { () -> ([ResourceRecord], [ResourceRecord])? in
-            faultIn(type: Model.resourceType)
+        let (graph, failure) = call { () -> (([ResourceRecord], [ResourceRecord])?, SQLiteError?) in
+            let listed = faultIn(type: Model.resourceType)
             let keys = withMergedState { state in
                 state.overlay.visibleKeys(of: Model.resourceType, in: state.records).sorted { $0.id < $1.id }
             }
-            return self.graph(from: keys)
+            let read = graphReading(from: keys)
+            if case .failure(let error) = listed { return (read.graph, error) }
+            return (read.graph, read.failure)
         }
+        if let failure { throw Self.notRead(failure) }
         guard let (primary, included) = graph else { return [] }
         return try decoder.decode(Model.self, records: primary, included: included)
     }
@@ -873,7 +879,8 @@ public final class ResourceStore: Sendable {
     }
 
     /// The resource `id` of `Model`'s type now (`nil` when the store has no record of it, or the record does not
-    /// make a `Model`), then again after each change to its record (`nil` once removed).
+    /// make a `Model`), then again after each change to its record (`nil` once removed). A read a persisted store
+    /// could not make (``JSONAPIClientError/Code/storeNotRead``) yields nothing: the record is not gone.
     ///
     /// - Parameters:
     ///   - type: The model to decode.
@@ -882,7 +889,13 @@ public final class ResourceStore: Sendable {
     public func updates<Model: Resource>(of type: Model.Type, id: String) -> AsyncStream<Model?> {
         register(Model.self)
         let stream = observe(type: Model.resourceType, id: id) { [weak self] _, continuation in
-            continuation.yield(try? self?.resource(Model.self, id: id))
+            do {
+                continuation.yield(try self?.resource(Model.self, id: id))
+            } catch let error as JSONAPIClientError where error.code == .storeNotRead {
+                // Not read: nothing is told (it is not gone); the next change reads it again.
+            } catch {
+                continuation.yield(nil)
+            }
         }
         return stream
     }

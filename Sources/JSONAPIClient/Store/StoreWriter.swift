@@ -524,7 +524,8 @@ final class StoreWriter: @unchecked Sendable {
     /// Sets the damaged file aside whole (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``: renamed with
     /// its `-wal`, logged, as at open) and opens a new one in its place, with this writer's partition key, for the
     /// writer and the reader. On the queue. When the new file cannot be opened (logged), both connections stay
-    /// closed: every save fails (`storeNotSaved`), and every read finds nothing, until the store opens again.
+    /// closed: every save fails (`storeNotSaved`), and every read of rows too (`storeNotRead`; the store answers
+    /// with what it holds), until the store opens again.
     ///
     /// The write queue's connection to the file (``WriteQueueDatabase``), or another process's, still holds the
     /// file it opened: what they write goes to the file set aside.
