@@ -80,7 +80,8 @@ struct StoreFaultInjectionTests {
     /// Runs `scenario` under each plan for n = 1, 2, … until a run meets no fault; `prepare` seeds each run's
     /// directory without faults, `check` reads it after the faults are gone.
     static func everyFault<Kept>(
-        _ name: String, prepare: (URL) async throws -> Void = { _ in },
+        _ name: String, plans: [(name: String, code: Int32, persistent: Bool)] = plans,
+        prepare: (URL) async throws -> Void = { _ in },
         act: (URL) async throws -> Kept, check: (URL, Kept) async throws -> Void
     ) async throws -> [String: Counts] {
         var counts: [String: Counts] = [:]
@@ -184,8 +185,10 @@ struct StoreFaultInjectionTests {
         faults.fail()
         #expect(store.record(type: "articles", id: "1") == nil)
         #expect(store.graph(from: [ResourceStore.Key(type: "articles", id: "2")]) == nil)
-        #expect(try store.resources(Article.self).isEmpty)
-        #expect(faults.failures >= 3 * StoreFaultInjectionTests.attempts)  // each read tried again before it failed
+        // The public throwing reads say the read failed, rather than answer without the rows.
+        #expect { try store.resources(Article.self) } throws: { ($0 as? JSONAPIClientError)?.code == .storeNotRead }
+        #expect { try store.resource(Article.self, id: "3") } throws: { ($0 as? JSONAPIClientError)?.code == .storeNotRead }
+        #expect(faults.failures >= 4 * StoreFaultInjectionTests.attempts)  // each read tried again before it failed
         faults.remove()
         #expect(store.record(type: "articles", id: "1")?.attributes?["body"] == "b1")
         let graph = try #require(store.graph(from: [ResourceStore.Key(type: "articles", id: "2")]))
@@ -326,8 +329,12 @@ struct StoreFaultInjectionTests {
                 if let graph = store.graph(from: [ResourceStore.Key(type: "articles", id: "2")]) {
                     #expect(graph.primary.count == 1)
                 }
-                let listed = try store.resources(Article.self)
-                #expect(listed.allSatisfy { $0.body == "b\($0.id)" })
+                do {
+                    let listed = try store.resources(Article.self)
+                    #expect(listed.allSatisfy { $0.body == "b\($0.id)" })
+                } catch let error as JSONAPIClientError {
+                    #expect(error.code == .storeNotRead, "\(error)")
+                }
                 return store
             },
             check: { _, store in

@@ -90,9 +90,14 @@ extension DataSource {
         guard let store = session.store else { return nil }
         var models: [Target] = []
         for identifier in identifiers {
-            guard identifier.type == Target.resourceType, let id = identifier.id,
-                let model = try store.resource(Target.self, id: id)
-            else { return nil }
+            guard identifier.type == Target.resourceType, let id = identifier.id else { return nil }
+            let found: Target?
+            do {
+                found = try store.resource(Target.self, id: id)
+            } catch let error as JSONAPIClientError where error.code == .storeNotRead {
+                return nil  // not read from disk: loaded from the server instead
+            }
+            guard let model = found else { return nil }
             models.append(model)
         }
         return models

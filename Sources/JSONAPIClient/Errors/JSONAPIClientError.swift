@@ -19,7 +19,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable, Hashable {
             case invalidRequest, encodingFailed, transportFailed, timedOut, responseTooLarge, errorResponse,
                 notAcceptable, unsupportedMediaType, decodingFailed, linkRefused, paginationLoop, tooManyPages,
-                redirectRefused, notCached, storeNotSaved, accountChanged, securityFailed
+                redirectRefused, notCached, storeNotSaved, storeNotRead, accountChanged, securityFailed
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -75,6 +75,12 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         /// ``underlyingError`` is the system's error. What was on disk before is intact; a write whose entry was not
         /// saved was neither sent nor queued.
         public static let storeNotSaved = Code(.storeNotSaved)
+        /// A persisted ``ResourceStore`` could not read the rows a read needed from its file (an I/O error, a file
+        /// another process holds locked, a damaged file — which is then set aside, and the store goes on empty), after
+        /// trying again at once; ``underlyingError`` is SQLite's error. Nothing is taken for absent: the next read
+        /// reads those rows again. Thrown by ``ResourceStore/resource(_:id:)`` and ``ResourceStore/resources(_:)``,
+        /// never by a request (whose answer from the store is then fetched instead).
+        public static let storeNotRead = Code(.storeNotRead)
         /// A queued write was made by another account than the one whose credentials the request carries now (one
         /// signed out, another in): it was not sent, and stays in the ``WriteQueue`` until its account is back or
         /// the app discards it.

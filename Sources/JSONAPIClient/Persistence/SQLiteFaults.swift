@@ -3,7 +3,7 @@ import Foundation
 /// A test's seam in ``SQLiteDatabase``: makes the n-th SQLite call of the connections opened under a directory
 /// fail, as SQLite's own test suite fails its n-th I/O operation (`malloc_common.tcl`'s fault simulation) —
 /// `SQLITE_IOERR`, `SQLITE_BUSY`, `SQLITE_FULL` or `SQLITE_CANTOPEN`, once (transient) or from then on
-/// (persistent).
+/// (persistent) — or answer `SQLITE_CORRUPT`, as a damaged page does whenever it is met.
 ///
 /// Internal, and set only from `@testable` tests (``inject(_:under:)``). A connection looks its faults up once, when
 /// it opens (under this type's lock): outside such a test it finds none, and each of its calls then costs one load
@@ -28,7 +28,7 @@ final class SQLiteFaults: @unchecked Sendable {
     /// What fails, and when.
     struct Plan: Sendable {
         /// The result code the failing call returns: ``SQLiteFaults/ioError``, ``SQLiteFaults/busy``,
-        /// ``SQLiteFaults/full`` or ``SQLiteFaults/cannotOpen``.
+        /// ``SQLiteFaults/full``, ``SQLiteFaults/cannotOpen`` or ``SQLiteFaults/corrupt``.
         var code: Int32
         /// The call that fails first: 1 for the first call counted.
         var at: Int
@@ -46,6 +46,8 @@ final class SQLiteFaults: @unchecked Sendable {
     static let full: Int32 = 13
     /// SQLITE_CANTOPEN.
     static let cannotOpen: Int32 = 14
+    /// SQLITE_CORRUPT: what a damaged page answers (the file is set aside).
+    static let corrupt: Int32 = 11
     /// The message of an injected failure.
     static let message = "fault injected by a test"
 

@@ -51,6 +51,28 @@ struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
         self.init(of: fields, names: Self.credentialFields, key: key)
     }
 
+    /// The digest of the credentials `fields` carry and of credential query items (named by
+    /// ``ResourceStore/Configuration/credentialQueryItems``), in their order. With no items, the digest of the
+    /// fields alone; a prefix of its own keeps the items apart from any header field.
+    init(credentialsOf fields: HTTPFields, queryItems: [(name: String, value: String?)], key: DigestKey = .process) {
+        guard !queryItems.isEmpty else {
+            self.init(credentialsOf: fields, key: key)
+            return
+        }
+        let headers = CredentialDigest(credentialsOf: fields, key: key)
+        var message = Array("JSONAPIClient query credentials".utf8)
+        message.appendLittleEndian(headers.high)
+        message.appendLittleEndian(headers.low)
+        for (name, value) in queryItems {
+            message.appendLittleEndian(UInt64(truncatingIfNeeded: name.utf8.count))
+            message.append(contentsOf: name.utf8)
+            // An item without `=` and one with an empty value differ.
+            message.appendLittleEndian(value.map { UInt64(truncatingIfNeeded: $0.utf8.count) } ?? .max)
+            message.append(contentsOf: (value ?? "").utf8)
+        }
+        self.init(high: SipHash.hash(message, k0: key.k0, k1: key.k1), low: SipHash.hash(message, k0: key.k2, k1: key.k3))
+    }
+
     /// The digest of an account's identifier (``Session/Configuration/account``), under `key`: what a session that
     /// names its account partitions its stored responses and queued writes by, whatever credentials it sends. A
     /// prefix of its own keeps it apart from every digest of header fields.

@@ -13,7 +13,9 @@ import JSONAPIClientCore
 ///
 /// **A read that fails is not an empty one.** When the rows cannot be read (`SQLITE_IOERR`, `SQLITE_BUSY`, …) the
 /// read is tried again, up to ``readAttempts`` times in all; then it ends with the error (logged), and no key asked
-/// is noted as read, nor the type as listed: the next use reads them again. A record merged meanwhile over a row not
+/// is noted as read, nor the type as listed: the next use reads them again. A read that meets damage
+/// (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) has the file set aside, and the store goes on empty
+/// (``StoreWriter/setAsideIfDamaged(for:)``). A record merged meanwhile over a row not
 /// read is placed over it (``RecordTable/unreadBeneath``): the row is merged under it once it reads, and a save
 /// merges the row under it in its transaction, so a sparse fieldset never replaces a whole row.
 ///
@@ -34,11 +36,26 @@ extension ResourceStore {
     @discardableResult
     func faultIn(_ keys: some Sequence<Key>) -> Result<Void, SQLiteError> {
         guard writer != nil else { return .success(()) }
-        let (reader, asked, epoch) = readingDisk { state -> [Key] in
+        let (reader, asked, epoch) = readingDisk { state -> ([Key], [Key]) in
             var seen = Set<Key>()
-            return keys.filter { state.records.needsRead($0) && seen.insert($0).inserted }
+            var needed: [Key] = []
+            var readBefore: [Key] = []
+            for key in keys {
+                switch state.records.rowNeed(key) {
+                case .row: if seen.insert(key).inserted { needed.append(key) }
+                case .readWithoutRecord: if seen.insert(key).inserted { readBefore.append(key) }
+                case .none: break
+                }
+            }
+            return (needed, readBefore)
         }
-        guard let writer = reader, var needed = asked, !needed.isEmpty else { return .success(()) }
+        guard let writer = reader, let (asked, readBefore) = asked else { return .success(()) }
+        var needed = asked
+        // Rows read before without a record may have been saved since by another connection: read again then.
+        if !readBefore.isEmpty, forgetReadsIfChanged(writer) {
+            needed += state.withLock { state in readBefore.filter { state.records.needsRead($0) } }
+        }
+        guard !needed.isEmpty else { return .success(()) }
         if needed.count >= Self.wholeTypeAt {
             for (type, asked) in Dictionary(grouping: needed, by: \.type) where asked.count >= Self.wholeTypeAt {
                 // A count that cannot be read reads by id.
@@ -58,6 +75,7 @@ extension ResourceStore {
         case .failure(let error):
             writer.persistence.log(
                 "JSONAPIClient store: could not read \(needed.count) records (\(error)); they are read again when next used")
+            writer.setAsideIfDamaged(for: self)
             return .failure(error)
         }
     }
@@ -75,11 +93,37 @@ extension ResourceStore {
         }
     }
 
+    /// Forgets which rows were read (``RecordTable/forgetReads()``) when another connection committed to the
+    /// database since the store last asked (`PRAGMA data_version`: ``StoreWriter/recordsChanged()``) — another
+    /// process, another store on the directory, or this store's own save — unless a save is being written (its
+    /// deletions are not committed yet: the rows are forgotten at a later ask).
+    ///
+    /// - Returns: Whether they were forgotten.
+    @discardableResult
+    func forgetReadsIfChanged(_ writer: StoreWriter) -> Bool {
+        let (changed, version) = writer.recordsChanged()
+        guard changed else { return false }
+        let forgot = state.withLock { state -> Bool in
+            guard !writer.saves.writing else { return false }
+            state.records.forgetReads()
+            return true
+        }
+        if forgot { writer.noteRecordsRead(at: version) }
+        return forgot
+    }
+
+    /// The error a public read throws when rows it needed could not be read (``JSONAPIClientError/Code/storeNotRead``).
+    static func notRead(_ error: SQLiteError) -> JSONAPIClientError {
+        JSONAPIClientError(
+            code: .storeNotRead, detail: "the store could not read its database: \(error)", underlyingError: error)
+    }
+
     /// How many keys of one type a fault asks for before it considers reading the whole type.
     static let wholeTypeAt = 256
 
     /// How many times a read of rows is tried before it ends with its error: a busy or failing read is often
-    /// transient, and the store's lock is not held meanwhile.
+    /// transient, and the store's lock is not held meanwhile. Damage is not: a read that meets it ends at once,
+    /// and the file is set aside (``StoreWriter/setAsideIfDamaged(for:)``).
     static let readAttempts = 3
 
     /// `read`'s value, tried up to ``readAttempts`` times while it fails.
@@ -89,7 +133,7 @@ extension ResourceStore {
             do throws(SQLiteError) {
                 return .success(try read())
             } catch {
-                guard attempt < Self.readAttempts else { return .failure(error) }
+                guard attempt < Self.readAttempts, !error.isDamage else { return .failure(error) }
                 attempt += 1
             }
         }
@@ -103,6 +147,7 @@ extension ResourceStore {
     ///   not be (logged): the type is not noted as listed, and the next listing reads it again.
     @discardableResult
     func faultIn(type: String) -> Result<Void, SQLiteError> {
+        if let writer, state.withLock({ $0.records.listed(type) }) { forgetReadsIfChanged(writer) }
         let (reader, needed, epoch) = readingDisk { $0.records.needsIDs(of: type) ? true : nil }
         guard let writer = reader, needed == true else { return .success(()) }
         switch attempts({ () throws(SQLiteError) in try writer.records(ofType: type) }) {
@@ -113,6 +158,7 @@ extension ResourceStore {
         case .failure(let error):
             writer.persistence.log(
                 "JSONAPIClient store: could not list the records of a type (\(error)); it is read again when next listed")
+            writer.setAsideIfDamaged(for: self)
             return .failure(error)
         }
     }

@@ -45,16 +45,24 @@ extension ResourceStore {
     /// before, so the walk ends after as many steps as there are keys at most: the lock is never held across the
     /// database, and a read that answers fewer or other rows than asked never makes the walk go round.
     func graph(from keys: [Key]) -> (primary: [ResourceRecord], included: [ResourceRecord])? {
+        graphReading(from: keys).graph
+    }
+
+    /// ``graph(from:)``, with the error of a read of rows that failed (the graph is then what the store holds
+    /// without them).
+    func graphReading(from keys: [Key]) -> (
+        graph: (primary: [ResourceRecord], included: [ResourceRecord])?, failure: SQLiteError?
+    ) {
         call {
-            var failed = false
-            if case .failure = faultIn(keys) { failed = true }
+            var failure: SQLiteError?
+            if case .failure(let error) = faultIn(keys) { failure = error }
             var asked = Set(keys)
             while true {
                 let (graph, unread) = walkGraph(from: keys)
-                guard !failed, writer != nil else { return graph }
+                guard failure == nil, writer != nil else { return (graph, failure) }
                 let new = unread.filter { asked.insert($0).inserted }
-                guard !new.isEmpty else { return graph }
-                if case .failure = faultIn(new) { failed = true }
+                guard !new.isEmpty else { return (graph, nil) }
+                if case .failure(let error) = faultIn(new) { failure = error }
             }
         }
     }

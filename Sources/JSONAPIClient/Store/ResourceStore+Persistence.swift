@@ -29,8 +29,9 @@ extension ResourceStore {
     /// ```
     ///
     /// Responses stay partitioned by credentials across launches: the database keeps a random key of its own under
-    /// which the credentials are digested; the credentials themselves are never written, nor responses with
-    /// `Cache-Control: no-store`. The library works in its `JSONAPIClient` folder and leaves `directory` itself as
+    /// which the credentials are digested; the credentials themselves are never written — the credential header
+    /// fields, and the query items ``Configuration/credentialQueryItems`` names — nor responses with
+    /// `Cache-Control: no-store` (<doc:CachingResources> lists what is written). The library works in its `JSONAPIClient` folder and leaves `directory` itself as
     /// it is; on Apple platforms that folder is excluded from backups and has the data protection class
     /// ``fileProtection`` says (the app's own by default). Any number of processes may open one directory (an app
     /// and its extensions in an app group's container): each writes the rows of its own changes, so none

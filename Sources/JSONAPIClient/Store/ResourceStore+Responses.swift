@@ -4,7 +4,7 @@ extension ResourceStore {
     /// The key `request` (as the transport gets it) is stored under in this store: its partition is digested with
     /// the store's key.
     func responseKey(for request: HTTPRequest) -> ResponseKey {
-        var key = ResponseKey(request, key: digestKey)
+        var key = ResponseKey(request, key: digestKey, credentialQueryItems: configuration.credentialQueryItems)
         // The account's, whatever its credentials now; else the first credentials of a line the library refreshed.
         key.partition = accountDigest ?? lineage.root(of: key.partition)
         return key
@@ -28,6 +28,7 @@ extension ResourceStore {
     {
         let key = key ?? responseKey(for: request)
         let digestKey = digestKey
+        placeResponseFromDisk(key)  // saved by another connection since the store opened
         let (found, epoch) = commit(merging: false) { state, _ -> (StoredResponse?, UInt64) in
             guard made == nil || made == state.clears, let stored = state.responses[key],
                 CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
@@ -44,6 +45,7 @@ extension ResourceStore {
             body = rebuilt
         case nil:
             body = nil
+            writer.setAsideIfDamaged(for: self)
         }
         return commit(merging: false) { state, effects -> StoredResponse? in
             guard state.clears == epoch else { return nil }  // another account's database now

@@ -41,6 +41,15 @@ public final class ResourceStore: Sendable {
         public var now: @Sendable () -> Date
         /// Where the store keeps its records and responses across launches; `nil` (the default) for memory only.
         public var persistence: Persistence?
+        /// The names of the query items that are credentials — an API key sent in each request's URL, such as
+        /// `api_key` — as `Authorization` is in a header: a stored response is partitioned by their values (a
+        /// keyed digest, as for the credential header fields) and kept under its URL without them, so that they
+        /// are never written to disk. Empty by default: a query item is then part of the URL like any other.
+        ///
+        /// The URL as sent keeps them; what the server writes in a body (a link that repeats the query) is stored
+        /// as it came. Add such an item in a ``Middleware`` rather than in the request's URL, so that a queued
+        /// offline write (``WriteQueue``), which keeps its URL as made, does not carry it either.
+        public var credentialQueryItems: Set<String>
 
         /// Creates limits: 10,000 records and 32 MiB of responses by default, in memory only.
         ///
@@ -48,35 +57,40 @@ public final class ResourceStore: Sendable {
         ///   - maxResources: The most records kept.
         ///   - maxResponseBytes: The most bytes of response bodies kept.
         ///   - persistence: Where to keep the store across launches; `nil` for memory only.
+        ///   - credentialQueryItems: The names of the query items that are credentials (see
+        ///     ``credentialQueryItems``); none by default.
         ///   - now: The current time; `Date()` by default.
         public init(
             maxResources: Int = 10_000, maxResponseBytes: Int = 32 << 20, persistence: Persistence? = nil,
-            now: @escaping @Sendable () -> Date = { Date() }
+            credentialQueryItems: Set<String> = [], now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.maxResources = maxResources
             self.maxResponseBytes = maxResponseBytes
             self.persistence = persistence
+            self.credentialQueryItems = credentialQueryItems
             self.now = now
         }
 
-        /// Whether two configurations have the same limits and persistence (their clocks are not compared).
+        /// Whether two configurations have the same limits, persistence and credential query items (their clocks
+        /// are not compared).
         ///
         /// - Parameters:
         ///   - lhs: A configuration.
         ///   - rhs: Another configuration.
-        /// - Returns: `true` when both limits and the persistence are equal.
+        /// - Returns: `true` when both limits, the persistence and the credential query items are equal.
         public static func == (lhs: Configuration, rhs: Configuration) -> Bool {
             lhs.maxResources == rhs.maxResources && lhs.maxResponseBytes == rhs.maxResponseBytes
-                && lhs.persistence == rhs.persistence
+                && lhs.persistence == rhs.persistence && lhs.credentialQueryItems == rhs.credentialQueryItems
         }
 
-        /// Hashes the limits and persistence (not the clock).
+        /// Hashes the limits, persistence and credential query items (not the clock).
         ///
         /// - Parameter hasher: The hasher to feed.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(maxResources)
             hasher.combine(maxResponseBytes)
             hasher.combine(persistence)
+            hasher.combine(credentialQueryItems)
         }
     }
 
@@ -426,11 +440,13 @@ public final class ResourceStore: Sendable {
     /// - Throws: `JSONAPIDecodingError` when the record does not make a `Model` (a sparse fieldset left out a
     ///   member it requires); its pointer locates the member in the response the records came in (or,
     ///   for records of several responses, as if they were one document's `data` and `included`).
+    ///   ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotRead`` when a persisted store could not
+    ///   read the rows of the record or of those it reaches (the next read reads them again).
     public func resource<Model: Resource>(_ type: Model.Type, id: String) throws -> Model? {
         register(Model.self)
-        guard let (primary, included) = call({ graph(from: [Key(type: Model.resourceType, id: id)]) }) else {
-            return nil
-        }
+        let (graph, failure) = call { graphReading(from: [Key(type: Model.resourceType, id: id)]) }
+        if let failure { throw Self.notRead(failure) }
+        guard let (primary, included) = graph else { return nil }
         return try decoder.decode(Model.self, records: primary, included: included).first
     }
 
@@ -440,16 +456,20 @@ public final class ResourceStore: Sendable {
     /// - Returns: The models, ordered by id; `[]` when the store holds none.
     /// - Throws: `JSONAPIDecodingError` when a record does not make a `Model`; its pointer locates the member in the
     ///   response the records came in (or, for records of several responses, as if they were one document's `data`
-    ///   and `included`).
+    ///   and `included`). ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotRead`` when a
+    ///   persisted store could not read the type's rows, or those its records reach (the next read reads them again).
     public func resources<Model: Resource>(_ type: Model.Type) throws -> [Model] {
         register(Model.self)
-        let graph = call { () -> ([ResourceRecord], [ResourceRecord])? in
-            faultIn(type: Model.resourceType)
+        let (graph, failure) = call { () -> (([ResourceRecord], [ResourceRecord])?, SQLiteError?) in
+            let listed = faultIn(type: Model.resourceType)
             let keys = withMergedState { state in
                 state.overlay.visibleKeys(of: Model.resourceType, in: state.records).sorted { $0.id < $1.id }
             }
-            return self.graph(from: keys)
+            let read = graphReading(from: keys)
+            if case .failure(let error) = listed { return (read.graph, error) }
+            return (read.graph, read.failure)
         }
+        if let failure { throw Self.notRead(failure) }
         guard let (primary, included) = graph else { return [] }
         return try decoder.decode(Model.self, records: primary, included: included)
     }
@@ -890,7 +910,8 @@ public final class ResourceStore: Sendable {
     }
 
     /// The resource `id` of `Model`'s type now (`nil` when the store has no record of it, or the record does not
-    /// make a `Model`), then again after each change to its record (`nil` once removed).
+    /// make a `Model`), then again after each change to its record (`nil` once removed). A read a persisted store
+    /// could not make (``JSONAPIClientError/Code/storeNotRead``) yields nothing: the record is not gone.
     ///
     /// - Parameters:
     ///   - type: The model to decode.
@@ -899,7 +920,13 @@ public final class ResourceStore: Sendable {
     public func updates<Model: Resource>(of type: Model.Type, id: String) -> AsyncStream<Model?> {
         register(Model.self)
         let stream = observe(type: Model.resourceType, id: id) { [weak self] _, continuation in
-            continuation.yield(try? self?.resource(Model.self, id: id))
+            do {
+                continuation.yield(try self?.resource(Model.self, id: id))
+            } catch let error as JSONAPIClientError where error.code == .storeNotRead {
+                // Not read: nothing is told (it is not gone); the next change reads it again.
+            } catch {
+                continuation.yield(nil)
+            }
         }
         return stream
     }

@@ -14,7 +14,9 @@ import Foundation
 /// process loses nothing committed; a power cut may lose the last commits, never leaving a torn row).
 ///
 /// **Several processes.** An app and its extensions may open one directory: each saves its own changes' rows, so
-/// none overwrites another's saves, and each reads what the others committed when it opens.
+/// none overwrites another's saves, and each reads what the others committed when it first needs it: the stored
+/// responses when it opens, then a response it does not hold, or a record it read before without a row, once
+/// `PRAGMA data_version` says another connection committed (``storedResponse(for:)``, ``recordsChanged()``).
 ///
 /// **The partition key.** The credential digests that partition the stored responses are made under a random key
 /// kept in the database's `meta` table (made once, in a transaction, by the first process to need it).
@@ -28,13 +30,29 @@ final class StoreWriter: @unchecked Sendable {
     static let keyRow = "partition key"
 
     let persistence: ResourceStore.Persistence
+    /// The partition whose database this is (``PartitionDatabase/partition(forAccount:)``).
+    let partition: String
     let key: DigestKey
     private let queue = DispatchQueue(label: "JSONAPIClient.ResourceStore.writer", qos: .utility)
-    private let database: SQLiteDatabase
+    /// The writer's connection; replaced by a new file's when damage is met (``setAside(_:)``). On `queue` only.
+    private var database: SQLiteDatabase
     /// A second connection, for the rows a read asks for: WAL lets it read while `queue` writes, so a read never
     /// waits behind a save. Its lock is held across the read of those few rows only — never the store's lock, which
     /// is taken before or after, not around it (``ResourceStore/faultIn(_:)``).
-    private let reader: LockedValue<SQLiteDatabase>
+    private let reader: LockedValue<Reader>
+
+    /// The reader connection, and the damage a read through it met (the file is set aside on the queue:
+    /// ``setAsideIfDamaged(for:)``).
+    private struct Reader {
+        var connection: SQLiteDatabase
+        var damage: SQLiteError?
+        /// The database's `PRAGMA data_version` when the store last forgot the rows it read
+        /// (``recordsChanged()``); `nil` before the first ask.
+        var recordsVersion: Int64?
+        /// The `data_version` when the stored responses were read (at open): while the database has it, no other
+        /// connection committed since, and a response the store does not hold is not on disk either.
+        var responsesVersion: Int64?
+    }
     /// The most records the database keeps (the store's ``ResourceStore/Configuration/maxResources``): a save trims
     /// the least recently written past it (``trim(afterWriting:)``).
     private let maxRecords: Int
@@ -52,25 +70,34 @@ final class StoreWriter: @unchecked Sendable {
         var saved: UInt64 = 0
         /// Whether a save is scheduled.
         var scheduled = false
+        /// Whether a save or another write is being written on the queue, and how many were written.
+        var writing = false
+        var written: UInt64 = 0
+        /// Why changes were lost, not saved: the file was set aside and the store emptied before a save wrote them
+        /// (``setAsideIfDamaged(for:)``). The next save reports it (``save(_:)``), so that a flush never says they
+        /// are on disk.
+        var lost: String?
     }
 
     private let state = LockedValue(State())
 
     private init(
-        persistence: ResourceStore.Persistence, key: DigestKey, database: SQLiteDatabase, reader: SQLiteDatabase,
-        maxRecords: Int
+        persistence: ResourceStore.Persistence, partition: String, key: DigestKey, database: SQLiteDatabase,
+        reader: SQLiteDatabase, maxRecords: Int
     ) {
         self.persistence = persistence
+        self.partition = partition
         self.key = key
         self.database = database
-        self.reader = LockedValue(reader)
+        self.reader = LockedValue(Reader(connection: reader))
         self.maxRecords = maxRecords
     }
 
     // MARK: Opening
 
     /// Opens `persistence`'s database — made, or a damaged one set aside (logged) — with its partition key, and
-    /// reads the stored responses (the records are read as a store asks for them: ``records(_:)``).
+    /// reads the stored responses (the records are read as a store asks for them: ``records(_:)``). Damage met
+    /// while reading them (a page of the file, past its header) sets the file aside too, and a new one is opened.
     ///
     /// - Returns: The writer, the key, and what the database holds; `nil` when the database cannot be opened
     ///   (logged: the store stays in memory).
@@ -79,17 +106,37 @@ final class StoreWriter: @unchecked Sendable {
         maxRecords: Int = .max
     ) -> (writer: StoreWriter, key: DigestKey, contents: RowCodec.Contents)? {
         let log = persistence.log
-        do throws(SQLiteError) {
-            let database = try PartitionDatabase.open(
-                in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
-            let key = try partitionKey(in: database)
-            let reader = try SQLiteDatabase(path: database.path)
-            let writer = StoreWriter(
-                persistence: persistence, key: key, database: database, reader: reader, maxRecords: maxRecords)
-            return (writer, key, try writer.readResponses())
-        } catch {
-            log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
-            return nil
+        var setAside = false
+        while true {
+            var opened: SQLiteDatabase?
+            do throws(SQLiteError) {
+                let database = try PartitionDatabase.open(
+                    in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
+                opened = database
+                let key = try partitionKey(in: database)
+                let reader = try SQLiteDatabase(path: database.path)
+                let writer = StoreWriter(
+                    persistence: persistence, partition: partition, key: key, database: database, reader: reader,
+                    maxRecords: maxRecords)
+                let contents = try writer.readResponses()
+                // After the responses that did not read were deleted: this writer's own deletions are no change.
+                let version = try Self.dataVersion(of: reader)
+                writer.reader.withLock { reader in
+                    reader.responsesVersion = version
+                    reader.recordsVersion = version
+                }
+                return (writer, key, contents)
+            } catch {
+                if error.isDamage, !setAside, let opened {
+                    opened.close()
+                    PartitionDatabase.setAside(
+                        opened.path, reason: error.description, log: log, subject: "JSONAPIClient store")
+                    setAside = true
+                    continue
+                }
+                log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
+                return nil
+            }
         }
     }
 
@@ -120,13 +167,10 @@ final class StoreWriter: @unchecked Sendable {
                 + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
                 + "FROM responses r ORDER BY r.rowid")
         for row in responses {
-            guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
-                var response = try? RowCodec.response(from: bytes)
-            else {
+            guard let response = Self.response(of: row) else {
                 damaged.append(row.first?.integer ?? 0)
                 continue
             }
-            response.response.unreadBody = StoredResponse.UnreadBody(id: id, count: Int(clamping: count))
             contents.responses.append(response)
         }
         if !damaged.isEmpty {
@@ -139,6 +183,65 @@ final class StoreWriter: @unchecked Sendable {
         }
         return contents
     }
+
+    /// The stored response a row of `responses` holds (rowid, response, body id, whole size), its body left unread;
+    /// `nil` when it does not read.
+    private static func response(of row: [SQLiteValue]) -> (key: ResponseKey, response: StoredResponse)? {
+        guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
+            var response = try? RowCodec.response(from: bytes)
+        else { return nil }
+        response.response.unreadBody = StoredResponse.UnreadBody(id: id, count: Int(clamping: count))
+        return response
+    }
+
+    // MARK: Another connection's commits
+
+    /// `PRAGMA data_version` of `connection`: it changes when another connection — another process's, the write
+    /// queue's, or this writer's own — commits to the file. (A pragma: no page is read.)
+    private static func dataVersion(of connection: SQLiteDatabase) throws(SQLiteError) -> Int64 {
+        try connection.rows("PRAGMA data_version").first?.first?.integer ?? 0
+    }
+
+    /// Whether the database changed since the store last asked, or since it opened (on the reader connection): what
+    /// it read as absent, and the types it listed, may have rows now.
+    ///
+    /// - Returns: Whether another connection committed since (`true` when the version cannot be read), and the
+    ///   version to note once the store forgot what it read (``noteRecordsRead(at:)``).
+    func recordsChanged() -> (changed: Bool, version: Int64?) {
+        guard let version = try? withReader({ reader throws(SQLiteError) in try Self.dataVersion(of: reader) }) else {
+            return (true, nil)
+        }
+        return (reader.withLock { $0.recordsVersion != version }, version)
+    }
+
+    /// Notes that the store forgot what it read when the database had `version` (``recordsChanged()``).
+    func noteRecordsRead(at version: Int64?) {
+        reader.withLock { $0.recordsVersion = version }
+    }
+
+    /// The stored response under `key` on disk, when the database changed since the store read its responses at
+    /// open (another process, or another store on the directory, saved it since): its row, the body left unread.
+    ///
+    /// - Returns: The response; `nil` when nothing committed since open, or the database holds none under `key`.
+    /// - Throws: ``SQLiteError`` when it cannot be read.
+    func storedResponse(for key: ResponseKey) throws(SQLiteError) -> StoredResponse? {
+        try withReaderState { state throws(SQLiteError) -> StoredResponse? in
+            let version = try Self.dataVersion(of: state.connection)
+            guard version != state.responsesVersion else { return nil }
+            let row = try state.connection.rows(
+                "SELECT r.rowid, r.response, r.body_id, "
+                    + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
+                    + "FROM responses r WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
+                [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
+            ).first
+            guard let row, let (found, response) = Self.response(of: row), found == key else { return nil }
+            return response
+        }
+    }
+
+    /// Whether a save is being written (on the queue), and how many were written: a row read while one is being
+    /// written may be one it deletes (``ResourceStore/responseFromDisk(_:for:)``).
+    var saves: (writing: Bool, written: UInt64) { state.withLock { ($0.writing, $0.written) } }
 
     // MARK: Reading records
 
@@ -181,10 +284,21 @@ final class StoreWriter: @unchecked Sendable {
         return Int(clamping: count ?? 0)
     }
 
-    /// `body`'s value, run with the reader connection under its lock (on the caller's thread), or its error.
+    /// `body`'s value, run with the reader connection under its lock (on the caller's thread), or its error. Damage
+    /// (``SQLiteError/isDamage``) is noted, for the caller to have the file set aside (``setAsideIfDamaged(for:)``).
     private func withReader<Value>(_ body: (SQLiteDatabase) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+        try withReaderState { state throws(SQLiteError) in try body(state.connection) }
+    }
+
+    /// `body`'s value, run with the reader connection and what is kept beside it, as ``withReader(_:)``.
+    private func withReaderState<Value>(_ body: (inout Reader) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
         let result = reader.withLock { reader -> Result<Value, SQLiteError> in
-            do throws(SQLiteError) { return .success(try body(reader)) } catch { return .failure(error) }
+            do throws(SQLiteError) {
+                return .success(try body(&reader))
+            } catch {
+                if error.isDamage { reader.damage = error }
+                return .failure(error)
+            }
         }
         return try result.get()
     }
@@ -217,6 +331,7 @@ final class StoreWriter: @unchecked Sendable {
                 }
             } catch {
                 persistence.log("JSONAPIClient store: records that did not read were not deleted: \(error)")
+                if error.isDamage { setAside(error) }
             }
         }
         return try? RowCodec.records(Self.document(of: readable), offset: 0)
@@ -293,8 +408,8 @@ final class StoreWriter: @unchecked Sendable {
     /// - Returns: The body; `nil` when it is gone (another process replaced the response) or cannot be read (logged).
     func body(_ unread: StoredResponse.UnreadBody, for key: ResponseKey) -> StoredBody? {
         let row: [SQLiteValue]?
-        do {
-            row = try reader.withLock { reader throws(SQLiteError) -> [SQLiteValue]? in
+        do throws(SQLiteError) {
+            row = try withReader { reader throws(SQLiteError) -> [SQLiteValue]? in
                 try reader.rows(
                     "SELECT b.body, r.whole_size FROM responses r JOIN response_bodies b ON b.id = r.body_id "
                         + "WHERE r.partition = ? AND r.url = ? AND r.accept = ? AND r.body_id = ?",
@@ -361,6 +476,7 @@ final class StoreWriter: @unchecked Sendable {
                 try write(changes)
             } catch {
                 persistence.log("JSONAPIClient store: the last changes of a store that went were not saved: \(error)")
+                if error.isDamage { setAside(error) }
             }
         }
     }
@@ -381,12 +497,74 @@ final class StoreWriter: @unchecked Sendable {
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     }
 
+    // MARK: Damage
+
+    /// Sets the file aside when a read through the reader connection met damage (`SQLITE_CORRUPT`,
+    /// `SQLITE_NOTADB`: a page of the file, which opening does not read), on the queue after any save in
+    /// progress, then empties `store` (``ResourceStore/startEmpty(after:)``): as at open, the store goes on with a
+    /// new file, and the next launch reads what is saved from then on. Nothing when no read met damage.
+    ///
+    /// - Parameter store: The store whose read met it.
+    func setAsideIfDamaged(for store: ResourceStore) {
+        guard reader.withLock({ $0.damage != nil }) else { return }
+        queue.async { [self, weak store] in
+            // Taken on the queue: a second report of the same damage, or one met before a set-aside, finds none.
+            guard let damage = reader.withLock({ reader in defer { reader.damage = nil }; return reader.damage }) else {
+                return
+            }
+            setAside(damage)
+            guard store?.startEmpty(after: self) == true else { return }
+            state.withLock {
+                $0.lost = "\(database.path) was damaged (\(damage)) and set aside before changes were saved: the "
+                    + "store starts empty, and they are not saved"
+            }
+        }
+    }
+
+    /// Sets the damaged file aside whole (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``: renamed with
+    /// its `-wal`, logged, as at open) and opens a new one in its place, with this writer's partition key, for the
+    /// writer and the reader. On the queue. When the new file cannot be opened (logged), both connections stay
+    /// closed: every save fails (`storeNotSaved`), and every read of rows too (`storeNotRead`; the store answers
+    /// with what it holds), until the store opens again.
+    ///
+    /// The write queue's connection to the file (``WriteQueueDatabase``), or another process's, still holds the
+    /// file it opened: what they write goes to the file set aside.
+    private func setAside(_ damage: SQLiteError) {
+        let path = database.path
+        reader.withLock { reader in
+            reader.connection.close()
+            reader.damage = nil
+        }
+        database.close()
+        PartitionDatabase.setAside(
+            path, reason: damage.description, log: persistence.log, subject: "JSONAPIClient store",
+            outcome: "the store starts empty")
+        do throws(SQLiteError) {
+            let fresh = try PartitionDatabase.open(
+                in: persistence.directory, partition: partition, protection: persistence.fileProtection,
+                log: persistence.log)
+            // Another process may have made the new file first, with a key of its own: it keeps it (a response saved
+            // under this one is then only revalidated at the next launch).
+            try fresh.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", [.text(Self.keyRow), .blob(Data(key.bytes))])
+            let connection = try SQLiteDatabase(path: fresh.path)
+            database = fresh
+            reader.withLock { $0 = Reader(connection: connection) }
+            writtenSinceTrim = 0
+            savesSinceTrim = 0
+        } catch {
+            persistence.log(
+                "JSONAPIClient store: cannot open a new database in place of the one set aside (\(error)); nothing "
+                    + "is saved until the store opens again")
+        }
+    }
+
     // MARK: Facts
 
     /// The value of `row` in the `meta` table (the records' owner, the credential renewals), read through the reader
     /// connection on the caller's thread; `nil` when there is none or it cannot be read.
     func meta(_ row: String) -> SQLiteValue? {
-        try? reader.withLock { reader throws(SQLiteError) in
+        try? withReader { reader throws(SQLiteError) in
             try reader.rows("SELECT value FROM meta WHERE key = ?", [.text(row)]).first?.first
         }
     }
@@ -407,6 +585,7 @@ final class StoreWriter: @unchecked Sendable {
                 }
             } catch {
                 persistence.log("JSONAPIClient store: could not keep \(row): \(error)")
+                if error.isDamage { setAside(error) }
             }
         }
     }
@@ -446,23 +625,44 @@ final class StoreWriter: @unchecked Sendable {
                 }
             } catch {
                 persistence.log("JSONAPIClient store: not cleared: \(error)")
+                if error.isDamage { setAside(error) }  // a new file: cleared all the same
             }
         }
     }
 
     /// Writes the rows `store` changed since the last save (on the queue).
+    /// A set-aside that lost changes handed over before it is reported by the next save, whatever it writes.
     private func save(_ store: ResourceStore) -> JSONAPIClientError? {
-        let (target, saved) = state.withLock { ($0.requested, $0.saved) }
-        guard target != saved else { return nil }
+        let (target, saved, lost) = state.withLock { state in
+            defer { state.lost = nil }
+            return (state.requested, state.saved, state.lost)
+        }
+        guard target != saved || lost != nil else { return nil }
+        state.withLock { $0.writing = true }
+        defer {
+            state.withLock { state in
+                state.writing = false
+                state.written &+= 1
+            }
+        }
         let changes = store.takeUnsaved(for: self)
         do throws(SQLiteError) {
             try write(changes)
         } catch {
+            if error.isDamage {
+                setAside(error)
+                store.startEmpty(after: self)
+                return JSONAPIClientError(
+                    code: .storeNotSaved,
+                    detail: "\(database.path) was damaged (\(error)) and set aside: the store starts empty, and these "
+                        + "changes are not saved", underlyingError: error)
+            }
             store.restoreUnsaved(records: Set(changes.records.map(\.key)), responses: Set(changes.responses.map(\.key)))
             return JSONAPIClientError(
                 code: .storeNotSaved, detail: "saving to \(database.path) failed: \(error)", underlyingError: error)
         }
         state.withLock { $0.saved = max($0.saved, target) }
+        if let lost { return JSONAPIClientError(code: .storeNotSaved, detail: lost) }
         return nil
     }
 

@@ -78,6 +78,36 @@ extension ResourceStore {
             return false
         }
 
+        /// What a read of `key` needs of its row: ``needsRead(_:)`` (`.row`), or whether the row was read and the
+        /// table holds no record of it (found nothing, or went since: `.readWithoutRecord`), which another
+        /// connection may have saved since (``forgetReads()``); one lookup of the key.
+        func rowNeed(_ key: Key) -> RowNeed {
+            guard readsDisk else { return .none }
+            guard byKey[key] == nil else {
+                return !unreadBeneath.isEmpty && unreadBeneath.contains(key) ? .row : .none
+            }
+            return settled.contains(key) ? .readWithoutRecord : .row
+        }
+
+        /// What a read needs of a key's row (``rowNeed(_:)``).
+        enum RowNeed {
+            case none, row, readWithoutRecord
+        }
+
+        /// Whether the ids of `type`'s rows were read (``needsIDs(of:)`` says no).
+        func listed(_ type: String) -> Bool { readsDisk && typesRead.contains(type) }
+
+        /// Forgets which rows were read, and which types listed, once another connection committed to the
+        /// database: each is read again when next asked for. The keys whose record went and whose row the next
+        /// save deletes (``unsaved``) stay settled, so that a row about to be deleted is not read back; the caller
+        /// makes sure no save is being written.
+        mutating func forgetReads() {
+            guard readsDisk else { return }
+            let unsaved = unsaved.keys ?? []
+            settled = unsaved.isEmpty ? [] : settled.filter { unsaved.contains($0) }
+            typesRead.removeAll()
+        }
+
         /// Notes that the ids of `type`'s rows were read.
         mutating func noteIDsRead(of type: String) {
             guard readsDisk else { return }

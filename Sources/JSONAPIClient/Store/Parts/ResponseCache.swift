@@ -44,11 +44,34 @@ struct ResponseKey: Hashable, Sendable {
     var accept: String
 
     /// The key of `request` as the transport sees it, after the middleware added its credentials, its partition
-    /// digested under `key`.
-    init(_ request: HTTPRequest, key: DigestKey = .process) {
-        partition = CredentialDigest(credentialsOf: request.headerFields, key: key)
-        url = request.url.absoluteString
+    /// digested under `key`. The query items named in `credentialQueryItems`
+    /// (``ResourceStore/Configuration/credentialQueryItems``) are credentials: digested into the partition with the
+    /// credential header fields, and left out of the URL, which is written to disk.
+    init(_ request: HTTPRequest, key: DigestKey = .process, credentialQueryItems: Set<String> = []) {
         accept = request.headerFields[.accept] ?? ""
+        guard !credentialQueryItems.isEmpty, let (url, credentials) = Self.split(request.url, credentialQueryItems)
+        else {
+            partition = CredentialDigest(credentialsOf: request.headerFields, key: key)
+            url = request.url.absoluteString
+            return
+        }
+        partition = CredentialDigest(credentialsOf: request.headerFields, queryItems: credentials, key: key)
+        self.url = url
+    }
+
+    /// `url` without the query items named in `names`, and those items (their percent-encoded names and values, in
+    /// the URL's order); `nil` when it has none of them (the URL is then used as it is, byte for byte).
+    static func split(_ url: URL, _ names: Set<String>) -> (url: String, items: [(name: String, value: String?)])? {
+        guard url.query != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let items = components.percentEncodedQueryItems
+        else { return nil }
+        let isCredential = { (item: URLQueryItem) in names.contains(item.name.removingPercentEncoding ?? item.name) }
+        let credentials = items.filter(isCredential)
+        guard !credentials.isEmpty else { return nil }
+        let kept = items.filter { !isCredential($0) }
+        components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+        guard let stripped = components.string else { return nil }
+        return (stripped, credentials.map { ($0.name, $0.value) })
     }
 }
 
