@@ -25,8 +25,11 @@ extension ResourceStore {
         let key = key ?? responseKey(for: request)
         let digestKey = digestKey
         let (found, epoch) = commit(merging: false) { state, _ -> (StoredResponse?, UInt64) in
+            // No `Vary`: nothing to compare, and no digest to make.
             guard let stored = state.responses[key],
-                CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
+                stored.varyNames.isEmpty
+                    || CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey)
+                        == stored.varyDigest
             else { return (nil, state.clears) }
             return (state.responses.use(key, at: state.tick()), state.clears)
         }
