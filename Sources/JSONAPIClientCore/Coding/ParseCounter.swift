@@ -29,7 +29,15 @@ private final class LockedCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 
-    var value: Int { lock.withLock { count } }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 
-    func increment() { lock.withLock { count += 1 } }
+    func increment() {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+    }
 }
