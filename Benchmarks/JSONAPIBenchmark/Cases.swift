@@ -40,7 +40,8 @@ enum Cases {
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
         "decode-graph", "floor-encode-graph", "encode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
         "walk-concurrent4", "store-merge", "store-read", "store-read-pending", "store-save", "store-load",
-        "store-save-cold", "store-walk-bare", "store-walk", "store-walk-observed", "live-apply", "queue-append",
+        "store-save-cold", "store-hit", "store-walk-bare", "store-walk", "store-walk-observed", "store-walk-observer-program",
+        "live-apply", "queue-append",
         "persist-walk", "persist-edit", "cold-start",
     ]
 

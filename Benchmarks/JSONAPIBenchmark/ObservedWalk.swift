@@ -13,11 +13,15 @@ import JSONAPIClient
 ///   every article has changed (another version of every page): the time until the list shows every new title,
 ///   against `store-walk` (the same walk with no list). Target ≤ 1.5. The list's work runs on the main actor, which
 ///   the benchmark's main thread serves by running its run loop until the list is up to date.
+/// - `store-walk-observer-program`: the walk as a program on the public API writes it — a store with the default
+///   limits (10,000 records: the walk's 41,000 evict), `pages()` with its default prefetch — while a task consumes
+///   `store.changes(of: Article.self)`, and the walk ends once that task has taken every article's change (the
+///   observed case cancels its task when the walk ends, whatever it has not taken yet).
 enum ObservedWalk {
     static let pageCount = 100
     static let pageSize = 100
     static let label = "\(pageCount)x\(pageSize)"
-    static let names = ["store-walk-bare", "store-walk", "store-walk-observed", "live-apply"]
+    static let names = ["store-walk-bare", "store-walk", "store-walk-observed", "store-walk-observer-program", "live-apply"]
 
     /// The pages of the collection: version `version` of each (another version changes every resource).
     static func pages(version: UInt64) -> [Data] {
@@ -65,10 +69,37 @@ enum ObservedWalk {
                     return ids == expected ? nil : "expected ids 1...\(resources) in order, got \(ids.count) ids"
                 })
         }
+        // The program: the default store, the default prefetch, an observer whose every change is taken.
+        let program = { @Sendable () async throws -> [String] in
+            let api = Session(baseURL: base, client: client, configuration: .init(store: .init()))
+            guard let store = api.store else { throw BenchmarkFailure(description: "the session has no store") }
+            let changes = store.changes(of: Article.self)
+            let observer = Task {
+                var seen = 0
+                for await change in changes where change.kind == .updated {
+                    seen += 1
+                    if seen == resources { break }
+                }
+                return seen
+            }
+            var ids: [String] = []
+            let request = api.source(Article.self, .path("articles/<id>")).fetch().include("author", "comments.author")
+                .page(.pageBased(1, pageSize))
+            for try await page in request.pages() { ids += page.data?.map(\.id) ?? [] }
+            guard await observer.value == resources else { throw BenchmarkFailure(description: "changes missed") }
+            return ids
+        }
         var cases = [
             make("store-walk-bare", floor: nil, store: nil, observed: false),
             make("store-walk", floor: "store-walk-bare", store: limits, observed: false),
             make("store-walk-observed", floor: "store-walk-bare", store: limits, observed: true),
+            BenchmarkCase(
+                name: "store-walk-observer-program", floor: "store-walk-bare", bytes: bytes, resources: resources,
+                run: { try Pipeline.runBlocking { try await program() }.count },
+                check: {
+                    let ids = try Pipeline.runBlocking { try await program() }
+                    return ids == expected ? nil : "expected ids 1...\(resources) in order, got \(ids.count) ids"
+                }),
         ]
         if selected, #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
             cases.append(try liveApply(base: base, bytes: bytes, limits: limits))

@@ -159,6 +159,8 @@ func main() throws {
         let candidates =
             profile == "pipeline" || profile == "pages-decode"
             ? try Pipeline.cases()
+            : profile == StoreHit.name
+            ? try StoreHit.cases()
             : ObservedWalk.names.contains(profile)
                 ? try ObservedWalk.cases(liveApply: profile == "live-apply")
                 : try Cases.make(for: document, selected: [profile])
@@ -172,7 +174,7 @@ func main() throws {
 
     let selected = Set(options.cases)
     print("# jsonapi-bench: \(options.rounds) rounds (pipeline \(max(options.rounds, 21))), cases round-robin after a warm-up, medians")
-    for size in options.sizes where !selected.subtracting(["pipeline", QueueAppend.name] + Walk.names + ObservedWalk.names + Persist.names).isEmpty {
+    for size in options.sizes where !selected.subtracting(["pipeline", QueueAppend.name, StoreHit.name] + Walk.names + ObservedWalk.names + Persist.names).isEmpty {
         let document = GeneratedDocument(articles: size)
         print("# N=\(size): \(document.bytes.count) bytes, \(document.peopleCount) people, \(document.commentCount) comments")
         let cases = try Cases.make(for: document, selected: selected)
@@ -192,6 +194,16 @@ func main() throws {
             }
         }
         try measure(cases, label: Pipeline.label, rounds: max(options.rounds, 21))
+    }
+    if selected.contains(StoreHit.name) {
+        let cases = try StoreHit.cases()
+        print("# \(StoreHit.name): \(StoreHit.requests) cacheFirst reads of one fresh stored resource a run (a read is a run / \(StoreHit.requests))")
+        for benchmark in cases {
+            if let problem = try benchmark.check() {
+                throw BenchmarkFailure(description: "\(benchmark.name): wrong output: \(problem)")
+            }
+        }
+        try measure(cases, label: StoreHit.label, rounds: options.rounds)
     }
     let walks = Walk.names.filter(selected.contains)
     if !walks.isEmpty {

@@ -57,24 +57,30 @@ extension Session {
                 "HTTP \(response.status.code) with \(results.count) atomic:results for \(operations.count) operations; "
                     + "the extension requires one result per operation")
         }
-        // Not when the store was cleared, or changed owner, meanwhile: the batch was another account's.
-        if let store, store.clears == epoch { Self.apply(operations, results, to: store) }
+        // Not when the store was cleared, or changed owner, meanwhile (the batch was another account's): the store
+        // checks, in the same lock section that applies it.
+        store?.apply(Self.answer(operations, results, epoch: epoch))
         return results
     }
 
-    /// Tells the store what an applied batch did, as a write does: the resources the results return are the newest
-    /// versions, removed resources are gone, and the stored lists of every type the batch touched are stale.
-    private static func apply(_ operations: [AtomicOperation], _ results: [AtomicResult], to store: ResourceStore) {
-        store.merge(results.flatMap { result -> [ResourceObject] in
+    /// What an applied batch does to the store, as a write's answer does (``ResourceStore/apply(_:)``): the
+    /// resources the results return are the newest versions, removed resources are gone, and the stored lists of
+    /// every type the batch touched are stale.
+    private static func answer(
+        _ operations: [AtomicOperation], _ results: [AtomicResult], epoch: UInt64?
+    ) -> ResourceStore.WriteAnswer {
+        var answer = ResourceStore.WriteAnswer(epoch: epoch)
+        answer.objects = results.flatMap { result -> [ResourceObject] in
             if case .resource(let object)? = result.data { [object] } else { [] }
-        })
-        var types: Set<String> = []
-        for operation in operations {
-            if case .resource(let object)? = operation.data { types.insert(object.type) }
-            guard let ref = operation.ref else { continue }
-            types.insert(ref.type)
-            if operation.op == .remove, ref.relationship == nil, let id = ref.id { store.remove(type: ref.type, id: id) }
         }
-        for type in types.sorted() { store.invalidateCollections(of: type) }
+        for operation in operations {
+            if case .resource(let object)? = operation.data { answer.listed.insert(object.type) }
+            guard let ref = operation.ref else { continue }
+            answer.listed.insert(ref.type)
+            if operation.op == .remove, ref.relationship == nil, let id = ref.id {
+                answer.removed.append(ResourceStore.Key(type: ref.type, id: id))
+            }
+        }
+        return answer
     }
 }

@@ -139,18 +139,20 @@ extension Session {
             let response: WriteResponse<PrimaryData>
             do {
                 let body = try encode(.post, urls[position]) { try $0.encode(RawDocument(data: .resource(step.sent))) }
+                let create = WriteQueue.Entry(
+                    method: .post, url: urls[position], type: step.object.type, resourceID: step.object.id ?? "",
+                    body: body, headerFields: headerFields, kind: .create, clientGeneratedID: step.object.id != nil)
                 response = try await write(
                     JSONAPIRequest(
                         method: .post, target: .success(urls[position]), headerFields: headerFields, body: body,
                         mediaType: mediaType),
-                    as: PrimaryData.self)
+                    describedBy: create, as: PrimaryData.self)
             } catch {
                 return try fail(
                     .requestFailed, "creating \(step.identifier) failed after \(created.count) of \(steps.count) "
                         + "resources were created: \(error)",
                     created: created, failed: step.identifier, notCreated: rest, error)
             }
-            store?.invalidateCollections(of: step.object.type)
             guard let done = Self.created(step, by: response) else {
                 return try fail(
                     .idNotReturned, "the server answered HTTP \(response.status.code) to creating \(step.identifier) "

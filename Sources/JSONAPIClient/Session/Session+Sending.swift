@@ -126,6 +126,18 @@ extension Session {
                 responseHeaders: response.headerFields, responseBody: response.body)
         }
         let readsResourceMeta = request.pagination?.readsResourceMeta ?? false
+        // A body the store answered with again (not sent, or revalidated): its decode of last time, when it was this
+        // very body's.
+        let stored = (source == .cache || source == .revalidated) ? store : nil
+        let clears = stored?.clears ?? 0
+        if stored != nil,
+            let decoded = storedDecodes.decoded(
+                Primary.self, from: response.body, resourceMeta: readsResourceMeta, clears: clears)
+        {
+            return self.response(
+                decoded.0, outline: decoded.1, records: nil, sent: sent, response: response, source: source,
+                credentials: credentials, request: request, trail: trail, walk: walk)
+        }
         let (document, outline, records) = try decode(Primary.self, request: sent, response: response) {
             decoder, body throws(JSONAPIDecodingError) -> (Document<Primary>, PrimaryDataOutline, ResourceRecords?) in
             guard keeping != nil else {
@@ -139,12 +151,27 @@ extension Session {
             keeping.merge(records, from: response.body, decoded: document.data)
             handed = true
         }
+        if stored != nil {
+            storedDecodes.remember(
+                document, outline: outline, from: response.body, resourceMeta: readsResourceMeta, clears: clears)
+        }
+        return self.response(
+            document, outline: outline, records: handed ? records : nil, sent: sent, response: response,
+            source: source, credentials: credentials, request: request, trail: trail, walk: walk)
+    }
+
+    /// The response of a fetch whose body decoded to `document`, with the navigation to its neighbours.
+    private func response<Primary: Decodable & Sendable>(
+        _ document: Document<Primary>, outline: PrimaryDataOutline, records: ResourceRecords?, sent: HTTPRequest,
+        response: HTTPResponse, source: ResponseSource, credentials: CredentialDigest?, request: JSONAPIRequest,
+        trail: PageTrail?, walk: (any PaginationStrategy)?
+    ) -> FetchResponse<Primary> {
         let page = PageContext(
             count: outline.count, meta: document.meta, firstResourceMeta: outline.firstResourceMeta,
             lastResourceMeta: outline.lastResourceMeta)
         return FetchResponse(
             document: document, status: response.status, headerFields: response.headerFields, source: source,
-            credentials: credentials, records: handed ? records : nil,
+            credentials: credentials, records: records,
             navigation: Navigation(
                 session: self, request: request, url: sent.url, page: page,
                 trail: trail ?? PageTrail(start: sent.url), walk: request.pagination ?? walk))

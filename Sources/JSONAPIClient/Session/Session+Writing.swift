@@ -1,20 +1,14 @@
 import Foundation
 
 extension Session {
-    /// Sends a write and reads its response: a typed document for 200/201 with a body, a raw one for 202, none
-    /// for 204 (or any empty body).
-    func write<Primary: Decodable & Sendable>(_ request: JSONAPIRequest, as type: Primary.Type) async throws
-        -> WriteResponse<Primary>
-    {
+    /// Sends a write the session makes itself (a graph's ordered creates), which `write` describes, and answers it as
+    /// every write is answered (``answer(_:to:for:layer:epoch:as:)``).
+    func write<Primary: Decodable & Sendable>(
+        _ request: JSONAPIRequest, describedBy write: WriteQueue.Entry, as type: Primary.Type
+    ) async throws -> WriteResponse<Primary> {
         let epoch = store?.clears
         let (sent, response) = try await send(request, to: try request.url())
-        if let store, store.clears == epoch {  // not after a clear or a change of owner: another account's answer
-            recordAnswer(response, to: sent, body: request.body, in: store)
-            if sent.method == .post || sent.method == .delete, let model = Primary.self as? any Resource.Type {
-                store.invalidateCollections(of: model.resourceType)
-            }
-        }
-        return try writeResponse(response, to: sent, as: type)
+        return try answer(response, to: sent, for: write, layer: nil, epoch: epoch, as: type).get()
     }
 
     /// Sends a write of a ``DataSource`` with its options (the session's when `nil`): optimistic, it shows in the
@@ -45,10 +39,9 @@ extension Session {
             writeQueue.wake()
             return Self.queued(write)
         }
-        let sent: HTTPRequest
-        let response: HTTPResponse
+        let answered: Result<WriteResponse<Primary>, JSONAPIClientError>
         do {
-            (sent, response) = try await deliver(write, layer: layer)
+            answered = try await deliver(write, layer: layer, as: type)
         } catch var error as JSONAPIClientError {
             if options.isQueued, error.isUnreachable {
                 // It may have reached the server, and only the answer was lost; an attempt if the network was
@@ -63,7 +56,7 @@ extension Session {
             if let layer { store?.dropPending(layer) }
             throw error
         }
-        return try writeResponse(response, to: sent, as: type)
+        return try answered.get()  // a body that does not decode as `Primary` fails here, the store up to date
     }
 
     /// Puts `write` in the queue, durably (``WriteQueue/enqueue(_:layer:failure:)``); when it cannot be saved, drops
@@ -81,129 +74,162 @@ extension Session {
         }
     }
 
-    /// Sends `write` and brings the store up to date (``record(_:answer:sent:layer:in:)``). The queue's replay
-    /// sends its entries here.
+    /// Sends `write` and brings the store up to date (``answer(_:to:for:layer:epoch:as:)``, the body read for the
+    /// store alone). The queue's replay sends its entries here.
     ///
     /// - Returns: The request as sent and the successful response.
     /// - Throws: ``JSONAPIClientError`` for a failure or an error status (the layer is left to the caller).
     func deliver(_ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?) async throws
         -> (HTTPRequest, HTTPResponse)
     {
+        let (sent, response, epoch) = try await exchange(write)
+        if let store {
+            let records = write.relationship == nil ? answeredRecords(response) : nil
+            let linkage = write.relationship == nil ? nil : answeredLinkage(response)
+            store.apply(answer(for: write, response: response, sent: sent, records: records, linkage: linkage,
+                layer: layer, epoch: epoch))
+        }
+        return (sent, response)
+    }
+
+    /// Sends `write` and answers it (``answer(_:to:for:layer:epoch:as:)``).
+    ///
+    /// - Returns: The typed response, or the error of a body that does not decode as `Primary` (the store is up
+    ///   to date either way).
+    /// - Throws: ``JSONAPIClientError`` for a failure or an error status (the layer is left to the caller).
+    private func deliver<Primary: Decodable & Sendable>(
+        _ write: WriteQueue.Entry, layer: ResourceStore.PendingWrite?, as type: Primary.Type
+    ) async throws -> Result<WriteResponse<Primary>, JSONAPIClientError> {
+        let (sent, response, epoch) = try await exchange(write)
+        return answer(response, to: sent, for: write, layer: layer, epoch: epoch, as: type)
+    }
+
+    /// Sends `write` with its account's transport: the request as sent, the successful answer, and the store's
+    /// ``ResourceStore/clears`` before it was sent.
+    private func exchange(_ write: WriteQueue.Entry) async throws -> (HTTPRequest, HTTPResponse, UInt64?) {
         let sent = httpRequest(for: write.request, url: write.url)
         let epoch = store?.clears
         let response = try await transmit(sent, terminal: transport(for: write.owner))
         guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
-        // Not after a clear or a change of the records' owner: the answer is another account's (its layer is gone).
-        if let store, store.clears == epoch { record(write, answer: response, sent: sent, layer: layer, in: store) }
-        return (sent, response)
+        return (sent, response, epoch)
     }
 
-    /// What a write the server accepted does to the store — the one place for every write path (data sources,
-    /// untyped writes, relationship endpoints, the queue's replay):
+    /// The answer to a write the server accepted, read once: its body parsed once into the typed document and the
+    /// records the store takes, and applied to the store (``ResourceStore/apply(_:)``) unless it was cleared, or its
+    /// records changed owner, since `epoch` (the answer is then another account's; its layer is gone).
+    ///
+    /// - Returns: The typed response — a document for 200/201 with a body, a raw one for 202, none for 204 (or any
+    ///   empty body) — or the ``JSONAPIClientError/Code/decodingFailed`` error of a body that is not a `Primary`
+    ///   document (the store still takes what the body holds).
+    func answer<Primary: Decodable & Sendable>(
+        _ response: HTTPResponse, to sent: HTTPRequest, for write: WriteQueue.Entry,
+        layer: ResourceStore.PendingWrite?, epoch: UInt64?, as type: Primary.Type
+    ) -> Result<WriteResponse<Primary>, JSONAPIClientError> {
+        var result = WriteResponse<Primary>(status: response.status, headerFields: response.headerFields)
+        if let location = response.headerFields[.location] {
+            result.location = URL(percentEncoding: location, relativeTo: sent.url)?.absoluteURL
+        }
+        var records: ResourceRecords?
+        var failure: JSONAPIClientError?
+        if !response.body.isEmpty, response.status != .noContent {
+            do {
+                if response.status == .accepted {
+                    result.rawDocument = try decode(PrimaryData.self, request: sent, response: response) {
+                        decoder, body throws(JSONAPIDecodingError) in try decoder.decode(RawDocument.self, from: body)
+                    }
+                } else if store == nil {
+                    result.document = try decode(Primary.self, request: sent, response: response) {
+                        decoder, body throws(JSONAPIDecodingError) in try decoder.decode(Document<Primary>.self, from: body)
+                    }
+                } else {
+                    let (document, _, kept) = try decode(Primary.self, request: sent, response: response) {
+                        decoder, body throws(JSONAPIDecodingError) in
+                        try decoder.decodeKeepingRecords(Document<Primary>.self, from: body, resourceMeta: false)
+                    }
+                    result.document = document
+                    records = kept
+                }
+            } catch {
+                failure = error
+                // What the body holds still reaches the store: the server applied the write.
+                records = write.relationship == nil ? answeredRecords(response) : nil
+            }
+        }
+        if let store {
+            // A relationship endpoint's answer names the linkage in its primary data (parsed above, or once more
+            // when it did not decode as `Primary`).
+            let linkage: Linkage? =
+                write.relationship == nil
+                ? nil
+                : failure == nil ? Self.linkage(of: result.document?.data as? PrimaryData) : answeredLinkage(response)
+            store.apply(answer(for: write, response: response, sent: sent, records: records, linkage: linkage,
+                layer: layer, epoch: epoch))
+        }
+        if let failure { return .failure(failure) }
+        return .success(result)
+    }
+
+    /// What the answer to `write` does to the store — the one description for every write path (data sources,
+    /// untyped writes, relationship endpoints, the queue's replay, a graph's creates):
     /// - optimistic (`layer`): the layer is confirmed with the server's answer — or dropped for a create the server
     ///   gave an id of its own, whose record then replaces it;
-    /// - otherwise the answer is merged (a 204 to a `PATCH`: what was sent), a delete removes the record, and a
-    ///   relationship endpoint's write sets the owner's linkage (the server's, or what the write worked out);
+    /// - otherwise the answer is merged (a 204: what was sent), a delete removes the record, and a relationship
+    ///   endpoint's write sets the owner's linkage (the server's, or what the write worked out);
     /// - the stored responses of what was written are marked stale (of the owner too, for a relationship), and for
     ///   a create or delete the lists of its type.
-    func record(
-        _ write: WriteQueue.Entry, answer response: HTTPResponse, sent: HTTPRequest, layer: ResourceStore.PendingWrite?,
-        in store: ResourceStore
-    ) {
+    private func answer(
+        for write: WriteQueue.Entry, response: HTTPResponse, sent: HTTPRequest, records: ResourceRecords?,
+        linkage: Linkage?, layer: ResourceStore.PendingWrite?, epoch: UInt64?
+    ) -> ResourceStore.WriteAnswer {
+        var answer = ResourceStore.WriteAnswer(layer: layer, epoch: epoch)
+        answer.written = [ResourceStore.Written(method: sent.method, url: sent.url)]
         if let name = write.relationship {
-            let answered = answeredLinkage(response)
-            if let layer {
-                let answer = answered.map {
-                    ResourceObject(type: write.type, id: write.resourceID, relationships: [name: Relationship(data: $0)])
-                }
-                store.confirmPending(layer, answer: answer)
-            } else if let linkage = answered ?? write.layerObject(decoder: configuration.decoder)?
-                .relationships?[name]?.data
-            {
-                store.changeLinkage(of: name, type: write.type, id: write.resourceID) { _ in linkage }
-            }
-            store.invalidateResponses(after: sent.method, to: sent.url)
+            let shown = layer == nil ? write.layerObject(decoder: configuration.decoder)?.relationships?[name]?.data : nil
+            answer.relationship = ResourceStore.Relinked(
+                name: name, key: ResourceStore.Key(type: write.type, id: write.resourceID), answered: linkage,
+                shown: shown)
             // `…/articles/1/relationships/tags` → `…/articles/1`: the owner's documents show the linkage too.
-            store.invalidateResponses(
-                after: .patch, to: sent.url.deletingLastPathComponent().deletingLastPathComponent())
-            return
+            answer.written.append(
+                ResourceStore.Written(
+                    method: .patch, url: sent.url.deletingLastPathComponent().deletingLastPathComponent()))
+            return answer
         }
-        if let layer {
-            settle(layer, with: response, in: store)
-            store.invalidateResponses(after: sent.method, to: sent.url)
-        } else {
-            recordAnswer(response, to: sent, body: write.body, in: store)
-            if write.kind == .delete { store.remove(type: write.type, id: write.resourceID) }
+        answer.records = records
+        if layer == nil {
+            // Without a body, what was sent is the newest version (a 204 applied exactly the members sent).
+            if response.status == .noContent, let body = write.body {
+                answer.records = try? configuration.decoder.records(from: body)
+            }
+            if write.kind == .delete { answer.removed = [ResourceStore.Key(type: write.type, id: write.resourceID)] }
         }
-        if write.kind != .update { store.invalidateCollections(of: write.type) }
+        if write.kind != .update { answer.listed = [write.type] }
+        return answer
+    }
+
+    /// The records of an answer's body for the store, parsed once; none for an empty body, a `204` or a `202`
+    /// (whose body describes a job, not the resource), or a body that is not a document.
+    private func answeredRecords(_ response: HTTPResponse) -> ResourceRecords? {
+        guard !response.body.isEmpty, response.status != .accepted, response.status != .noContent else { return nil }
+        return try? configuration.decoder.records(from: response.body)
     }
 
     /// The linkage a relationship endpoint's `200` answer says the relationship now has; `nil` for a `204`, a `202`,
     /// or a body that says none.
     private func answeredLinkage(_ response: HTTPResponse) -> Linkage? {
-        guard !response.body.isEmpty, response.status != .accepted,
+        guard !response.body.isEmpty, response.status != .accepted, response.status != .noContent,
             let document = try? configuration.decoder.decode(RawDocument.self, from: response.body)
         else { return nil }
-        switch document.data {
-        case .identifier(let identifier): return .toOne(identifier)
-        case .identifiers(let identifiers): return .toMany(identifiers)
-        case .null: return .toOne(nil)
-        case .resource, .resources, nil: return nil
-        }
+        return Self.linkage(of: document.data)
     }
 
-    /// Confirms an optimistic write's layer with the server's answer: the answer's version of the record replaces the
-    /// layer's (a 204 or 202 confirms the members sent), and the answer's other resources are merged.
-    private func settle(_ layer: ResourceStore.PendingWrite, with response: HTTPResponse, in store: ResourceStore) {
-        var objects: [ResourceObject] = []
-        if !response.body.isEmpty, response.status != .accepted,
-            let document = try? configuration.decoder.decode(RawDocument.self, from: response.body)
-        {
-            objects = ResourceStore.resourceObjects(of: document)
+    /// The linkage primary data names: identifiers, or `null`; `nil` for resources or none.
+    private static func linkage(of data: PrimaryData?) -> Linkage? {
+        switch data {
+        case .identifier(let identifier): .toOne(identifier)
+        case .identifiers(let identifiers): .toMany(identifiers)
+        case .null: .toOne(nil)
+        case .resource, .resources, nil: nil
         }
-        let index = objects.firstIndex { $0.type == layer.key.type && $0.id == layer.key.id }
-        let answer = index.map { objects.remove(at: $0) }
-        store.merge(objects)
-        if layer.kind == .create, answer == nil, objects.contains(where: { $0.type == layer.key.type }) {
-            store.dropPending(layer)  // the server named it: its record (merged above) takes the local one's place
-        } else {
-            store.confirmPending(layer, answer: answer)
-        }
-    }
-
-    /// Brings the store up to date after a write that was not optimistic.
-    private func recordAnswer(_ response: HTTPResponse, to sent: HTTPRequest, body: Data?, in store: ResourceStore) {
-        // What the server returned is the newest version; without a body, what was sent is (a 204 to a PATCH
-        // applied exactly the members sent). A 202's body describes a job, not the resource.
-        if !response.body.isEmpty, response.status != .accepted {
-            store.merge(from: response.body)
-        } else if response.status == .noContent, let body {
-            store.merge(from: body)
-        }
-        // The stored responses of what was written are out of date; a create or delete also changes the lists
-        // of its type, which must not go on missing the new resource or showing the deleted one.
-        store.invalidateResponses(after: sent.method, to: sent.url)
-    }
-
-    /// The typed response of a write the server answered.
-    private func writeResponse<Primary: Decodable & Sendable>(
-        _ response: HTTPResponse, to sent: HTTPRequest, as type: Primary.Type
-    ) throws -> WriteResponse<Primary> {
-        var result = WriteResponse<Primary>(status: response.status, headerFields: response.headerFields)
-        if let location = response.headerFields[.location] {
-            result.location = URL(percentEncoding: location, relativeTo: sent.url)?.absoluteURL
-        }
-        guard !response.body.isEmpty, response.status != .noContent else { return result }
-        if response.status == .accepted {
-            result.rawDocument = try decode(PrimaryData.self, request: sent, response: response) {
-                decoder, body throws(JSONAPIDecodingError) in try decoder.decode(RawDocument.self, from: body)
-            }
-        } else {
-            result.document = try decode(Primary.self, request: sent, response: response) {
-                decoder, body throws(JSONAPIDecodingError) in try decoder.decode(Document<Primary>.self, from: body)
-            }
-        }
-        return result
     }
 
     /// The response of a write that waits in the queue.

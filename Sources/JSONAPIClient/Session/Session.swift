@@ -43,6 +43,8 @@ public final class Session: Sendable {
     /// The Atomic Operations paths whose server refused the extension (415, 406) to a graph: later graphs go
     /// straight to ordered requests there (Session+Graph.swift).
     let refusedOperationsPaths = LockedValue<Set<String>>([])
+    /// The last typed decode of a body the store answered with, per type (StoredDecodes.swift).
+    let storedDecodes = StoredDecodes()
     /// Who the last request was sent as (Session+Accounts.swift).
     let lastCredentials = LockedValue<SeenCredentials?>(nil)
     /// The account signed in, its queue, and the queues of the accounts signed out of (Session+Accounts.swift).

@@ -28,6 +28,7 @@ struct CredentialDigest: Hashable, Sendable, CustomStringConvertible {
     /// differently: every name and value is preceded by its length.
     init(of fields: HTTPFields, names: [HTTPField.Name], key: DigestKey = .process) {
         var message: [UInt8] = []
+        message.reserveCapacity(names.count * 48)  // the credentials' names and counts without growing
         func append(_ value: Int) {
             message.appendLittleEndian(UInt64(truncatingIfNeeded: value))
         }

@@ -57,10 +57,8 @@ extension ResourceStore {
     /// write is unsettled.
     func confirmPending(_ write: PendingWrite, answer: ResourceObject?) {
         commit { state, effects in
-            let shownBefore = state.pendingInverseTargets(of: write.key)
-            guard state.overlay.confirm(write, answer: answer) else { return }
-            let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
-            effects.changes += state.shownChanges(of: write.key, related: related)
+            guard let changes = state.confirmPending(write, answer: answer) else { return }
+            effects.changes += changes
             effects.saves = true
         }
     }
@@ -72,10 +70,8 @@ extension ResourceStore {
     @discardableResult
     func dropPending(_ write: PendingWrite) -> ResourceObject? {
         commit { state, effects in
-            let shownBefore = state.pendingInverseTargets(of: write.key)
-            guard let undone = state.overlay.drop(write) else { return nil }
-            let related = state.foldConfirmed(write.key) + shownBefore + state.pendingInverseTargets(of: write.key)
-            effects.changes += state.shownChanges(of: write.key, related: related)
+            guard let (undone, changes) = state.dropPending(write) else { return nil }
+            effects.changes += changes
             effects.saves = true
             return undone
         }
@@ -107,6 +103,27 @@ extension ResourceStore {
 }
 
 extension ResourceStore.State {
+    /// Confirms `write`'s layer with `answer` and folds the confirmed layers before which no write is unsettled
+    /// (``ResourceStore/confirmPending(_:answer:)``).
+    ///
+    /// - Returns: The changes, for the observers; `nil` when the layer was gone.
+    mutating func confirmPending(_ write: ResourceStore.PendingWrite, answer: ResourceObject?) -> [StoreChange]? {
+        let shownBefore = pendingInverseTargets(of: write.key)
+        guard overlay.confirm(write, answer: answer) else { return nil }
+        let related = foldConfirmed(write.key) + shownBefore + pendingInverseTargets(of: write.key)
+        return shownChanges(of: write.key, related: related)
+    }
+
+    /// Drops `write`'s layer, folding any confirmed layers it held back (``ResourceStore/dropPending(_:)``).
+    ///
+    /// - Returns: The members the write had set and the changes, for the observers; `nil` when the layer was gone.
+    mutating func dropPending(_ write: ResourceStore.PendingWrite) -> (undone: ResourceObject, changes: [StoreChange])? {
+        let shownBefore = pendingInverseTargets(of: write.key)
+        guard let undone = overlay.drop(write) else { return nil }
+        let related = foldConfirmed(write.key) + shownBefore + pendingInverseTargets(of: write.key)
+        return (undone, shownChanges(of: write.key, related: related))
+    }
+
     /// What the observers are told when an optimistic write's layer comes, is confirmed or goes: what the store
     /// shows of `key`'s record may have changed (removed when it shows none), and the `related` records' inverse
     /// relationships did. None while nobody observes.

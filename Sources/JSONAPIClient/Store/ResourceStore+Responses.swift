@@ -30,8 +30,11 @@ extension ResourceStore {
         let digestKey = digestKey
         placeResponseFromDisk(key)  // saved by another connection since the store opened
         let (found, epoch) = commit(merging: false) { state, _ -> (StoredResponse?, UInt64) in
+            // No `Vary`: nothing to compare, and no digest to make.
             guard made == nil || made == state.clears, let stored = state.responses[key],
-                CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey) == stored.varyDigest
+                stored.varyNames.isEmpty
+                    || CredentialDigest(of: request.headerFields, names: stored.varyNames, key: digestKey)
+                        == stored.varyDigest
             else { return (nil, state.clears) }
             return (state.responses.use(key, at: state.tick()), state.clears)
         }
@@ -203,16 +206,28 @@ extension ResourceStore {
     ///   - url: The URL written to.
     ///   - method: The write's method.
     func invalidateResponses(after method: HTTPMethod, to url: URL) {
-        guard let target = Self.withoutQuery(url) else { return }
+        let paths = Self.stalePaths(after: method, to: url)
+        guard !paths.isEmpty else { return }
+        commit(merging: false) { state, effects in
+            Self.requireValidation(ofPaths: paths, in: &state.responses)
+            effects.saves = true
+        }
+    }
+
+    /// The paths whose stored responses a write of `method` to `url` makes stale (``invalidateResponses(after:to:)``).
+    static func stalePaths(after method: HTTPMethod, to url: URL) -> Set<String> {
+        guard let target = withoutQuery(url) else { return [] }
         var paths: Set<String> = [target]
-        if method == .delete, let parent = Self.withoutQuery(url.deletingLastPathComponent()) {
+        if method == .delete, let parent = withoutQuery(url.deletingLastPathComponent()) {
             paths.insert(parent.hasSuffix("/") ? String(parent.dropLast()) : parent)
         }
-        commit(merging: false) { state, effects in
-            state.responses.requireValidation { key, _ in
-                URL(string: key.url).flatMap(Self.withoutQuery).map(paths.contains) ?? false
-            }
-            effects.saves = true
+        return paths
+    }
+
+    /// Marks the stored responses of `paths` (whatever their query) stale and in need of validation.
+    static func requireValidation(ofPaths paths: Set<String>, in responses: inout ResponseCache) {
+        responses.requireValidation { key, _ in
+            URL(string: key.url).flatMap(withoutQuery).map(paths.contains) ?? false
         }
     }
 

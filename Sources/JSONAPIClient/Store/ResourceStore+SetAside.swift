@@ -18,7 +18,7 @@ extension ResourceStore {
             guard backing.withLock({ $0.writer }) === writer else { return false }
             let unsaved = state.records.unsaved.keys?.isEmpty == false || state.responses.unsaved.keys?.isEmpty == false
                 || !state.waiting.bodies.isEmpty
-            effects.changes = state.dropRecords()
+            effects.changes += state.dropRecords()
             effects.cleared = true
             if !named { state.owner = nil }
             state.responses.removeAll()

@@ -686,7 +686,7 @@ public final class ResourceStore: Sendable {
     /// skipped).
     ///
     /// - Returns: The changes, when someone observes the store (none are made otherwise).
-    private func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
+    func merge(_ objects: [ResourceObject], into state: inout State) -> [StoreChange] {
         var changes: [StoreChange] = []
         let now = state.tick()
         var released: Set<ObjectIdentifier> = []
@@ -808,20 +808,9 @@ public final class ResourceStore: Sendable {
         faultIn([key])
         commit { state, effects in
             guard let record = state.records[key] else { return }
-            let old = record.object
-            var object = old
-            var relationships = object.relationships ?? [:]
-            var relationship = relationships[name] ?? Relationship()
-            let linkage = change(relationship.data)
-            guard linkage != relationship.data else { return }
-            relationship.data = linkage
-            relationships[name] = relationship
-            object.relationships = relationships
-            let now = state.tick()
-            guard let updated = Record(object: object, lastUse: now) else { return }
-            state.records.setRecord(updated, for: key)
-            let related = state.followInverses(of: key, from: old, to: object, at: now)
-            effects.changes += ([key] + related).map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
+            let changes = state.setLinkage(of: name, on: key, to: change(record.object.relationships?[name]?.data))
+            guard !changes.isEmpty else { return }
+            effects.changes += changes
             effects.saves = true
         }
     }
@@ -851,11 +840,9 @@ public final class ResourceStore: Sendable {
         let key = Key(type: type, id: id)
         faultIn([key])
         commit { state, effects in
-            guard let old = state.records.removeRecord(key) else { return }
-            state.removed.insert(key)
-            let related = state.followInverses(of: key, from: old.object, to: nil, at: state.tick())
-            effects.changes += [StoreChange(type: type, id: id, kind: .removed)]
-                + related.map { StoreChange(type: $0.type, id: $0.id, kind: .updated) }
+            let changes = state.removeRecord(key)
+            guard !changes.isEmpty else { return }
+            effects.changes += changes
             effects.saves = true
         }
     }

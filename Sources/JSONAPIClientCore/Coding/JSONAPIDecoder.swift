@@ -160,6 +160,7 @@ public struct JSONAPIDecoder: Sendable {
     static func withTape<Result>(
         of bytes: some ContiguousBytes, maxDepth: Int, _ body: (JSONTape) throws(JSONAPIDecodingError) -> Result
     ) throws(JSONAPIDecodingError) -> Result {
+        if let counter = ParseCounter.current { bytes.withUnsafeBytes(counter.note) }
         let outcome = BorrowedBytes.lending(bytes) { borrowed in
             Swift.Result { () throws(JSONAPIDecodingError) -> Result in
                 let tape: JSONTape
