@@ -83,7 +83,7 @@ final class StoreWriter: @unchecked Sendable {
             let database = try PartitionDatabase.open(
                 in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
             let key = try partitionKey(in: database)
-            let reader = try SQLiteDatabase(path: database.path)
+            let reader = try SQLiteDatabase(path: database.path, creating: false)
             let writer = StoreWriter(
                 persistence: persistence, key: key, database: database, reader: reader, maxRecords: maxRecords)
             return (writer, key, try writer.readResponses())
@@ -376,9 +376,17 @@ final class StoreWriter: @unchecked Sendable {
         if let error { throw error }
     }
 
-    /// Returns once what was handed to the queue before the call is written (or failed).
-    func drained() async {
-        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    /// Closes both connections once what was handed to the queue before is written (or failed), and returns then:
+    /// for a writer whose account's files are about to be removed (``Session/signOut(removingData:)``). Every later
+    /// read or save fails (SQLITE_MISUSE); nothing opens the file again.
+    func close() async {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                database.close()
+                reader.withLock { $0.close() }
+                continuation.resume()
+            }
+        }
     }
 
     // MARK: Facts
