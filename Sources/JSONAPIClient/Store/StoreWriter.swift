@@ -93,9 +93,16 @@ final class StoreWriter: @unchecked Sendable {
         }
     }
 
-    /// The database's partition key, made (random) when it has none.
+    /// The database's partition key, made (random) when it has none. Read first without a write transaction, so
+    /// that opening a database that has its key writes nothing and never waits for another process's write lock (an
+    /// extension writing at the app's launch).
     private static func partitionKey(in database: SQLiteDatabase) throws(SQLiteError) -> DigestKey {
-        try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
+        if let bytes = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first?.blob,
+            let key = DigestKey(bytes: Array(bytes))
+        {
+            return key
+        }
+        return try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
             let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
             if let bytes = row?.blob, let key = DigestKey(bytes: Array(bytes)) { return key }
             // None yet (or not 32 bytes: the responses under it can never be matched again, so a new key costs
