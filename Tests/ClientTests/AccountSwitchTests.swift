@@ -134,6 +134,78 @@ struct AccountSwitchTests {
         #expect(server.requests.filter { $0.method == .patch }.isEmpty)  // removed: never sent
     }
 
+    @Test("Removing an account's data and signing it in again at once: another session opening its files meanwhile reads every save, though the app still held the removed account's queue")
+    func removeThenSignInAgain() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Server()
+        let api = Self.session(server, token: Token("A1"), account: "alice", directory: directory)
+        let memos = api.source(Memo.self, .path("memos/<id>"))
+        try await Self.aliceWrites(api, server)
+        var removedQueue: WriteQueue? = api.writeQueue  // the app holds it (for its events, say)
+        try await api.signOut(removingData: true)
+        try await api.signIn(account: "alice")
+        // Her new data: a fetch, saved, and a queued write.
+        server.go(online: true)
+        _ = try await memos.fetch(id: "1").result()
+        try await api.store?.flush()
+        server.go(online: false)
+        #expect(try await memos.update(Memo(id: "1", title: "Draft")) { $0.title = "Again" }.queued != nil)
+        #expect(removedQueue?.entries.count == 1)
+        removedQueue = nil  // a connection it still held to the removed file would close now
+        // Another session (an extension, a relaunch) opens her files while this one is still open.
+        let other = Self.session(server, token: Token("A2"), account: "alice", directory: directory)
+        #expect(other.writeQueue.entries.map(\.method) == [.patch])
+        #expect(other.store?.usage.responses == 1)
+        #expect(try other.store?.resource(Memo.self, id: "1")?.title == "Again")
+        withExtendedLifetime(api) {}
+    }
+
+    #if os(Linux)
+    @Test("Removing an account's data closes every connection to its files first, though the app holds the removed account's queue: no descriptor of this process is left on them")
+    func removalClosesConnections() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Server()
+        let alicePath = PartitionDatabase.file(in: directory, partition: PartitionDatabase.partition(forAccount: "alice")).path
+        let api = Self.session(server, token: Token("A1"), account: "alice", directory: directory)
+        try await Self.aliceWrites(api, server)
+        let removedQueue = api.writeQueue
+        #expect(!Self.descriptors(on: alicePath).isEmpty)
+        try await api.signOut(removingData: true)
+        #expect(Self.descriptors(on: alicePath).isEmpty, "\(Self.descriptors(on: alicePath))")
+        // The removed queue writes nowhere, and makes no file again.
+        _ = removedQueue.removeAll()
+        await removedQueue.flush()
+        #expect(!FileManager.default.fileExists(atPath: alicePath))
+    }
+
+    /// The targets of this process's open file descriptors that are `path` or SQLite's files beside it (Linux:
+    /// `/proc/self/fd`; a removed file shows as `<path> (deleted)`).
+    static func descriptors(on path: String) -> [String] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+            .filter { $0.hasPrefix(path) }
+    }
+    #endif
+
+    @Test("An account's data is not removed while another session of this process has its files open: the removal throws and that session's saves stay")
+    func removalRefusedWhileOpen() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Server()
+        let api = Self.session(server, token: Token("A1"), account: "alice", directory: directory)
+        let other = Self.session(server, token: Token("A1"), account: "alice", directory: directory)
+        _ = try await other.source(Memo.self, .path("memos/<id>")).fetch(id: "1").result()
+        await #expect(throws: JSONAPIClientError.self) { try await api.signOut(removingData: true) }
+        #expect(api.account == nil)  // signed out all the same
+        try await other.store?.flush()
+        let relaunched = Self.session(server, token: Token("A2"), account: "alice", directory: directory)
+        #expect(relaunched.store?.usage.responses == 1)
+        #expect(try relaunched.store?.resource(Memo.self, id: "1")?.title == "Draft")
+        withExtendedLifetime(other) {}
+    }
+
     @Test("Without an account, sign-out empties the store and keeps the queue; removing data empties the queue too")
     func signOutWithoutAccount() async throws {
         for removing in [false, true] {

@@ -258,9 +258,12 @@ struct StorePersistenceTests {
     func damagedDatabase() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (api, _) = Self.session(directory)
-        _ = try await api.fetch(URL(string: "labels/3")!).result()
-        try await api.store?.flush()
+        do {
+            // Gone before the next launch: a file is never set aside while a connection of the process has it open.
+            let (api, _) = Self.session(directory)
+            _ = try await api.fetch(URL(string: "labels/3")!).result()
+            try await api.store?.flush()
+        }
         let path = PartitionDatabase.file(in: directory).path
         try Data(repeating: 0x5a, count: 8192).write(to: URL(fileURLWithPath: path))
         try? FileManager.default.removeItem(atPath: path + "-wal")

@@ -180,38 +180,83 @@ struct WriteQueueDatabaseTests {
             }, reason: "newer version")
     }
 
-    @Test("A row that is not an entry sets the file aside")
+    @Test("A row that is not an entry is set aside inside the file, logged; the other entries are read, and the file stays")
     func foreignRow() throws {
-        try Self.loadsAfterSettingAside(
-            { url in
-                let storage = WriteQueueDatabase(directory: url.deletingLastPathComponent().deletingLastPathComponent(), log: { _ in })
-                try storage.save([.insert(Self.entry("a"))])
-                try SQLiteDatabase(path: url.path).execute("UPDATE write_queue SET entry = x'00ff'")
-            }, reason: "not an entry")
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = PartitionDatabase.file(in: directory).path
+        try WriteQueueDatabase(directory: directory, log: { _ in }).save(
+            [.insert(Self.entry("a")), .insert(Self.entry("b")), .insert(Self.entry("c"))])
+        try SQLiteDatabase(path: path).execute("UPDATE write_queue SET entry = x'00ff' WHERE id = 'b'")
+        let log = StorePersistenceTests.Log()
+        let storage = WriteQueueDatabase(directory: directory, log: { log.write($0) })
+        #expect(storage.load()?.map(\.id) == ["a", "c"])
+        #expect(log.messages.count == 1 && log.messages.first?.contains("1 rows") == true, "\(log.messages)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: PartitionDatabase.folder(in: directory).path)
+        #expect(!names.contains { $0.contains("set-aside") }, "\(names)")
+        let aside = try SQLiteDatabase(path: path).rows("SELECT id, entry FROM write_queue_set_aside")
+        #expect(aside == [[.text("b"), .blob(Data([0x00, 0xff]))]])
+        // Read again: nothing left to set aside, and the queue goes on.
+        try storage.save([.insert(Self.entry("d"))])
+        #expect(WriteQueueDatabase(directory: directory, log: { log.write($0) }).load()?.map(\.id) == ["a", "c", "d"])
+        #expect(log.messages.count == 1, "\(log.messages)")
     }
 
-    @Test("A row that is not an entry in an account's database sets that file aside, not the default partition's; two set-asides in one second keep both files")
-    func setsAsideItsOwnPartition() throws {
+    @Test("An unreadable row of an account's database is set aside in that file, whose store keeps its connection and its saves; the default partition's is not touched")
+    func foreignRowBesideTheStore() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let account = PartitionDatabase.partition(forAccount: "ada")
-        let other = WriteQueueDatabase(directory: directory, log: { _ in })
-        try other.save([.insert(Self.entry("kept"))])
+        try WriteQueueDatabase(directory: directory, log: { _ in }).save([.insert(Self.entry("kept"))])
+        try WriteQueueDatabase(directory: directory, partition: account, log: { _ in }).save(
+            [.insert(Self.entry("a")), .insert(Self.entry("b"))])
+        let path = PartitionDatabase.file(in: directory, partition: account).path
+        try SQLiteDatabase(path: path).execute("UPDATE write_queue SET entry = x'00ff' WHERE id = 'a'")
+        // The store opens the file first (as a session does), then the queue reads it.
+        let persistence = ResourceStore.Persistence(directory: directory, log: { _ in })
+        let writer = try #require(StoreWriter.open(persistence, partition: account)?.writer)
+        #expect(WriteQueueDatabase(directory: directory, partition: account, log: { _ in }).load()?.map(\.id) == ["b"])
+        // The store's connection still writes into the file at `path`: a new connection reads its row.
+        writer.setMeta("probe", .text("after"))
+        await writer.close()
+        let probe = try SQLiteDatabase(path: path).rows("SELECT value FROM meta WHERE key = 'probe'")
+        #expect(probe == [[.text("after")]])
+        let names = try FileManager.default.contentsOfDirectory(atPath: PartitionDatabase.folder(in: directory).path)
+        #expect(!names.contains { $0.contains("set-aside") }, "\(names)")
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["kept"])
+    }
+
+    @Test("A damaged file is not set aside while another connection of this process has it open (nor its -shm removed): opening fails instead; two set-asides in one second keep both files")
+    func damagedFileOpenElsewhere() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let account = PartitionDatabase.partition(forAccount: "ada")
         let folder = PartitionDatabase.folder(in: directory)
+        let path = PartitionDatabase.file(in: directory, partition: account).path
+        let held = try PartitionDatabase.open(in: directory, partition: account, log: { _ in })
+        try held.execute("INSERT INTO meta (key, value) VALUES ('probe', 1)")
+        // The next connection's first statement answers "not a database" (the fault seam: damage seen by one
+        // connection only).
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteError.notADatabase, at: 1, persistent: false, calls: [.step]), under: directory)
+        defer { faults.remove() }
+        let log = StorePersistenceTests.Log()
+        #expect(throws: SQLiteError.self) {
+            try PartitionDatabase.open(in: directory, partition: account, log: { log.write($0) })
+        }
+        #expect(log.messages.count == 1 && log.messages.first?.contains("not set aside") == true, "\(log.messages)")
+        #expect(FileManager.default.fileExists(atPath: path + "-shm"))
+        #expect(try held.rows("SELECT value FROM meta WHERE key = 'probe'") == [[.integer(1)]])
+        held.close()
+        faults.remove()
+        // With no connection open, damage sets the file aside, each time under a name of its own.
         for round in 1...2 {
-            let setUp = WriteQueueDatabase(directory: directory, partition: account, log: { _ in })
-            try setUp.save([.insert(Self.entry("a"))])
-            let path = PartitionDatabase.file(in: directory, partition: account).path
-            try SQLiteDatabase(path: path).execute("UPDATE write_queue SET entry = x'00ff'")
-            let log = StorePersistenceTests.Log()
-            #expect(WriteQueueDatabase(directory: directory, partition: account, log: { log.write($0) }).load() == nil)
-            #expect(log.messages.count == 1 && log.messages.first?.contains(path + " set aside as") == true, "\(log.messages)")
+            try Data(repeating: 0x5a, count: 10_000).write(to: URL(fileURLWithPath: path))
+            _ = try PartitionDatabase.open(in: directory, partition: account, log: { _ in })
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             let aside = names.filter { $0.hasPrefix(account + ".sqlite.set-aside-") && !$0.hasSuffix("-wal") }
-            #expect(aside.count == round, "\(names)")  // none overwrote the one before
-            #expect(!names.contains { $0.hasPrefix("default.sqlite.set-aside") }, "\(names)")
+            #expect(aside.count == round, "\(names)")
         }
-        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["kept"])
     }
 
     @Test("A set-aside name is the time and a random part, and never one a file has")

@@ -28,6 +28,58 @@ struct WriteQueuePersistenceTests {
         return entry
     }
 
+    @Test("A launch that cannot open the database yet reads the queue's rows when it first can, ahead of a write made since: the older rows are sent first")
+    func lateOpenKeepsOrder() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = StorePersistenceTests.Log()
+        do {
+            let server = FlakyMemos()
+            let (api, memos) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
+            _ = try #require(try await memos.create(Memo(id: "2", title: "First")).queued)
+            _ = try #require(try await memos.create(Memo(id: "3", title: "Second")).queued)
+            #expect(api.writeQueue.entries.count == 2)
+        }
+        // The next launch's queue cannot open the file (a device not unlocked yet: SQLITE_CANTOPEN). The store's
+        // two connections open first, and do (its late opening is not done: its partition key keeps the entries'
+        // owners theirs) ...
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteFaults.cannotOpen, at: 3, persistent: true, calls: [.open]), under: directory)
+        let server = FlakyMemos()
+        let (api, memos) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
+        #expect(api.store?.writer != nil && faults.failures == 1)
+        #expect(api.writeQueue.entries.isEmpty)
+        // ... then can, and a write is made online.
+        faults.remove()
+        server.go(online: true)
+        let response = try await memos.create(Memo(id: "4", title: "Third"))
+        #expect(response.queued != nil)  // behind the two found on disk
+        await api.writeQueue.replay()
+        #expect(server.served == [#"POST /memos "First""#, #"POST /memos "Second""#, #"POST /memos "Third""#])
+        #expect(api.writeQueue.entries.isEmpty)
+        await api.writeQueue.flush()
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load() == nil)
+    }
+
+    @Test("A queue whose database could not be read at launch reads it at the next replay")
+    func lateOpenAtReplay() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = StorePersistenceTests.Log()
+        _ = try await Self.queueOffline(in: directory, log: log)
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteFaults.ioError, at: 3, persistent: true, calls: [.open]), under: directory)
+        let server = FlakyMemos()
+        let (api, _) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
+        #expect(api.store?.writer != nil && faults.failures == 1)
+        #expect(api.writeQueue.entries.isEmpty)
+        faults.remove()
+        server.go(online: true)
+        await api.writeQueue.replay()
+        #expect(server.served == [#"POST /memos "Written offline""#])
+        #expect(api.writeQueue.entries.isEmpty)
+    }
+
     @Test("A queued write survives a restart: shown again, then sent once")
     func restart() async throws {
         let directory = Self.directory()

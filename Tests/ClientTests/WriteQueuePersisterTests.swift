@@ -36,7 +36,7 @@ final class HeldStorage: WriteQueueStorage, @unchecked Sendable {
     func fail(next count: Int) { lock.withLock { failures = count } }
     func hold(_ on: Bool) { lock.withLock { holding = on } }
 
-    func load() -> [WriteQueue.Entry]? { lock.withLock { kept } }
+    func read() throws -> [WriteQueue.Entry] { lock.withLock { kept ?? [] } }
 
     func save(_ changes: [WriteQueue.Change]) throws {
         if let probe { let free = probe(); lock.withLock { probes.append(free) } }

@@ -25,7 +25,9 @@ import Darwin
 /// **Its own file, or set aside.** The file carries an application id (`JAPI`) and a schema version
 /// (`user_version`). A file that is not a database, is damaged, belongs to another program or was written by a
 /// newer schema is renamed whole (`default.sqlite.set-aside-<time>-<random>`, a name no file has, its `-wal` with
-/// it) with the reason logged, and a new one is made: the data starts empty, and the old file stays for a person to look at. Any other failure
+/// it) with the reason logged, and a new one is made: the data starts empty, and the old file stays for a person to look at
+/// — only while no connection of this process has the file open (it would go on writing into the file set aside):
+/// else opening fails. Opening, setting aside and removing (``remove(_:in:)``) run one at a time. Any other failure
 /// (no permission, a full disk, a file the device cannot read yet) leaves the file alone and is reported to the
 /// caller.
 enum PartitionDatabase {
@@ -137,6 +139,27 @@ enum PartitionDatabase {
         in directory: URL, partition: String = defaultPartition,
         protection: ResourceStore.Persistence.FileProtection = .appDefault, log: @Sendable (String) -> Void
     ) throws(SQLiteError) -> SQLiteDatabase {
+        let result = files.sync { () -> Result<SQLiteDatabase, SQLiteError> in
+            do throws(SQLiteError) {
+                return .success(try openNow(in: directory, partition: partition, protection: protection, log: log))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Where a partition's files are made, set aside and removed, one at a time, process-wide: a removal
+    /// (``remove(_:)``) and an opening of the same file never interleave, so a file made again just after it was
+    /// removed is never removed with it.
+    private static let files = DispatchQueue(label: "JSONAPIClient.PartitionDatabase.files", qos: .userInitiated)
+
+    /// ``open(in:partition:protection:log:)``, on ``files``.
+    private static func openNow(
+        in directory: URL, partition: String, protection: ResourceStore.Persistence.FileProtection,
+        log: @Sendable (String) -> Void
+    ) throws(SQLiteError) -> SQLiteDatabase {
+        dispatchPrecondition(condition: .onQueue(files))
         let folder = folder(in: directory)
         do {
             try FileManager.default.createDirectory(
@@ -155,16 +178,37 @@ enum PartitionDatabase {
                         throw SQLiteError(code: SQLiteError.notADatabase, message: foreign, operation: "opening \(path)")
                     }
                     database.close()
-                    Self.setAside(path, reason: foreign, log: log)
+                    guard Self.setAside(path, reason: foreign, log: log) else {
+                        throw SQLiteError(code: SQLiteError.notADatabase, message: foreign, operation: "opening \(path)")
+                    }
                     setAside = true
                     continue
                 }
                 return database
             } catch {
-                guard error.isDamage && !setAside else { throw error }
-                Self.setAside(path, reason: error.description, log: log)
+                guard error.isDamage && !setAside, Self.setAside(path, reason: error.description, log: log) else {
+                    throw error
+                }
                 setAside = true
             }
+        }
+    }
+
+    /// Removes the files of `partition` in `directory` — the database and SQLite's `-wal` and `-shm` — unless this
+    /// process holds a connection to it (then nothing is removed): SQLite's last connection deletes `-wal` and
+    /// `-shm` by path when it closes, so one left open would delete those of a database made there again.
+    ///
+    /// - Returns: Why some of the files are still there; `nil` when none is.
+    static func remove(_ partition: String, in directory: URL) -> String? {
+        let path = file(in: directory, partition: partition).path
+        return files.sync { () -> String? in
+            guard SQLiteDatabase.connections(to: path) == 0 else {
+                return "\(path) is open in this process: nothing was removed"
+            }
+            let failed = [path, path + "-wal", path + "-shm"].filter { file in
+                FileManager.default.fileExists(atPath: file) && (try? FileManager.default.removeItem(atPath: file)) == nil
+            }
+            return failed.isEmpty ? nil : "could not remove \(failed.joined(separator: ", "))"
         }
     }
 
@@ -209,11 +253,20 @@ enum PartitionDatabase {
     }
 
     /// Renames the file at `path` (and its `-wal`) aside, removes its `-shm`, and logs why (`subject` and `outcome`
-    /// frame the line). Paths and reasons only: no row of the file is read into the message.
+    /// frame the line) — only when this process holds no connection to it (``SQLiteDatabase/connections(to:)``):
+    /// an open connection would go on writing into the file set aside, and delete the new file's `-wal` and `-shm`
+    /// when it closes. Paths and reasons only: no row of the file is read into the message.
+    ///
+    /// - Returns: Whether the file was set aside.
+    @discardableResult
     static func setAside(
         _ path: String, reason: String, log: @Sendable (String) -> Void, subject: String = "JSONAPIClient persistence",
         outcome: String = "it starts empty"
-    ) {
+    ) -> Bool {
+        guard SQLiteDatabase.connections(to: path) == 0 else {
+            log("\(subject): \(path) is damaged (\(reason)) but was not set aside: a connection of this process has it open")
+            return false
+        }
         let aside = asideName(for: path)
         let moved = aside.map { rename(path, $0) == 0 } ?? false
         let failure = errno
@@ -221,6 +274,7 @@ enum PartitionDatabase {
         unlink(path + "-shm")
         let result = moved ? "set aside as \(aside ?? "")" : "could not be set aside (\(String(cString: strerror(failure))))"
         log("\(subject): \(path) \(result): \(reason); \(outcome)")
+        return moved
     }
 
     /// A name to set `path` aside as that no file has: `<path>.set-aside-<seconds>-<random>` — two set-asides in

@@ -23,6 +23,11 @@ import CSQLite  // Linux: the system's libsqlite3 (Sources/CSQLite)
 ///
 /// **Writers.** ``immediateTransaction(_:)`` begins with `BEGIN IMMEDIATE`, which takes the database's write lock at
 /// once: two processes that read-then-write in a transaction (a claim) are serialised, never interleaved.
+///
+/// **Open connections are counted** per file, process-wide (``connections(to:)``): a file may be renamed aside or
+/// removed only while this process holds none. SQLite's last connection to a file deletes its `-wal` and `-shm` by
+/// path when it closes, so one that outlives its file's removal or rename would delete the files of a new database
+/// made at the same path meanwhile (``PartitionDatabase``).
 final class SQLiteDatabase {
     /// The database file.
     let path: String
@@ -34,19 +39,33 @@ final class SQLiteDatabase {
     /// The faults a test injects into this connection's calls (``SQLiteFaults``), looked up once when it opens;
     /// `nil` — one load of a constant, and nothing else — outside those tests.
     private let faults: SQLiteFaults?
+    /// The path as counted in ``openConnections``: standardized, so that two spellings of one file count together.
+    private let counted: String
+
+    /// The connections open in this process, by file (standardized path).
+    private static let openConnections = LockedValue<[String: Int]>([:])
+
+    /// How many connections this process has open to the database file at `path`.
+    static func connections(to path: String) -> Int {
+        let key = URL(fileURLWithPath: path).standardizedFileURL.path
+        return openConnections.withLock { $0[key] ?? 0 }
+    }
 
     /// Opens (or creates) the database at `path` and sets it up.
     ///
     /// - Parameters:
-    ///   - path: The file; created when missing, in a directory that must exist.
+    ///   - path: The file, in a directory that must exist.
     ///   - busyTimeout: How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    ///   - creating: Whether a missing file is made (else opening it fails with SQLITE_CANTOPEN): a second
+    ///     connection to a file another one opened must never make it again after it was removed.
     /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database (SQLITE_NOTADB shows on the
     ///   first statement, the journal mode, so it is thrown here).
-    init(path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+    init(path: String, busyTimeout: Duration = .seconds(5), creating: Bool = true) throws(SQLiteError) {
         self.path = path
+        counted = URL(fileURLWithPath: path).standardizedFileURL.path
         faults = SQLiteFaults.active(for: path)
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let injected = faults?.fail(.open)
         let result = injected ?? sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {
@@ -57,6 +76,7 @@ final class SQLiteDatabase {
             throw SQLiteError(code: result, message: message, operation: "opening \(path)")
         }
         handle = opened
+        Self.openConnections.withLock { $0[counted, default: 0] += 1 }
         sqlite3_extended_result_codes(opened, 1)
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(opened, Int32(clamping: max(milliseconds, 0)))
@@ -95,8 +115,13 @@ final class SQLiteDatabase {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements = [:]
         // `close_v2`: should a statement still be unfinalized, the connection closes once it is, instead of failing.
-        if let handle { sqlite3_close_v2(handle) }
-        handle = nil
+        guard let handle else { return }
+        sqlite3_close_v2(handle)
+        self.handle = nil
+        Self.openConnections.withLock { open in
+            let left = (open[counted] ?? 1) - 1
+            open[counted] = left > 0 ? left : nil
+        }
     }
 
     // MARK: Statements

@@ -163,13 +163,16 @@ extension Session {
     }
 
     /// Removes the data of `account`, signed out of: its parked state and queue, and with persistence its files,
-    /// once its store's writer and its queue have written what they were writing.
+    /// once its store's writer and its queue have written what they were writing and closed their connections —
+    /// SQLite's last connection to a file deletes its `-wal` and `-shm` by path when it closes, so one still open
+    /// (the queue held by the app, a save in flight) would delete those of the database a sign-in to the same
+    /// account makes next. (That sign-in waits for this switch: switches run one at a time.)
     private func removeData(of account: String?) async throws(JSONAPIClientError) {
         let partition = PartitionDatabase.partition(forAccount: account)
         let queue = accounts.withLock { $0.parked.removeValue(forKey: partition) }
-        await queue?.flush()
+        await queue?.close()
         let writer = store?.forgetParked(account: account)
-        await writer?.drained()
+        await writer?.close()
         guard let persistence = configuration.store?.persistence, store != nil else { return }
         try persistence.removeData(ofAccount: account)
     }

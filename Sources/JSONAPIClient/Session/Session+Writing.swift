@@ -30,6 +30,8 @@ extension Session {
             write.optimistic = true
             layer = store.addPending(write.kind, object: object, id: write.resourceID)
         }
+        // A queue whose database could not be read at launch reads it now: the writes it holds are older.
+        if options.isQueued { await writeQueue.readLate() }
         if options.isQueued, writeQueue.isWaiting {
             // Behind the writes waiting, so that none overtakes another; the queue tries the next now, which costs
             // nothing while the network is thought down (it is not told the network is back). It belongs to the

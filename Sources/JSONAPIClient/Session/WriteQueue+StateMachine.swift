@@ -84,6 +84,14 @@ extension WriteQueue {
             self.layers = layers
         }
 
+        /// The entries read from the database late (it could not be read at launch), and their layers: they go
+        /// ahead of the entries queued since, which are newer (one the machine holds already stays where it is).
+        mutating func loadedLate(_ loaded: [Entry], layers: [String: ResourceStore.PendingWrite]) {
+            let held = Set(entries.map(\.id))
+            entries = loaded.filter { !held.contains($0.id) } + entries
+            self.layers.merge(layers) { held, _ in held }
+        }
+
         /// `entry` joins the end of the queue; it is not sent until ``saved(_:)``.
         ///
         /// - Returns: The snapshot whose write makes it durable.
@@ -164,11 +172,12 @@ extension WriteQueue {
 
         // MARK: Replaying
 
-        /// Starts a replay when ``canReplay``.
+        /// Starts a replay when ``canReplay``, or when the database is still to be read (`unread`: the replay reads
+        /// it first).
         ///
         /// - Returns: Whether the caller must run a new replay.
-        mutating func startReplay() -> Bool {
-            guard canReplay else { return false }
+        mutating func startReplay(unread: Bool = false) -> Bool {
+            guard canReplay || (unread && !isReplaying) else { return false }
             isReplaying = true
             return true
         }

@@ -46,7 +46,9 @@ import Foundation
 ///   process being killed at any instant; a power cut may lose the last commits before it (SQLite's WAL with
 ///   `synchronous=NORMAL`), never the database.
 /// - **Several processes.** An app and its extensions may share the directory (an app group's container). Each
-///   reads the queue when its session is made, and queues its writes after the others'. An entry is claimed in the
+///   reads the queue when its session is made — or, when the device cannot read the file yet, when it first can
+///   (before its next write, at its next replay, and on Apple platforms when protected data becomes available),
+///   ahead of the writes queued since — and queues its writes after the others'. An entry is claimed in the
 ///   database before it is sent, so exactly one process sends it; another that reaches it waits while the sender is
 ///   alive (and for at most two minutes), then finds it gone and reports it ``Outcome/discarded`` — its own
 ///   optimistic change dropped, the server's record showing on the next fetch. A process that dies while sending
@@ -300,19 +302,71 @@ public final class WriteQueue: Sendable {
     }
 
     /// Joins `session`, reading the queue's entries and showing their optimistic changes again.
+    ///
+    /// When the database cannot be read yet (a device that cannot read the file before its first unlock, a
+    /// locked launch under `complete` protection) the queue starts empty and reads it later — before its next
+    /// write, before a write of the session decides whether to queue behind it (``readLate()``), at the next replay,
+    /// and on Apple platforms when the device says protected data became available — placing what it finds ahead
+    /// of the entries queued since, so that none overtakes an older one.
     func attach(_ session: Session) {
         owner.withLock { $0.session = session }
-        guard let entries = persister?.load(), !entries.isEmpty else { return }
+        guard let persister else { return }
+        let entries = persister.read { [weak self] entries in self?.place(entries, late: true) }
+        if let entries {
+            place(entries, late: false)
+        } else {
+            observeProtectedData()
+        }
+    }
+
+    /// Puts `entries`, read from the database, in the queue with their optimistic changes shown again: in place of
+    /// what it holds (at attach), or `late`, ahead of the entries queued since.
+    private func place(_ entries: [Entry], late: Bool) {
+        guard !entries.isEmpty else { return }
         var layers: [String: ResourceStore.PendingWrite] = [:]
-        if let store = session.store {
+        if let session = owner.withLock({ $0.session }), let store = session.store {
             for entry in entries where entry.optimistic {
                 if let object = entry.layerObject(decoder: session.configuration.decoder) {
                     layers[entry.id] = store.addPending(entry.kind, object: object, id: entry.resourceID)
                 }
             }
         }
-        state.withLock { $0.machine.loaded(entries, layers: layers) }
+        state.withLock { state in
+            if late { state.machine.loadedLate(entries, layers: layers) } else { state.machine.loaded(entries, layers: layers) }
+        }
     }
+
+    /// Reads the database when it could not be read before (``attach(_:)``), and returns once what it holds is
+    /// in the queue; at once otherwise.
+    func readLate() async {
+        await persister?.readLate()
+    }
+
+    /// The observer of `UIApplication.protectedDataDidBecomeAvailableNotification` while the database could not be
+    /// read (Apple platforms); removed when the queue goes.
+    private let protectedData = LockedValue<ProtectedDataObserver?>(nil)
+
+    /// Reads the database and replays once the device says the app's protected files can be read (on Apple
+    /// platforms; elsewhere the next use reads it). The notification is named by its string, so that the library
+    /// needs no UIKit; it is posted on iOS, iPadOS, tvOS, visionOS and Mac Catalyst.
+    private func observeProtectedData() {
+        #if canImport(Darwin)
+        let token = NotificationCenter.default.addObserver(
+            forName: Notification.Name("UIApplicationProtectedDataDidBecomeAvailable"), object: nil, queue: nil
+        ) { [weak self] _ in
+            guard let self else { return }
+            Task {
+                await self.readLate()
+                if !self.persisterUnread { self.protectedData.withLock { $0 = nil } }
+                self.wake()
+            }
+        }
+        protectedData.withLock { $0 = ProtectedDataObserver(token: token) }
+        #endif
+    }
+
+    /// Whether the database is still unread.
+    private var persisterUnread: Bool { persister?.isUnread ?? false }
 
     // MARK: Reading
 
@@ -375,10 +429,12 @@ public final class WriteQueue: Sendable {
         resume()
     }
 
-    /// The replay that runs, or a new one when there is something to send; `nil` when there is nothing.
+    /// The replay that runs, or a new one when there is something to send (or the database is still to read);
+    /// `nil` when there is nothing.
     private func replayTask() -> Task<Void, Never>? {
-        running.withLock { running -> Task<Void, Never>? in
-            let starts = state.withLock { $0.machine.startReplay() }
+        let unread = persisterUnread
+        return running.withLock { running -> Task<Void, Never>? in
+            let starts = state.withLock { $0.machine.startReplay(unread: unread) }
             guard starts else { return state.withLock { $0.machine.isReplaying } ? running : nil }
             let task = Task { await self.run() }
             running = task
@@ -388,7 +444,8 @@ public final class WriteQueue: Sendable {
 
     /// After a request succeeded: the network is back, so the queue, if it holds anything to send, is replayed.
     func requestSucceeded() {
-        if state.withLock({ $0.machine.networkBack(); return $0.machine.canReplay }) { _ = replayTask() }
+        let unread = persisterUnread
+        if state.withLock({ $0.machine.networkBack(); return $0.machine.canReplay || unread }) { _ = replayTask() }
     }
 
     /// After a write was queued behind others, or its account signed in: tries the next entry without saying the
@@ -400,6 +457,7 @@ public final class WriteQueue: Sendable {
     /// The replay: the oldest entry that may go, then the next, until none is left, the network is found down or
     /// every entry left is failing or waits for a failing one.
     private func run() async {
+        await readLate()
         replaying: while !Task.isCancelled, let session = owner.withLock({ $0.session }) {
             let (next, ended) = state.withLock { state in
                 let next = state.machine.next(now: configuration.now(), configuration: configuration)
@@ -580,6 +638,12 @@ public final class WriteQueue: Sendable {
         await persister?.flush()
     }
 
+    /// Writes every change made so far, then closes the queue's database for good (its files are about to be
+    /// removed: ``Session/signOut(removingData:)``); later changes are not saved.
+    func close() async {
+        await persister?.close()
+    }
+
     private func emit(_ event: Event) {
         let observers = state.withLock { Array($0.observers.values) }
         for observer in observers { observer.yield(event) }
@@ -592,4 +656,14 @@ extension JSONAPIClientError {
     var isUnreachable: Bool {
         status == nil && (code == .transportFailed || code == .timedOut)
     }
+}
+
+/// Holds a `NotificationCenter` observer and removes it when it goes (``WriteQueue``'s protected-data observer).
+final class ProtectedDataObserver: @unchecked Sendable {
+    // @unchecked Sendable: `token` is set once and only handed back to `NotificationCenter`, which is thread-safe.
+    private let token: any NSObjectProtocol
+
+    init(token: any NSObjectProtocol) { self.token = token }
+
+    deinit { NotificationCenter.default.removeObserver(token) }
 }

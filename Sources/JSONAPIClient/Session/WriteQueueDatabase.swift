@@ -19,7 +19,8 @@ import Darwin
 /// a new row) is never mistaken for it.
 ///
 /// **Several processes.** An app and its extensions may open the same directory. Each reads the queue when its
-/// session is made, and queues its own writes at the end. Before an entry is sent it is claimed (``claim(_:)``): in
+/// session is made (or, when it cannot then, before its next write: ``WriteQueuePersister``), and queues its own
+/// writes at the end. Before an entry is sent it is claimed (``claim(_:)``): in
 /// one transaction, the row is found (gone: another process sent or discarded it), its claim read (held by another
 /// process that is alive and whose claim has not expired: wait), and it is marked with this process's claim —
 /// a random token of this object, its pid, and a time until which the claim holds (``lease``). So exactly one
@@ -46,8 +47,10 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     private let protection: ResourceStore.Persistence.FileProtection
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
-    /// The connection, once opened (opening is tried again on each use until it succeeds).
+    /// The connection, once opened (opening is tried again on each use until it succeeds, unless ``close()``d).
     private var database: SQLiteDatabase?
+    /// Whether ``close()`` was called: the file is never opened again.
+    private var closed = false
     /// The `seq` of each entry this object read or inserted, by entry id.
     private var rows: [String: Int64] = [:]
     /// Commits since the last background checkpoint was started.
@@ -55,6 +58,8 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// Runs the background checkpoints; `checkpointer` is touched on this queue only.
     private let checkpointQueue = DispatchQueue(label: "JSONAPIClient.WriteQueue.checkpoint", qos: .utility)
     private var checkpointer: SQLiteDatabase?
+    /// Whether ``close()`` closed the checkpointer (on `checkpointQueue` only).
+    private var checkpointerClosed = false
     /// This object's claims: a random token, and the process's id.
     private let token = UUID().uuidString
     private let pid = Int64(getpid())
@@ -95,6 +100,9 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// The open database, opened on first use. On `queue` only.
     private func open() throws(SQLiteError) -> SQLiteDatabase {
         if let database { return database }
+        guard !closed else {
+            throw SQLiteError(code: SQLiteError.misuse, message: "the queue's database was closed", operation: "opening")
+        }
         let opened: SQLiteDatabase
         do {
             opened = try PartitionDatabase.open(in: directory, partition: partition, protection: protection, log: log)
@@ -108,41 +116,91 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
 
     // MARK: WriteQueueStorage
 
-    /// The entries, oldest first; `nil` when there are none or the database cannot be opened (logged). A row that
-    /// does not read as an entry makes the file foreign: it is set aside whole (logged) and the queue starts empty.
+    /// The entries, oldest first; `nil` when there are none or the database cannot be read (see ``read()``).
     func load() -> [WriteQueue.Entry]? {
-        queue.sync { () -> [WriteQueue.Entry]? in
-            guard let database = try? open() else { return nil }
-            do throws(SQLiteError) {
-                let read = try database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq")
-                let decoder = JSONDecoder()
-                var entries: [WriteQueue.Entry] = []
-                entries.reserveCapacity(read.count)
-                for row in read {
-                    guard row.count == 3, let seq = row[0].integer, let id = row[1].text, let json = row[2].blob,
-                        let stored = try? decoder.decode(WriteQueue.StoredEntry.self, from: json),
-                        stored.id == id, let entry = try? stored.entry()
-                    else {
-                        throw SQLiteError(
-                            code: SQLiteError.notADatabase, message: "a row of write_queue is not an entry",
-                            operation: "reading the write queue")
-                    }
-                    rows[id] = seq
-                    entries.append(entry)
-                }
-                return entries.isEmpty ? nil : entries
-            } catch {
-                guard error.isDamage else {
-                    log("JSONAPIClient write queue: cannot read its database (\(error)); the queue starts empty")
-                    return nil
-                }
-                // Set aside whole, as PartitionDatabase does a file it cannot open, and started again.
-                database.close()
-                self.database = nil
-                rows = [:]
-                setAside(reason: error.description)
-                return nil
+        guard let entries = try? read(), !entries.isEmpty else { return nil }
+        return entries
+    }
+
+    /// The entries, oldest first (none: empty). A row that does not read as an entry is set aside inside the file
+    /// (``setAside(_:in:)``), logged, and the others are read: the file is the store's too, and may be open on
+    /// another connection, so it is never renamed for a row. A file SQLite finds damaged is set aside whole (only
+    /// when no other connection of this process has it open: ``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``).
+    ///
+    /// - Throws: ``SQLiteError`` when the database cannot be opened or read now (a device that cannot read the file
+    ///   yet, a full disk: logged): nothing is known of what it holds, and it is read again before the next write.
+    func read() throws(SQLiteError) -> [WriteQueue.Entry] {
+        let result = queue.sync { () -> Result<[WriteQueue.Entry], SQLiteError> in
+            do throws(SQLiteError) { return .success(try readNow()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// ``read()``, on `queue`.
+    private func readNow() throws(SQLiteError) -> [WriteQueue.Entry] {
+        let database = try open()
+        let read: [[SQLiteValue]]
+        do {
+            read = try database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq")
+        } catch {
+            guard error.isDamage else {
+                log("JSONAPIClient write queue: cannot read its database (\(error)); it is read again before the next write")
+                throw error
             }
+            // Set aside whole, as PartitionDatabase does a file it cannot open, and started again.
+            database.close()
+            self.database = nil
+            rows = [:]
+            let path = PartitionDatabase.file(in: directory, partition: partition).path
+            PartitionDatabase.setAside(
+                path, reason: error.description, log: log, subject: "JSONAPIClient write queue",
+                outcome: "the queue starts empty")
+            return []
+        }
+        let decoder = JSONDecoder()
+        var entries: [WriteQueue.Entry] = []
+        var unreadable: [Int64] = []
+        entries.reserveCapacity(read.count)
+        for row in read {
+            guard row.count == 3, let seq = row[0].integer else { continue }
+            guard let id = row[1].text, let json = row[2].blob,
+                let stored = try? decoder.decode(WriteQueue.StoredEntry.self, from: json),
+                stored.id == id, let entry = try? stored.entry()
+            else {
+                unreadable.append(seq)
+                continue
+            }
+            rows[id] = seq
+            entries.append(entry)
+        }
+        if !unreadable.isEmpty { setAside(unreadable, in: database) }
+        return entries
+    }
+
+    /// The columns of `write_queue`, in order, as `write_queue_set_aside` has them.
+    private static let columns = "seq, id, entry, claim_token, claim_pid, claim_until"
+
+    /// Moves the rows `seqs` of `write_queue`, which do not read as entries, into `write_queue_set_aside` (made
+    /// when missing), in one transaction, and logs how many: they stay in the file for a person to look at, and
+    /// the queue goes on with the others. A failure is logged; the rows are then passed over, and set aside at the
+    /// next read.
+    private func setAside(_ seqs: [Int64], in database: SQLiteDatabase) {
+        do throws(SQLiteError) {
+            try database.immediateTransaction { () throws(SQLiteError) in
+                try database.execute(
+                    "CREATE TABLE IF NOT EXISTS write_queue_set_aside (\(Self.columns), PRIMARY KEY (seq))")
+                for seq in seqs {
+                    try database.execute(
+                        "INSERT OR REPLACE INTO write_queue_set_aside SELECT \(Self.columns) FROM write_queue WHERE seq = ?",
+                        [.integer(seq)])
+                    try database.execute("DELETE FROM write_queue WHERE seq = ?", [.integer(seq)])
+                }
+            }
+            log("JSONAPIClient write queue: \(seqs.count) rows of \(database.path) are not entries and were set aside "
+                + "in its table write_queue_set_aside; the other entries are read")
+        } catch {
+            log("JSONAPIClient write queue: \(seqs.count) rows of \(database.path) are not entries and were passed "
+                + "over (not set aside: \(error))")
         }
     }
 
@@ -235,14 +293,31 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         }
     }
 
+    /// Closes the connections once the calls made before have returned; the file is never opened again (every
+    /// later save or claim fails): for a queue whose account's files are about to be removed.
+    func close() {
+        queue.sync {
+            closed = true
+            database?.close()
+            database = nil
+        }
+        // After the checkpoint a last save may have started: none can start now.
+        checkpointQueue.sync {
+            checkpointerClosed = true
+            checkpointer?.close()
+            checkpointer = nil
+        }
+    }
+
     // MARK: Helpers
 
     /// A passive checkpoint of the database at `path`, on `checkpointQueue` (see the type's documentation). A
     /// failure (busy, a file set aside meanwhile) is left to the next one, or to SQLite's own.
     private func checkpoint(_ path: String) {
         dispatchPrecondition(condition: .onQueue(checkpointQueue))
+        guard !checkpointerClosed else { return }
         if checkpointer?.path != path {
-            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero)
+            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero, creating: false)
         }
         _ = try? checkpointer?.rows("PRAGMA wal_checkpoint(PASSIVE)")
     }
@@ -268,14 +343,5 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = max(seconds, 0).multipliedReportingOverflow(by: 1000)
         return overflow ? .max : whole + attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Sets the partition's database file aside after a row that is not an entry (it is the library's own file, so
-    /// this is damage): renamed with its `-wal` under a name no file has (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``),
-    /// the reason logged.
-    private func setAside(reason: String) {
-        PartitionDatabase.setAside(
-            PartitionDatabase.file(in: directory, partition: partition).path, reason: reason, log: log,
-            subject: "JSONAPIClient write queue", outcome: "the queue starts empty")
     }
 }

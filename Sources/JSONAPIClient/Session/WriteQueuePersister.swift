@@ -6,9 +6,11 @@ import Foundation
 ///
 /// It is told what changed, never the whole queue: an append writes one row, however long the queue.
 protocol WriteQueueStorage: Sendable {
-    /// The entries kept, oldest first; `nil` when none are, or when what was kept could not be read (logged, and
-    /// set aside).
-    func load() -> [WriteQueue.Entry]?
+    /// The entries kept, oldest first (empty: none); what does not read as an entry is set aside (logged).
+    ///
+    /// - Throws: The storage's error when it cannot be read now (the device cannot read the file yet): nothing is
+    ///   known of what it holds, and ``WriteQueuePersister`` reads it again before it writes.
+    func read() throws -> [WriteQueue.Entry]
     /// Writes `changes` — entries added, changed, removed — all or none. Called on ``WriteQueuePersister``'s queue
     /// only, never under a lock. An update or removal of an entry the storage no longer holds (another process sent
     /// it) changes nothing; an update never adds it back.
@@ -22,11 +24,16 @@ protocol WriteQueueStorage: Sendable {
     ///   discarded it).
     /// - Throws: The storage's error when the claim could not be made.
     func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim
+    /// Closes what the storage holds open, for good: its files are about to be removed. Every later save or
+    /// claim fails. Called on ``WriteQueuePersister``'s queue only.
+    func close()
 }
 
 extension WriteQueueStorage {
     /// A storage no other process shares claims every entry.
     func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim { .claimed }
+    /// A storage with no file has nothing to close.
+    func close() {}
 }
 
 extension WriteQueue {
@@ -190,6 +197,12 @@ final class WriteQueuePersister: Sendable {
         var takes: UInt64 = 0
         /// Whether the queue is draining.
         var draining = false
+        /// Whether the storage could not be read yet (``read()``): it is read before anything is written, so that
+        /// the entries it holds go ahead of those queued since (``onLateRead``).
+        var unread = false
+        /// Told of the entries a late read found, before the write that follows it (``WriteQueue``'s placing
+        /// them ahead of its own).
+        var onLateRead: (@Sendable ([WriteQueue.Entry]) -> Void)?
         /// Each waiter with the number of the write that carries its changes. Changes are deltas: a snapshot's are
         /// durable only once the write that took them is, whatever newer snapshot was written before (snapshots are
         /// handed over after the queue's lock, so a newer one may be written first).
@@ -216,8 +229,44 @@ final class WriteQueuePersister: Sendable {
         self.log = log
     }
 
-    /// Reads the entries kept (a session reads its queue once, when it is made).
-    func load() -> [WriteQueue.Entry]? { storage.load() }
+    /// Reads the entries kept (a session reads its queue when it is made); `nil` when the storage cannot be read
+    /// now: then it is read again before the next write, or at ``readLate()``, and `onLateRead` is told what it
+    /// holds.
+    func read(onLateRead: @escaping @Sendable ([WriteQueue.Entry]) -> Void) -> [WriteQueue.Entry]? {
+        state.withLock { $0.onLateRead = onLateRead }
+        do {
+            return try storage.read()
+        } catch {
+            state.withLock { $0.unread = true }
+            return nil
+        }
+    }
+
+    /// Whether the storage could not be read yet.
+    var isUnread: Bool { state.withLock { $0.unread } }
+
+    /// Reads the storage, on the queue, when it could not be read before (``read(onLateRead:)``), and returns once
+    /// `onLateRead` was told what it holds — or at once when it was read.
+    func readLate() async {
+        guard isUnread else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                _ = try? readIfUnread()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Reads the storage when it was not read yet and tells `onLateRead` what it holds; on the queue only.
+    ///
+    /// - Throws: The storage's error when it still cannot be read.
+    private func readIfUnread() throws {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let tell = state.withLock({ $0.unread ? $0.onLateRead : nil }) else { return }
+        let entries = try storage.read()
+        state.withLock { $0.unread = false }
+        tell(entries)
+    }
 
     /// Hands `snapshot` over to be written in the background; a failure is logged.
     func submit(_ snapshot: WriteQueue.StateMachine.Snapshot) {
@@ -270,7 +319,11 @@ final class WriteQueuePersister: Sendable {
             state.takes += 1
             return (state.outbox.takeAll(), state.takes)
         }) {
-            let result = Result { try items.isEmpty ? () : storage.save(items.map(\.change)) }
+            // Read first when it could not be read before: the entries it holds go ahead of these.
+            let result = Result {
+                try readIfUnread()
+                try items.isEmpty ? () : storage.save(items.map(\.change))
+            }
             let settled = state.withLock { state -> [(CheckedContinuation<Void, any Error>, Result<Void, any Error>)] in
                 if case .failure = result {
                     state.outbox.restore(items)
@@ -288,6 +341,17 @@ final class WriteQueuePersister: Sendable {
             }
             if case .failure(let error) = result { log("JSONAPIClient write queue: not saved: \(error)") }
             for (continuation, result) in settled { continuation.resume(with: result) }
+        }
+    }
+
+    /// Closes the storage once every snapshot handed over so far is written (or its write failed), and returns
+    /// then (``WriteQueueStorage/close()``).
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                storage.close()
+                continuation.resume()
+            }
         }
     }
 

@@ -56,8 +56,9 @@ extension ResourceStore {
 
         /// When the device lets the app read the store's files (Apple's data protection classes). A store whose
         /// files the device cannot read yet — a background launch before the first unlock, with `complete` — is
-        /// not damaged: its database does not open, the store and the write queue stay in memory for that session
-        /// (logged), and nothing on disk is set aside or discarded.
+        /// not damaged: its database does not open, the store stays in memory for that session (logged), and nothing
+        /// on disk is set aside or discarded; the ``WriteQueue`` reads the database when it first can, ahead of the
+        /// writes queued since.
         public enum FileProtection: Sendable, Hashable {
             /// The app's own class: the library sets none.
             case appDefault
@@ -101,21 +102,21 @@ extension ResourceStore {
     /// ``Session/signOut(removingData:)`` without `removingData`.
         ///
         /// Call it when no session of that account is open, in this process or another (an app extension): a
-        /// session still open keeps its file open and writes into it. A store dropped less than ``delay`` after its
-        /// last change still writes that change when the delay ends; `flush()` it before dropping it to have the
-        /// writes done first.
+        /// session still open keeps its file open and writes into it. In this process that is checked: while a
+        /// connection to the account's database is open (a session of the account, or one that signed out of it
+        /// without removing its data), nothing is removed and this throws — SQLite's last connection to a file
+        /// deletes its `-wal` and `-shm` by path when it closes, which would take them from a database made there
+        /// again meanwhile. A removal and an opening of the same account's database in this process never
+        /// interleave. A store dropped less than ``delay`` after its last change still writes that change when the
+        /// delay ends; `flush()` it before dropping it to have the writes done first.
         ///
         /// - Parameter account: The account whose data goes.
         /// - Throws: ``JSONAPIClientError`` with code ``JSONAPIClientError/Code/storeNotSaved`` when a file exists and
-        ///   cannot be removed (the rest are removed all the same).
+        ///   cannot be removed (the rest are removed all the same), or when this process has the database open
+        ///   (nothing is removed).
         public func removeData(ofAccount account: String?) throws(JSONAPIClientError) {
-            let path = PartitionDatabase.file(in: directory, partition: PartitionDatabase.partition(forAccount: account)).path
-            var failed: [String] = []
-            for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
-                do { try FileManager.default.removeItem(atPath: file) } catch { failed.append(file) }
-            }
-            guard failed.isEmpty else {
-                throw JSONAPIClientError(code: .storeNotSaved, detail: "could not remove \(failed.joined(separator: ", "))")
+            if let failure = PartitionDatabase.remove(PartitionDatabase.partition(forAccount: account), in: directory) {
+                throw JSONAPIClientError(code: .storeNotSaved, detail: failure)
             }
         }
 

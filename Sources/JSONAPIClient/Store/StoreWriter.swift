@@ -109,12 +109,14 @@ final class StoreWriter: @unchecked Sendable {
         var setAside = false
         while true {
             var opened: SQLiteDatabase?
+            var openedReader: SQLiteDatabase?
             do throws(SQLiteError) {
                 let database = try PartitionDatabase.open(
                     in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
                 opened = database
                 let key = try partitionKey(in: database)
-                let reader = try SQLiteDatabase(path: database.path)
+                let reader = try SQLiteDatabase(path: database.path, creating: false)
+                openedReader = reader
                 let writer = StoreWriter(
                     persistence: persistence, partition: partition, key: key, database: database, reader: reader,
                     maxRecords: maxRecords)
@@ -127,12 +129,13 @@ final class StoreWriter: @unchecked Sendable {
                 }
                 return (writer, key, contents)
             } catch {
+                openedReader?.close()
                 if error.isDamage, !setAside, let opened {
                     opened.close()
-                    PartitionDatabase.setAside(
+                    // Refused (logged) while another connection of the process has the file open.
+                    setAside = PartitionDatabase.setAside(
                         opened.path, reason: error.description, log: log, subject: "JSONAPIClient store")
-                    setAside = true
-                    continue
+                    if setAside { continue }
                 }
                 log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
                 return nil
@@ -140,9 +143,16 @@ final class StoreWriter: @unchecked Sendable {
         }
     }
 
-    /// The database's partition key, made (random) when it has none.
+    /// The database's partition key, made (random) when it has none. Read first without a write transaction, so
+    /// that opening a database that has its key writes nothing and never waits for another process's write lock (an
+    /// extension writing at the app's launch).
     private static func partitionKey(in database: SQLiteDatabase) throws(SQLiteError) -> DigestKey {
-        try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
+        if let bytes = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first?.blob,
+            let key = DigestKey(bytes: Array(bytes))
+        {
+            return key
+        }
+        return try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
             let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
             if let bytes = row?.blob, let key = DigestKey(bytes: Array(bytes)) { return key }
             // None yet (or not 32 bytes: the responses under it can never be matched again, so a new key costs
@@ -495,6 +505,19 @@ final class StoreWriter: @unchecked Sendable {
     /// Returns once what was handed to the queue before the call is written (or failed).
     func drained() async {
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    }
+
+    /// Closes both connections once what was handed to the queue before is written (or failed), and returns then:
+    /// for a writer whose account's files are about to be removed (``Session/signOut(removingData:)``). Every later
+    /// read or save fails (SQLITE_MISUSE); nothing opens the file again.
+    func close() async {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                database.close()
+                reader.withLock { $0.connection.close() }
+                continuation.resume()
+            }
+        }
     }
 
     // MARK: Damage
