@@ -2,10 +2,10 @@
 # The model-based stress test of the store and the live objects (Tests/ClientTests/StoreStressTests.swift) at scale:
 # many seeds, each JSONAPI_STRESS_STEPS steps (10,000 by default), in a debug build, a release build (-enable-testing)
 # and under ThreadSanitizer, with a CPU hog on every core beside it (--no-load: without). A failure names its seed;
-# run that seed alone with JSONAPI_STRESS_SEEDS=<seed>. --converge also requires every live object to equal a fresh
-# read of the store at each quiet point (not yet held under every interleaving: issue 42). Sign-in and sign-out run
-# between quiet points here (--no-switches: not), unlike the suite's run. --persist keeps the store in a database of
-# the run's own (reads fault rows in while other tasks merge; a switch opens another account's database).
+# run that seed alone with JSONAPI_STRESS_SEEDS=<seed>. Each quiet point requires every live object to equal a fresh
+# read of the store (--no-converge: not), and sign-in and sign-out run between quiet points (--no-switches: not), as
+# in the suite's run. --persist keeps the store in a database of the run's own (reads fault rows in while other
+# tasks merge; a switch opens another account's database).
 #
 #   scripts/stress.sh                 # seeds 1-20, debug, release and TSan, under load
 #   scripts/stress.sh --seeds 1-5 --builds debug
@@ -19,13 +19,12 @@ while [ $# -gt 0 ]; do
         --seeds) seeds="$2"; shift 2 ;;
         --builds) builds="$2"; shift 2 ;;
         --no-load) load=false; shift ;;
-        --converge) export JSONAPI_STRESS_CONVERGE=1; shift ;;
+        --no-converge) export JSONAPI_STRESS_CONVERGE=0; shift ;;
         --no-switches) export JSONAPI_STRESS_SWITCHES=0; shift ;;
         --persist) export JSONAPI_STRESS_PERSIST=1; shift ;;
-        *) echo "usage: scripts/stress.sh [--seeds A-B] [--builds 'debug release tsan'] [--no-load] [--converge] [--no-switches] [--persist]" >&2; exit 2 ;;
+        *) echo "usage: scripts/stress.sh [--seeds A-B] [--builds 'debug release tsan'] [--no-load] [--no-converge] [--no-switches] [--persist]" >&2; exit 2 ;;
     esac
 done
-export JSONAPI_STRESS_SWITCHES=${JSONAPI_STRESS_SWITCHES:-1}  # sign-in and sign-out between quiet points (the suite's run leaves them out)
 scripts/ensure-sqlite.sh
 first=${seeds%-*}; last=${seeds#*-}
 hogs=()

@@ -87,3 +87,54 @@ extension ResourceStore {
         }
     }
 }
+
+/// The public streams of changes.
+extension ResourceStore {
+
+    /// The changes to records of `Model`'s type, as they happen, from now until the stream is dropped.
+    ///
+    /// - Parameter type: The model whose records to observe.
+    /// - Returns: A stream of the changes, one element per changed record.
+    public func changes<Model: Resource>(of type: Model.Type) -> AsyncStream<StoreChange> {
+        register(Model.self)
+        // A batch of changes is added to the stream's feed at once, not yielded one by one (``ChangeFeed``).
+        return ChangeFeed.stream { feed in
+            let number = addObserver(type: Model.resourceType) { changes, _ in feed.add(changes) }
+            return { [weak self] in self?.removeObserver(number) }
+        }
+    }
+
+    /// The resource `id` of `Model`'s type now (`nil` when the store has no record of it, or the record does not
+    /// make a `Model`), then again after each change to its record (`nil` once removed). A read a persisted store
+    /// could not make (``JSONAPIClientError/Code/storeNotRead``) yields nothing: the record is not gone.
+    ///
+    /// - Parameters:
+    ///   - type: The model to decode.
+    ///   - id: The resource's id.
+    /// - Returns: A stream of the resource as it is now and after each change.
+    public func updates<Model: Resource>(of type: Model.Type, id: String) -> AsyncStream<Model?> {
+        register(Model.self)
+        let stream = observe(type: Model.resourceType, id: id) { [weak self] _, continuation in
+            do {
+                continuation.yield(try self?.resource(Model.self, id: id))
+            } catch let error as JSONAPIClientError where error.code == .storeNotRead {
+                // Not read: nothing is told (it is not gone); the next change reads it again.
+            } catch {
+                continuation.yield(nil)
+            }
+        }
+        return stream
+    }
+
+    /// A stream fed by `deliver`: once now, then with each batch of changes to the record `id` of `type`.
+    private func observe<Element: Sendable>(
+        type: String, id: String,
+        _ deliver: @escaping @Sendable ([StoreChange], AsyncStream<Element>.Continuation) -> Void
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
+        let number = addObserver(type: type, id: id) { changes, _ in deliver(changes, continuation) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(number) }
+        deliver([], continuation)
+        return stream
+    }
+}
