@@ -103,6 +103,26 @@ struct StorePartsTests {
         #expect(keys.keys == [] && keys.take().isEmpty)
     }
 
+    @Test("RecordTable's oldest keys are the first of its records by use, ties in the order held, for every count", arguments: [1, 7, 42] as [UInt64])
+    func oldestKeys(seed: UInt64) throws {
+        var generator = SplitMix(seed: seed)
+        var table = ResourceStore.RecordTable()
+        for number in 0..<60 {
+            // Few distinct uses: most records tie with others, as a page merged at one tick does.
+            let use = UInt64.random(in: 0..<8, using: &generator)
+            let record = try #require(
+                ResourceStore.Record(object: ResourceObject(type: "tags", id: String(number)), lastUse: use))
+            table.setRecord(record, for: ResourceStore.Key(type: "tags", id: String(number)))
+        }
+        let all = table.oldestFirst().map(\.key)
+        for count in 0...(all.count + 1) {
+            #expect(table.oldestKeys(count) == Array(all.prefix(count)), "count \(count)")
+        }
+        let evicted = table.evict(limit: 50)  // down to 45: the 15 oldest go
+        #expect(evicted == Array(all.prefix(15)))
+        #expect(table.count == 45)
+    }
+
     @Test("RecordTable reading its database: a key is needed until read, held or removed; removing one not read notes its row for deletion; removeAll stops reading")
     func recordTableReads() throws {
         typealias Key = ResourceStore.Key
