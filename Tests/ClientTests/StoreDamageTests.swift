@@ -83,6 +83,24 @@ struct StoreDamageTests {
         #expect(next.record(type: "articles", id: "00001") == nil)
     }
 
+    @Test("Emptied after a set-aside: a store of no account forgets its records' owner, an account's keeps it; either reads the new file's rows as asked", arguments: [nil, "alice"] as [String?])
+    func startEmptyKeepsTheAccount(account: String?) throws {
+        let directory = StoreFaultInjectionTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ResourceStore(
+            configuration: .init(persistence: Self.persistence(directory)), decoder: JSONAPIDecoder(),
+            account: account, ofSession: false)
+        let writer = try #require(store.writer)
+        if account == nil { store.admit(CredentialDigest(account: "someone", key: store.digestKey)) }
+        let owner = store.state.withLock { $0.owner }
+        #expect(owner != nil)
+        store.merge([Self.article(1)])
+        store.startEmpty(after: writer)
+        #expect(store.state.withLock { $0.owner } == (account == nil ? nil : owner))
+        #expect(store.state.withLock { $0.records.readsDisk })
+        #expect(store.count == 0)
+    }
+
     @Test("A save that meets a damaged page sets the file aside and throws storeNotSaved (nothing of it is on disk); the next save goes into the new file, read at the next launch")
     func damageMetBySave() async throws {
         let directory = try await Self.seeded()
