@@ -245,21 +245,17 @@ struct AccountSwitchTests {
     /// until let go: a token refresh that takes its time.
     final class HoldingMiddleware: Middleware {
         let held: String
-        private let arrived = AsyncStream<Void>.makeStream()
-        private let release = AsyncStream<Void>.makeStream()
+        private let hold = Hold()
         init(holding held: String) { self.held = held }
 
-        func waitForArrival() async { for await _ in arrived.stream { return } }
-        func letGo() { release.continuation.yield() }
+        func waitForArrival() async { await hold.waitForArrival() }
+        func letGo() { hold.letGo() }
 
         func intercept(
             _ request: HTTPRequest, context: MiddlewareContext,
             next: @Sendable (HTTPRequest) async throws -> HTTPResponse
         ) async throws -> HTTPResponse {
-            if request.url.lastPathComponent == held {
-                arrived.continuation.yield()
-                for await _ in release.stream { break }
-            }
+            if request.url.lastPathComponent == held { await hold.pass() }
             return try await next(request)
         }
     }

@@ -140,19 +140,15 @@ struct NoAccountTests {
     /// A server that holds the answer to `held` until released, and answers every other request at once.
     final class HoldingServer: Client, @unchecked Sendable {
         let held: String
-        private let arrived = AsyncStream<Void>.makeStream()
-        private let release = AsyncStream<Void>.makeStream()
+        private let hold = Hold()
         init(holding held: String) { self.held = held }
 
-        func waitForArrival() async { for await _ in arrived.stream { return } }
-        func letGo() { release.continuation.yield() }
+        func waitForArrival() async { await hold.waitForArrival() }
+        func letGo() { hold.letGo() }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             let id = request.url.lastPathComponent
-            if id == held {
-                arrived.continuation.yield()
-                for await _ in release.stream { break }
-            }
+            if id == held { await hold.pass() }
             return HTTPResponse.document(Memo.document(id: id, title: "of " + (request.headerFields[.authorization] ?? "")))
         }
     }

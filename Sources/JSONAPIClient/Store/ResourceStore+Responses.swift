@@ -88,11 +88,16 @@ extension ResourceStore {
     ) -> Bool {
         let (stored, kept) = prepare(
             response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+        keep(stored, kept, epoch: epoch)
+        return kept.mayKeep
+    }
+
+    /// Keeps `stored` as `kept` says, in a commit of its own, unless the store was cleared or switched since `epoch`.
+    private func keep(_ stored: StoredResponse, _ kept: Keeping, epoch: UInt64?) {
         commit(merging: false) { state, effects in
             guard epoch == nil || epoch == state.clears else { return }  // sent for another account
             keep(stored, kept, in: &state, effects: &effects)
         }
-        return kept.mayKeep
     }
 
     /// A `200` to a `GET` arrived — one event, one lock section: the response kept
@@ -106,8 +111,7 @@ extension ResourceStore {
         let (stored, kept) = prepare(
             response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
         guard kept.mayKeep else {
-            storeResponse(
-                response, for: request, key: key, requestTime: requestTime, responseTime: responseTime, epoch: epoch)
+            keep(stored, kept, epoch: epoch)  // `no-store`: what was kept for the request goes, nothing is merged
             return
         }
         merge(from: response.body, awaitsDecode: awaitsDecode, epoch: epoch) { state, effects in
