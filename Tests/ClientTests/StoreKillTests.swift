@@ -38,34 +38,11 @@ struct StoreKillTests {
         return environment
     }
 
-    /// Lines a child printed, gathered as they come.
-    final class Output: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-        func append(_ more: Data) { lock.withLock { data.append(more) } }
-        /// The numbers reported on complete lines that start with `word` and a space (`saved 12`, `queued 3`).
-        func numbers(after word: String) -> [Int] {
-            let text = lock.withLock { String(decoding: data, as: UTF8.self) }
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            lines.removeLast()  // after the last newline: empty, or a line cut by the kill
-            let prefix = word + " "
-            return lines.compactMap { $0.hasPrefix(prefix) ? Int($0.dropFirst(prefix.count)) : nil }
-        }
-        /// The saves reported.
-        var saves: [Int] { numbers(after: "saved") }
-        /// Everything printed, as text.
-        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
-    }
-
-    /// Waits for a killed child to end and adds what it printed last to `output`, on a thread of its own
-    /// (``offPool(_:)``: `waitUntilExit` and the read block).
-    static func reap(_ process: Process, _ pipe: Pipe, into output: Output) async throws {
-        let rest = try await offPool {
-            process.waitUntilExit()
-            pipe.fileHandleForReading.readabilityHandler = nil
-            return pipe.fileHandleForReading.readDataToEndOfFile()
-        }
-        output.append(rest)
+    /// Waits for a killed child to end, on a thread of its own (``offPool(_:)``: `waitUntilExit` blocks), then for
+    /// what it printed last to be read.
+    static func reap(_ process: Process, into output: ChildOutput) async throws {
+        try await offPool { process.waitUntilExit() }
+        await output.finish()
     }
 
     /// Runs a child from save `first` on, kills it after `after` reported saves and `pause` more, and returns the
@@ -75,15 +52,12 @@ struct StoreKillTests {
         process.executableURL = executable
         process.arguments = [directory.path, String(first)]
         process.environment = childEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let output = Output()
-        pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
+        let output = ChildOutput(of: process)
         try process.run()
         while output.saves.count < after, process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: pause)
         kill(process.processIdentifier, SIGKILL)
-        try await reap(process, pipe, into: output)
+        try await reap(process, into: output)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.saves
     }

@@ -12,7 +12,7 @@ import TestSupport
 @Suite("Store shared by two processes")
 struct StoreTwoProcessTests {
     /// Starts a child saving pages `pages` on `directory`.
-    static func start(_ directory: URL, server: URL, pages: ClosedRange<Int>) throws -> (Process, StoreKillTests.Output) {
+    static func start(_ directory: URL, server: URL, pages: ClosedRange<Int>) throws -> (Process, ChildOutput) {
         try WriteQueueTwoProcessTests.start(
             ["pages", directory.path, server.absoluteString, "\(pages.lowerBound)", "\(pages.upperBound)"])
     }

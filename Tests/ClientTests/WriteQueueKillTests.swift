@@ -30,10 +30,7 @@ struct WriteQueueKillTests {
         process.executableURL = try StoreKillTests.child()
         process.arguments = arguments
         process.environment = StoreKillTests.childEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let output = StoreKillTests.Output()
-        pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
+        let output = ChildOutput(of: process)
         try process.run()
         let deadline = ContinuousClock.now + .seconds(20)
         while output.numbers(after: "queued").count < after, process.isRunning, ContinuousClock.now < deadline {
@@ -41,7 +38,7 @@ struct WriteQueueKillTests {
         }
         try await Task.sleep(for: pause)
         kill(process.processIdentifier, SIGKILL)
-        try await StoreKillTests.reap(process, pipe, into: output)
+        try await StoreKillTests.reap(process, into: output)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.numbers(after: "queued")
     }

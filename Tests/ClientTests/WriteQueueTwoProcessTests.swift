@@ -37,26 +37,23 @@ struct WriteQueueTwoProcessTests {
     }
 
     /// Starts a replaying child on `directory`.
-    static func start(_ directory: URL, server: URL) throws -> (Process, StoreKillTests.Output) {
+    static func start(_ directory: URL, server: URL) throws -> (Process, ChildOutput) {
         try start(["replay", directory.path, server.absoluteString])
     }
 
     /// Starts `store-kill-child` with `arguments`, gathering what it prints.
-    static func start(_ arguments: [String]) throws -> (Process, StoreKillTests.Output) {
+    static func start(_ arguments: [String]) throws -> (Process, ChildOutput) {
         let process = Process()
         process.executableURL = try StoreKillTests.child()
         process.arguments = arguments
         process.environment = StoreKillTests.childEnvironment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let output = StoreKillTests.Output()
-        pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
+        let output = ChildOutput(of: process)
         try process.run()
         return (process, output)
     }
 
     /// Waits (on a thread of its own, a minute at most) for `process` to end, and returns what it printed.
-    static func finish(_ process: Process, _ output: StoreKillTests.Output) async -> String {
+    static func finish(_ process: Process, _ output: ChildOutput) async -> String {
         let ended = (try? await offPool {
             let deadline = Date() + 60
             while process.isRunning, Date() < deadline { usleep(10_000) }
@@ -64,10 +61,7 @@ struct WriteQueueTwoProcessTests {
             return !process.isRunning
         }) ?? false
         #expect(ended, "a child did not end")
-        if let pipe = process.standardOutput as? Pipe {
-            pipe.fileHandleForReading.readabilityHandler = nil
-            output.append(pipe.fileHandleForReading.readDataToEndOfFile())
-        }
+        await output.finish()
         return output.text
     }
 
