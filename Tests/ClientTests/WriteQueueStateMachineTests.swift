@@ -100,6 +100,30 @@ struct WriteQueueStateMachineTests {
         }
     }
 
+    @Test("A backlog replays oldest first, each delivery removing its entry alone; an id read twice leaves with both rows")
+    func backlogRemoval() {
+        let entries = (0..<300).map { Self.entry(id: "\($0)") }
+        var machine = Self.replaying(entries)
+        var sent: [String] = []
+        while case .send(let entry, _, _) = machine.next(now: Self.now, configuration: Self.configuration()) {
+            sent.append(entry.resourceID)
+            _ = machine.attemptFinished(entry, .answered(.ok), configuration: Self.configuration())
+            #expect(machine.entries.map(\.resourceID) == (sent.count..<300).map { "\($0)" })
+        }
+        #expect(sent == (0..<300).map { "\($0)" })
+
+        // The same row read twice (nothing writes it so; a damaged read might): delivered once, both copies go.
+        let twice = Self.entry(id: "7")
+        var loaded = Machine()
+        loaded.loaded([twice, Self.entry(id: "8"), twice, Self.entry(id: "9")], layers: [:])
+        _ = loaded.attemptFinished(twice, .answered(.ok), configuration: Self.configuration())
+        #expect(loaded.entries.map(\.resourceID) == ["8", "9"])
+        _ = loaded.claimFinished(loaded.entries[1], .gone, configuration: Self.configuration())
+        #expect(loaded.entries.map(\.resourceID) == ["8"])
+        #expect(loaded.notSaved(loaded.entries[0].id).layer == nil)
+        #expect(loaded.entries.isEmpty)
+    }
+
     @Test("An entry is not sent before it is durable, nor once it could not be saved")
     func unsavedNotSent() {
         var machine = Machine()

@@ -44,7 +44,7 @@ func runQueueChild(_ arguments: [String]) async throws -> Never {
         configuration: .init(middlewares: [Offline()], store: .init(persistence: persistence), writes: .offline))
     let tags = api.source(KillTag.self, .path("tags/<id>"))
     var n = first
-    while true {
+    while n < first + childLimit {
         // Ids go down from FIRSTID: the server gives a create without an id the one after the largest, which, were
         // these ids going up, is the id of the next write here (another test's create then took it, and this write
         // was refused with a 409 — 19 of 8,791 in one CI run).
@@ -53,6 +53,7 @@ func runQueueChild(_ arguments: [String]) async throws -> Never {
         FileHandle.standardOutput.write(Data("queued \(n)\n".utf8))  // unbuffered: one write(2) per line
         n += 1
     }
+    await waitToBeKilled()
 }
 
 func runReplayChild(_ arguments: [String]) async -> Never {

@@ -40,10 +40,12 @@ let api = Session(
     baseURL: URL(string: "https://api.example.com/v1")!, client: client,
     configuration: .init(store: .init(maxResources: 1_000_000, maxResponseBytes: 1 << 30, persistence: persistence)))
 guard let store = api.store else { exit(3) }
+
 var n = first
-while true {
+while n < first + childLimit {
     _ = try await api.fetch(URL(string: "items/\(n)")!).result()
     try await store.flush()
     FileHandle.standardOutput.write(Data("saved \(n)\n".utf8))  // unbuffered: one write(2) per line
     n += 1
 }
+await waitToBeKilled()
