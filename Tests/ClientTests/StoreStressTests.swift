@@ -227,7 +227,9 @@ struct StressRun {
         }
     }
 
-    /// An operation in a task of its own: a fetch, a refresh, a read, a write, a delete.
+    /// An operation in a task of its own, off the main actor (`Task.detached`: a `Task` made here would inherit it,
+    /// and every "background" read would run on the main actor, one at a time): a fetch, a refresh, a read, a
+    /// write, a delete.
     mutating func background() -> Task<Void, Never> {
         let source = source()
         let store = api.store
@@ -239,24 +241,24 @@ struct StressRun {
         trace.append("task \(kind) page \(page) id \(id)")
         switch kind {
         case 0, 1:
-            return Task { _ = try? await source.fetch().page(.pageBased(page, 10)).result() }
+            return Task.detached { _ = try? await source.fetch().page(.pageBased(page, 10)).result() }
         case 2:
             server.changeElsewhere(user, using: &generator)
-            return Task { _ = try? await source.fetch().page(.pageBased(page, 10)).result() }
+            return Task.detached { _ = try? await source.fetch().page(.pageBased(page, 10)).result() }
         case 3:
-            return Task { _ = try? store?.resources(StressArticle.self) }
+            return Task.detached { _ = try? store?.resources(StressArticle.self) }
         case 4:
-            return Task { _ = store?.record(type: "articles", id: id) }
+            return Task.detached { _ = store?.record(type: "articles", id: id) }
         case 5, 6:
             let refuse = random(0..<3) == 0
             let title = "\(user) written \(random(0..<1_000_000))" + (refuse ? " refuse" : "")
             if refuse { refused.withLock { _ = $0.insert(title) } }
-            return Task {
+            return Task.detached {
                 guard let model = (try? store?.resource(StressArticle.self, id: id)) ?? nil else { return }
                 _ = try? await source.update(model) { $0.title = title }
             }
         default:
-            return Task { _ = try? await source.delete(id: id) }
+            return Task.detached { _ = try? await source.delete(id: id) }
         }
     }
 

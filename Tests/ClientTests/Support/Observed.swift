@@ -4,16 +4,24 @@ import Observation
 import Testing
 
 /// Waits on `@Observable` objects without timing: `withObservationTracking` says when what a condition reads
-/// changes, and the condition is checked again then. A bound (10 s by default) only makes a failing test fail rather
-/// than hang; a passing test never waits for it.
+/// changes, and the condition is checked again then. A bound (``bound`` by default) only makes a failing test fail
+/// rather than hang; a passing test never waits for it.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 enum Observed {
+    /// How long a wait goes on before the test fails: 60 s. Not a timing: a wait ends as soon as its condition
+    /// holds. It was 10 s, and a full run in CI failed a wait for the transport to be asked, 16 s into the run:
+    /// the cooperative pool's two threads were held by synchronous SQLite work (by gdb samples of a full run: the
+    /// fault-injection tests' opens and `fsync`s early on, the write queue's quadratic replay later, now fixed).
+    /// Measured since (`JSONAPI_POOL_PROBE`, a full run here): a job waited up to 3.9 s for the pool, 1.1 s for
+    /// the main actor.
+    nonisolated static let bound: Duration = .seconds(60)
+
     /// Returns once `condition` holds, checking it again after each change to what it reads; records an issue and
     /// returns `false` when it still does not hold after `timeout`.
     @discardableResult
     static func until(
-        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = Observed.bound, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @escaping @MainActor () -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -51,7 +59,7 @@ enum Observed {
     /// issue and returns `false` when it still does not hold after `timeout`.
     @discardableResult
     static func polling(
-        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = Observed.bound, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @MainActor () -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -68,7 +76,7 @@ enum Observed {
     /// The values `read` gives — the first now, then `action` runs, then one after each change — until `condition`
     /// holds for the last: what a view drawing it would have shown, in order.
     static func values<Value>(
-        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Duration = Observed.bound, sourceLocation: SourceLocation = #_sourceLocation,
         of read: @escaping @MainActor () -> Value, until condition: @escaping @MainActor (Value) -> Bool,
         then action: @MainActor () -> Void = {}
     ) async -> [Value] {
@@ -121,7 +129,7 @@ struct Events<Element: Sendable>: Sendable {
 
     /// The next event, or `nil` (and an issue) when none comes within `timeout`.
     func next(
-        _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+        _ what: String, timeout: Duration = Observed.bound, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Element? {
         let stream = stream
         let element = await withTaskGroup(of: Element?.self) { group in
