@@ -127,9 +127,10 @@ struct Events<Element: Sendable>: Sendable {
 
     func send(_ element: Element) { continuation.yield(element) }
 
-    /// The next event, or `nil` (and an issue) when none comes within `timeout`.
+    /// The next event, or `nil` (and an issue) when none comes within `timeout` (60 s, as `Observed`'s bound: a
+    /// hang guard, never a timing).
     func next(
-        _ what: String, timeout: Duration = Observed.bound, sourceLocation: SourceLocation = #_sourceLocation
+        _ what: String, timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Element? {
         let stream = stream
         let element = await withTaskGroup(of: Element?.self) { group in
