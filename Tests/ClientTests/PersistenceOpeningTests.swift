@@ -31,4 +31,38 @@ struct PersistenceOpeningTests {
         try holder.execute("ROLLBACK")
         try await api.store?.flush()
     }
+
+    static let protections: [ResourceStore.Persistence.FileProtection] = [
+        .appDefault, .complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none,
+    ]
+
+    @Test(
+        "A database made under one protection class opens and saves under each other: the class is given to the files there before opening",
+        arguments: protections)
+    func protectionOfExistingFiles(made: ResourceStore.Persistence.FileProtection) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("protect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = ResourceStore(
+            configuration: .init(persistence: .init(directory: directory, fileProtection: made, log: { _ in })))
+        first.merge([ResourceObject(type: "memos", id: "0", attributes: ["title": .string("made")])])
+        try await first.flush()
+        for (n, protection) in Self.protections.enumerated() {
+            let store = ResourceStore(
+                configuration: .init(persistence: .init(directory: directory, fileProtection: protection, log: { _ in })))
+            #expect(store.writer != nil, "\(protection)")
+            #expect(store.record(type: "memos", id: "\(n)")?.attributes?["title"] == .string(n == 0 ? "made" : "\(n)"))
+            store.merge([ResourceObject(type: "memos", id: "\(n + 1)", attributes: ["title": .string("\(n + 1)")])])
+            try await store.flush()
+        }
+    }
+
+    @Test("The open flag of each class is Apple's SQLITE_OPEN_FILEPROTECTION_* on its mobile platforms, and none elsewhere")
+    func protectionOpenFlags() {
+        let flags = Self.protections.map { Platform.openFlags($0) }
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        #expect(flags == [0, 0x0010_0000, 0x0020_0000, 0x0030_0000, 0x0040_0000])
+        #else
+        #expect(flags == [0, 0, 0, 0, 0])
+        #endif
+    }
 }

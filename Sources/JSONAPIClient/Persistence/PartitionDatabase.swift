@@ -169,10 +169,11 @@ enum PartitionDatabase {
         }
         Platform.protectDirectory(folder, protection)
         let path = file(in: directory, partition: partition).path
+        Platform.protectFiles(at: path, protection)
         var setAside = false
         while true {
             do throws(SQLiteError) {
-                let database = try SQLiteDatabase(path: path)
+                let database = try SQLiteDatabase(path: path, protection: protection)
                 if let foreign = try prepare(database) {
                     guard !setAside else {
                         throw SQLiteError(code: SQLiteError.notADatabase, message: foreign, operation: "opening \(path)")

@@ -58,14 +58,20 @@ final class SQLiteDatabase {
     ///   - busyTimeout: How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     ///   - creating: Whether a missing file is made (else opening it fails with SQLITE_CANTOPEN): a second
     ///     connection to a file another one opened must never make it again after it was removed.
+    ///   - protection: The data protection class of the files the connection makes, on Apple's mobile platforms
+    ///     (``Platform/openFlags(_:)``).
     /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database (SQLITE_NOTADB shows on the
     ///   first statement, the journal mode, so it is thrown here).
-    init(path: String, busyTimeout: Duration = .seconds(5), creating: Bool = true) throws(SQLiteError) {
+    init(
+        path: String, busyTimeout: Duration = .seconds(5), creating: Bool = true,
+        protection: ResourceStore.Persistence.FileProtection = .appDefault
+    ) throws(SQLiteError) {
         self.path = path
         counted = URL(fileURLWithPath: path).standardizedFileURL.path
         faults = SQLiteFaults.active(for: path)
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+            | Platform.openFlags(protection)
         let injected = faults?.fail(.open)
         let result = injected ?? sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {

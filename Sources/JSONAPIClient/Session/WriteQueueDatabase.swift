@@ -317,7 +317,7 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(checkpointQueue))
         guard !checkpointerClosed else { return }
         if checkpointer?.path != path {
-            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero, creating: false)
+            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero, creating: false, protection: protection)
         }
         _ = try? checkpointer?.rows("PRAGMA wal_checkpoint(PASSIVE)")
     }

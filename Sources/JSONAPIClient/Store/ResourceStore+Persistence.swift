@@ -49,8 +49,9 @@ extension ResourceStore {
         /// `persistence`, at the error level; Console and `log stream` show it) and standard error elsewhere; give
         /// your own to send the lines to the app's logging.
         public var log: @Sendable (String) -> Void
-        /// The data protection class of the library's folder on Apple platforms, which the database files made in
-        /// it take; ``FileProtection/appDefault`` (the default) sets none, so they take the app's (its
+        /// The data protection class of the library's folder and database files on Apple platforms: given to the
+        /// folder, to the files already there before each open, and (iOS, tvOS, watchOS, visionOS) to the files
+        /// SQLite makes; ``FileProtection/appDefault`` (the default) sets none, so they take the app's (its
         /// `com.apple.developer.default-data-protection` entitlement, else until first unlock). Nothing elsewhere.
         public var fileProtection: FileProtection
 
@@ -62,7 +63,9 @@ extension ResourceStore {
         public enum FileProtection: Sendable, Hashable {
             /// The app's own class: the library sets none.
             case appDefault
-            /// Readable only while the device is unlocked (`FileProtectionType.complete`).
+            /// Readable only while the device is unlocked (`FileProtectionType.complete`): not for a store touched in
+            /// the background, since about ten seconds after the device locks SQLite's memory-mapped `-shm` cannot
+            /// be read, and every read and save fails until it unlocks.
             case complete
             /// Files open when the device locks stay readable; new ones cannot be opened until it unlocks
             /// (`completeUnlessOpen`).

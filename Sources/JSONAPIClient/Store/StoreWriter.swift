@@ -115,7 +115,8 @@ final class StoreWriter: @unchecked Sendable {
                     in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
                 opened = database
                 let key = try partitionKey(in: database)
-                let reader = try SQLiteDatabase(path: database.path, creating: false)
+                let reader = try SQLiteDatabase(
+                    path: database.path, creating: false, protection: persistence.fileProtection)
                 openedReader = reader
                 let writer = StoreWriter(
                     persistence: persistence, partition: partition, key: key, database: database, reader: reader,
@@ -570,7 +571,7 @@ final class StoreWriter: @unchecked Sendable {
             // under this one is then only revalidated at the next launch).
             try fresh.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", [.text(Self.keyRow), .blob(Data(key.bytes))])
-            let connection = try SQLiteDatabase(path: fresh.path)
+            let connection = try SQLiteDatabase(path: fresh.path, protection: persistence.fileProtection)
             database = fresh
             reader.withLock { $0 = Reader(connection: connection) }
             writtenSinceTrim = 0
@@ -842,15 +843,52 @@ enum Platform {
         values.isExcludedFromBackup = true
         var url = directory
         try? url.setResourceValues(values)
-        let type: FileProtectionType? =
-            switch protection {
-            case .appDefault: nil
-            case .complete: .complete
-            case .completeUnlessOpen: .completeUnlessOpen
-            case .completeUntilFirstUserAuthentication: .completeUntilFirstUserAuthentication
-            case .none: FileProtectionType.none
-            }
-        if let type { try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: directory.path) }
+        if let type = fileProtectionType(protection) { try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: directory.path) }
+        #endif
+    }
+
+    #if canImport(Darwin)
+    /// Foundation's class for `protection`; `nil` for the app's own.
+    private static func fileProtectionType(_ protection: ResourceStore.Persistence.FileProtection) -> FileProtectionType? {
+        switch protection {
+        case .appDefault: nil
+        case .complete: .complete
+        case .completeUnlessOpen: .completeUnlessOpen
+        case .completeUntilFirstUserAuthentication: .completeUntilFirstUserAuthentication
+        case .none: FileProtectionType.none
+        }
+    }
+    #endif
+
+    /// Gives the database at `path` and SQLite's `-wal` and `-shm` beside it, those that exist, the class
+    /// `protection` names, before a connection opens them: the folder's class reaches only the files made after it
+    /// was set, so a database made under another class (the app's default, or an earlier configuration) would keep
+    /// its own. Nothing for ``ResourceStore/Persistence/FileProtection/appDefault``, nor elsewhere than on Apple
+    /// platforms.
+    static func protectFiles(at path: String, _ protection: ResourceStore.Persistence.FileProtection) {
+        #if canImport(Darwin)
+        guard let type = fileProtectionType(protection) else { return }
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: file)
+        }
+        #endif
+    }
+
+    /// The `sqlite3_open_v2` flag that gives the files a connection makes (the `-wal` and `-shm` first of all) the
+    /// class `protection` names, on iOS, tvOS, watchOS and visionOS (Apple's SQLite: `SQLITE_OPEN_FILEPROTECTION_*`,
+    /// whose values these are); 0 for ``ResourceStore/Persistence/FileProtection/appDefault``, on macOS (whose
+    /// volumes need not support the classes) and elsewhere.
+    static func openFlags(_ protection: ResourceStore.Persistence.FileProtection) -> Int32 {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        switch protection {
+        case .appDefault: return 0
+        case .complete: return 0x0010_0000  // SQLITE_OPEN_FILEPROTECTION_COMPLETE
+        case .completeUnlessOpen: return 0x0020_0000  // SQLITE_OPEN_FILEPROTECTION_COMPLETEUNLESSOPEN
+        case .completeUntilFirstUserAuthentication: return 0x0030_0000  // …_COMPLETEUNTILFIRSTUSERAUTHENTICATION
+        case .none: return 0x0040_0000  // SQLITE_OPEN_FILEPROTECTION_NONE
+        }
+        #else
+        return 0
         #endif
     }
 }
