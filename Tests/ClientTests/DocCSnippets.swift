@@ -14,6 +14,14 @@ import Testing
 // every Swift block of the articles (Sources/*/*.docc/*.md) stands here. Compiled, not run: what the code does is
 // tested against the server by the integration tests.
 enum DocCSnippets {
+    // CachingResources.md, kept across launches: an app group's container and suspension.
+    static func suspension() {
+        // When the app is about to be suspended (sceneDidEnterBackground, or the end of its background work):
+        ResourceStore.Persistence.suspend()  // a running write is rolled back; writes wait, nothing is lost
+        // When it comes back (sceneWillEnterForeground, or the start of the next background work):
+        ResourceStore.Persistence.resume()  // the writes that waited run now
+    }
+
     struct Person: Resource {
         static let resourceType = "people"
         var id: String

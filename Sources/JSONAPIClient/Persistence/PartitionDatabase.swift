@@ -220,7 +220,8 @@ enum PartitionDatabase {
         if let foreign = try check(database) { return foreign }
         guard try database.userVersion() < Int64(schemaVersion) else { return nil }
         // New: made in a write transaction, checked again inside it, since another process may be doing it too.
-        return try database.immediateTransaction { () throws(SQLiteError) -> String? in
+        // On the opening thread (an app's main thread): fails rather than waits while persistence is suspended.
+        return try database.immediateTransaction(ifSuspended: .fail) { () throws(SQLiteError) -> String? in
             if let foreign = try check(database) { return foreign }
             guard try database.userVersion() == 0 else { return nil }
             try database.executeScript(schema + storeTables)

@@ -42,6 +42,9 @@ final class SQLiteDatabase {
     /// The path as counted in ``openConnections``: standardized, so that two spellings of one file count together.
     private let counted: String
 
+    /// SQLITE_INTERRUPT.
+    static let interrupted: Int32 = 9
+
     /// The connections open in this process, by file (standardized path).
     private static let openConnections = LockedValue<[String: Int]>([:])
 
@@ -171,11 +174,77 @@ final class SQLiteDatabase {
 
     // MARK: Transactions
 
+    /// What a write transaction does while persistence is suspended (``Suspension``).
+    enum IfSuspended {
+        /// Waits for the resume, on the caller's thread: a writer's own queue.
+        case wait
+        /// Fails with `SQLITE_INTERRUPT`: a write on a thread that must not wait (opening, on the caller's).
+        case fail
+    }
+
     /// Runs `body` in a transaction begun with `BEGIN IMMEDIATE` (the write lock taken at once, waiting up to the
-    /// busy timeout for another process's), committed when it returns and rolled back when it throws.
+    /// busy timeout for another process's), committed when it returns and rolled back when it throws — only while
+    /// persistence is not suspended, and as the system's expiring activity on Apple platforms (``Suspension``). A
+    /// transaction the suspension or the system interrupts is rolled back and run again from the start (after the
+    /// resume, or a moment later): `body` must do nothing outside the database before it returns.
     ///
-    /// - Throws: ``SQLiteError`` from the body, or when the transaction cannot begin or commit (then rolled back).
-    func immediateTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    /// - Parameter ifSuspended: Whether to wait while suspended, or fail.
+    /// - Throws: ``SQLiteError`` from the body, or when the transaction cannot begin or commit (then rolled back);
+    ///   `SQLITE_INTERRUPT` when suspended and not waiting.
+    func immediateTransaction<T>(
+        ifSuspended: IfSuspended = .wait, _ body: () throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        let handle = try open("beginning a transaction")
+        let flag = LockedValue(false)
+        let target = Interruptible(handle: handle)
+        while true {
+            flag.withLock { $0 = false }
+            let ticket = try Suspension.shared.enter(counted, waiting: ifSuspended == .wait) {
+                flag.withLock { $0 = true }
+                target.interrupt()
+            }
+            interruption = flag
+            var outcome: Result<T, SQLiteError>?
+            do throws(SQLiteError) {
+                let value = try Suspension.asExpiringActivity(expired: { Suspension.shared.expire(ticket) }) {
+                    () throws(SQLiteError) -> T in try transaction(body)
+                }
+                outcome = value.map { .success($0) }
+            } catch {
+                outcome = .failure(error)
+            }
+            interruption = nil
+            let interrupted = Suspension.shared.leave(ticket)
+            switch outcome {
+            case .success(let value)?:
+                return value  // committed (an interruption that came after the commit changes nothing)
+            case .failure(let error)? where !interrupted:
+                throw error
+            case .failure?, nil:
+                // Rolled back (or never begun: the system gave no time). While suspended the next turn waits for
+                // the resume; after the system's refusal it waits a moment, the process perhaps suspended meanwhile.
+                guard ifSuspended == .wait else { throw Suspension.suspendedError }
+                if !Suspension.shared.holds(counted) { Thread.sleep(forTimeInterval: 0.1) }
+            }
+        }
+    }
+
+    /// Whether the write transaction running was interrupted (``Suspension``): checked before each statement, since
+    /// `sqlite3_interrupt` reaches only a statement that is running. `nil` outside a write transaction. On the
+    /// owner's thread only, as every other member; the flag inside is set from any thread, under its lock.
+    private var interruption: LockedValue<Bool>?
+
+    /// A connection's handle, for `sqlite3_interrupt` from another thread (``Suspension``).
+    private struct Interruptible: @unchecked Sendable {
+        // @unchecked Sendable: used only while the connection is inside `immediateTransaction` on its owner's
+        // thread, registered with ``Suspension`` under its lock: the connection cannot close meanwhile, and
+        // `sqlite3_interrupt` is safe from any thread on an open connection.
+        let handle: OpaquePointer
+        func interrupt() { sqlite3_interrupt(handle) }
+    }
+
+    /// One `BEGIN IMMEDIATE` … `COMMIT` of `body`, rolled back when it throws.
+    private func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         // A transaction an earlier failure left open (its COMMIT and its ROLLBACK both failed: a disk that failed
         // for a while) is rolled back first: else this BEGIN would fail for good, and the write lock it holds
         // would keep every other connection, in any process, from writing.
@@ -187,7 +256,8 @@ final class SQLiteDatabase {
             return result
         } catch {
             // A failed COMMIT may leave the transaction open: rolled back, so the connection is usable again.
-            // Its own failure (no transaction left) changes nothing.
+            // Its own failure (no transaction left) changes nothing. (Not interrupted: the flag is checked only for
+            // statements other than ROLLBACK.)
             try? execute("ROLLBACK")
             throw error
         }
@@ -245,6 +315,9 @@ final class SQLiteDatabase {
         _ sql: String, _ values: [SQLiteValue], _ row: ([SQLiteValue]) -> Void
     ) throws(SQLiteError) {
         let handle = try open("preparing \(sql)")
+        if let interruption, sql != "ROLLBACK", interruption.withLock({ $0 }) {
+            throw SQLiteError(code: Self.interrupted, message: "interrupted: persistence suspended", operation: sql)
+        }
         let statement: OpaquePointer
         if let cached = statements[sql] {
             statement = cached

@@ -315,7 +315,10 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// failure (busy, a file set aside meanwhile) is left to the next one, or to SQLite's own.
     private func checkpoint(_ path: String) {
         dispatchPrecondition(condition: .onQueue(checkpointQueue))
-        guard !checkpointerClosed else { return }
+        // While suspended no lock is taken: the checkpoint is left to the next one.
+        guard !checkpointerClosed, !Suspension.shared.holds(URL(fileURLWithPath: path).standardizedFileURL.path) else {
+            return
+        }
         if checkpointer?.path != path {
             checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero, creating: false, protection: protection)
         }

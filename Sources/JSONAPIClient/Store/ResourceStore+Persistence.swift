@@ -77,6 +77,24 @@ extension ResourceStore {
             case none
         }
 
+        /// Suspends every persisted store's and write queue's database writes in this process, for an app about
+        /// to be suspended: iOS terminates an app suspended while it holds a lock on a file in an app group's
+        /// container (the `0xdead10cc` exception). A write transaction running is interrupted and rolled back;
+        /// it and every later one wait, on their own queues, until ``resume()``, then run whole — nothing is lost,
+        /// and a ``ResourceStore/flush()`` made meanwhile returns once its save is written after the resume. A
+        /// database opened while suspended that must first be given its schema or key is not opened (the store
+        /// stays in memory for that session, the write queue opens it at its next use). Reads go on. Call it when
+        /// the app has finished its work in the background, and ``resume()`` when it comes back (see
+        /// <doc:CachingResources>). Each write transaction also runs as the system's expiring activity
+        /// (`ProcessInfo.performExpiringActivity`), so that the system does not suspend the process in its middle.
+        public static func suspend() { Suspension.shared.suspend() }
+
+        /// Resumes the writes ``suspend()`` held: those waiting run now.
+        public static func resume() { Suspension.shared.resume() }
+
+        /// Whether ``suspend()`` holds the writes now.
+        public static var isSuspended: Bool { Suspension.shared.isSuspended }
+
         /// Creates a persistence.
         ///
         /// - Parameters:

@@ -153,7 +153,8 @@ final class StoreWriter: @unchecked Sendable {
         {
             return key
         }
-        return try database.immediateTransaction { () throws(SQLiteError) -> DigestKey in
+        // On the opening thread (an app's main thread): fails rather than waits while persistence is suspended.
+        return try database.immediateTransaction(ifSuspended: .fail) { () throws(SQLiteError) -> DigestKey in
             let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
             if let bytes = row?.blob, let key = DigestKey(bytes: Array(bytes)) { return key }
             // None yet (or not 32 bytes: the responses under it can never be matched again, so a new key costs
