@@ -39,7 +39,7 @@ enum Cases {
     static let all = [
         "floor-decode", "decode-document", "decode-typed", "floor-encode", "encode-document", "floor-graph",
         "decode-graph", "floor-encode-graph", "encode-graph", "floor-nested", "decode-nested", "pipeline", "walk-sequential", "walk-prefetch",
-        "walk-concurrent4", "store-merge", "store-read", "store-read-pending", "store-save", "store-load",
+        "walk-concurrent4", "store-merge", "store-read", "store-read-pending", "store-save", "sqlite-floor-select", "store-load",
         "store-save-cold", "store-hit", "store-walk-bare", "store-walk", "store-walk-observed", "store-walk-observer-program",
         "live-apply", "queue-append",
         "persist-walk", "persist-edit", "cold-start",

@@ -21,10 +21,16 @@ import FoundationNetworking
 /// - `store-load`: opening a new store on that directory and reading every article typed from it
 ///   (`resources(Article.self)`): the stored responses read when it opens, then the records' rows as the read asks
 ///   for them (the articles' ids, their rows, then the rows their linkage reaches), and the decode.
+/// - `sqlite-floor-select`: the rows `store-load` reads (every row of the store's tables of that database), through
+///   SQLite's C API alone (`SQLiteFloor.select`): the floor of `store-load`, whose target is ≤ 1.3 × this plus
+///   `decode-typed` (issue 43).
 /// - `store-save-cold`: `store-load`, then a one-record change and `flush()`: this less `store-load` is the first
 ///   save after opening.
 enum StoreCase {
-    static let names = ["store-merge", "store-read", "store-read-pending", "store-save", "store-load", "store-save-cold"]
+    static let names = [
+        "store-merge", "store-read", "store-read-pending", "store-save", "sqlite-floor-select", "store-load",
+        "store-save-cold",
+    ]
 
     /// A transport that answers every request with the same response.
     struct FixedClient: Client {
@@ -120,6 +126,18 @@ enum StoreCase {
                             return "the change was not saved"
                         }
                         return nil
+                    }))
+        }
+        if selected.contains("sqlite-floor-select") {
+            // The engine's floor of `store-load`: the same database's rows read through SQLite's C API alone.
+            let path = directory.appendingPathComponent("JSONAPIClient/default.sqlite").path
+            cases.append(
+                BenchmarkCase(
+                    name: "sqlite-floor-select", floor: nil, bytes: data.count,
+                    run: { try SQLiteFloor.select(path).count },
+                    check: {
+                        let rows = try SQLiteFloor.select(path).count
+                        return rows >= records ? nil : "read \(rows) rows, fewer than the \(records) records"
                     }))
         }
         if selected.contains("store-load") {

@@ -351,7 +351,7 @@ final class SQLiteDatabase {
         for (offset, value) in values.enumerated() {
             // `offset` < `parameters`, an Int32: the conversion cannot fail.
             let index = Int32(truncatingIfNeeded: offset + 1)
-            let result = bind(value, to: statement, at: index)
+            let result = Self.bind(value, to: statement, at: index)
             guard result == SQLITE_OK else {
                 throw SQLiteError(code: result, message: errorMessage(handle), operation: "binding \(sql)")
             }
@@ -365,7 +365,7 @@ final class SQLiteDatabase {
             guard result == SQLITE_ROW else {
                 throw SQLiteError(code: sqlite3_extended_errcode(handle), message: errorMessage(handle), operation: sql)
             }
-            row(read(statement))
+            row(Self.read(statement))
         }
     }
 
@@ -375,7 +375,7 @@ final class SQLiteDatabase {
     /// included), which `unsafeBitCast` requires.
     private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
-    private func bind(_ value: SQLiteValue, to statement: OpaquePointer, at index: Int32) -> Int32 {
+    fileprivate static func bind(_ value: SQLiteValue, to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch value {
         case .null:
             return sqlite3_bind_null(statement, index)
@@ -406,7 +406,7 @@ final class SQLiteDatabase {
     }
 
     /// The current row's columns, copied.
-    private func read(_ statement: OpaquePointer) -> [SQLiteValue] {
+    fileprivate static func read(_ statement: OpaquePointer) -> [SQLiteValue] {
         // Invariant: called only after SQLITE_ROW, with 0 ≤ column < sqlite3_column_count, as SQLite requires.
         (0..<sqlite3_column_count(statement)).map { column in
             switch sqlite3_column_type(statement, column) {
@@ -450,4 +450,115 @@ enum SQLiteValue: Equatable, Sendable {
     var text: String? { if case .text(let value) = self { value } else { nil } }
     /// The blob, or `nil` for any other kind of value.
     var blob: Data? { if case .blob(let value) = self { value } else { nil } }
+}
+
+/// The engine's own floor, for the benchmark (`jsonapi-bench`'s `sqlite-floor-insert` and `sqlite-floor-select`):
+/// the store's rows written and read through SQLite's C API alone — one prepared statement per table, one
+/// transaction, the same schema and settings as a store's database (WAL, `synchronous=NORMAL`), no encoding, no
+/// statement cache, no values past the bytes. Here, beside the rest of the C API, so that no other file calls it.
+package enum SQLiteFloor {
+    /// The store's tables, in the order a copy writes them.
+    static let tables = ["records", "responses", "response_bodies"]
+
+    /// The rows of every store table of the database at `path`, read as ``select(_:)`` reads them.
+    package struct Rows: @unchecked Sendable {
+        // @unchecked Sendable: values only, copied out of SQLite.
+        fileprivate var tables: [(name: String, rows: [[SQLiteValue]])]
+        /// How many rows in all.
+        package var count: Int { tables.reduce(0) { $0 + $1.rows.count } }
+    }
+
+    /// Opens the database at `path` as a store opens it and reads every row of the store's tables, each column
+    /// copied (what a store's open and a read of every record read: its floor).
+    ///
+    /// - Returns: The rows.
+    /// - Throws: ``FloorError`` when SQLite fails.
+    package static func select(_ path: String) throws(FloorError) -> Rows {
+        let handle = try connection(path)
+        defer { sqlite3_close_v2(handle) }
+        var rows = Rows(tables: [])
+        for table in tables {
+            let statement = try prepare(handle, "SELECT * FROM \(table)")
+            defer { sqlite3_finalize(statement) }
+            var read: [[SQLiteValue]] = []
+            while true {
+                let result = sqlite3_step(statement)
+                if result == SQLITE_DONE { break }
+                guard result == SQLITE_ROW else { throw FloorError(code: result, operation: "reading \(table)") }
+                read.append(SQLiteDatabase.read(statement))
+            }
+            rows.tables.append((table, read))
+        }
+        return rows
+    }
+
+    /// Makes a new store database at `path` (its schema) and writes `rows` into it in one transaction, one
+    /// prepared `INSERT` per table.
+    ///
+    /// - Returns: The seconds the transaction took, `BEGIN` to `COMMIT` (the schema's making apart).
+    /// - Throws: ``FloorError`` when SQLite fails.
+    package static func insert(_ rows: Rows, into path: String) throws(FloorError) -> Double {
+        let handle = try connection(path)
+        defer { sqlite3_close_v2(handle) }
+        guard sqlite3_exec(handle, PartitionDatabase.schema + PartitionDatabase.storeTables, nil, nil, nil) == SQLITE_OK
+        else { throw FloorError(code: sqlite3_errcode(handle), operation: "making the schema") }
+        let start = ContinuousClock.now
+        guard sqlite3_exec(handle, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+            throw FloorError(code: sqlite3_errcode(handle), operation: "BEGIN")
+        }
+        for (table, tableRows) in rows.tables {
+            guard let width = tableRows.first?.count else { continue }
+            let marks = Array(repeating: "?", count: width).joined(separator: ", ")
+            let statement = try prepare(handle, "INSERT INTO \(table) VALUES (\(marks))")
+            defer { sqlite3_finalize(statement) }
+            for row in tableRows {
+                for (index, value) in row.enumerated() {
+                    _ = SQLiteDatabase.bind(value, to: statement, at: Int32(index + 1))
+                }
+                let result = sqlite3_step(statement)
+                guard result == SQLITE_DONE else { throw FloorError(code: result, operation: "writing \(table)") }
+                sqlite3_reset(statement)
+            }
+        }
+        guard sqlite3_exec(handle, "COMMIT", nil, nil, nil) == SQLITE_OK else {
+            throw FloorError(code: sqlite3_errcode(handle), operation: "COMMIT")
+        }
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// A floor step that failed: SQLite's result code and what it was doing.
+    package struct FloorError: Error, CustomStringConvertible {
+        package let code: Int32
+        package let operation: String
+        package var description: String { "SQLite \(code) \(operation)" }
+    }
+
+    /// A raw connection opened as a store's (WAL, `synchronous=NORMAL`); values are bound and copied by the same
+    /// functions as a store connection's (``SQLiteDatabase``'s `bind` and `read`).
+    private static func connection(_ path: String) throws(FloorError) -> OpaquePointer {
+        var opened: OpaquePointer?
+        let result = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard result == SQLITE_OK, let opened else {
+            sqlite3_close_v2(opened)  // Invariant: nil is a no-op; a handle SQLite allocated on failure is freed.
+            throw FloorError(code: result, operation: "opening \(path)")
+        }
+        guard sqlite3_exec(opened, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nil, nil, nil) == SQLITE_OK else {
+            let code = sqlite3_errcode(opened)
+            sqlite3_close_v2(opened)
+            throw FloorError(code: code, operation: "setting WAL")
+        }
+        return opened
+    }
+
+    /// `sql`, prepared on `handle`.
+    private static func prepare(_ handle: OpaquePointer, _ sql: String) throws(FloorError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard result == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw FloorError(code: result, operation: "preparing \(sql)")
+        }
+        return statement
+    }
 }
