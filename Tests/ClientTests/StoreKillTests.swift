@@ -54,9 +54,7 @@ struct StoreKillTests {
         process.environment = childEnvironment
         let output = ChildOutput(of: process)
         try process.run()
-        while output.saves.count < after, process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
-        try await Task.sleep(for: pause)
-        kill(process.processIdentifier, SIGKILL)
+        output.kill(process, after: after, of: "saved", pause: pause)
         try await reap(process, into: output)
         #expect(process.terminationReason == .uncaughtSignal, "the child ended on its own: \(process.terminationStatus)")
         return output.saves

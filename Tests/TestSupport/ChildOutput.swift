@@ -24,6 +24,12 @@ public final class ChildOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private var stopping = false
+    /// When to kill the child (``kill(_:after:of:pause:)``), and the lines counted for it so far.
+    private var trigger: (pid: pid_t, word: String, count: Int, pause: Duration)?
+    private var counted = 0
+    private var countedUpTo = 0
+    /// Whether the trigger killed the child.
+    private var fired = false
     private let ended = DispatchSemaphore(value: 0)
     private let pipe = Pipe()
 
@@ -55,11 +61,52 @@ public final class ChildOutput: @unchecked Sendable {
             }
             let count = buffer.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress, $0.count) }
             if count > 0 {
-                lock.withLock { data.append(contentsOf: buffer[0..<count]) }
+                let kill = lock.withLock { () -> (pid: pid_t, pause: Duration)? in
+                    data.append(contentsOf: buffer[0..<count])
+                    return dueKill()
+                }
+                if let kill { Self.signalKill(kill.pid, after: kill.pause) }
             } else if count == 0 || errno != EINTR {
                 return  // the end of the pipe, or an error
             }
         }
+    }
+
+    /// Kills the child `process` with `SIGKILL` once it printed `count` complete lines that start with `word` and a
+    /// space, `pause` after the last of them — from the reading thread, as the line arrives: a test's own task,
+    /// waiting for the cooperative pool under a full run's load, let a child go on for hundreds of saves past the
+    /// one it was to be killed after.
+    public func kill(_ process: Process, after count: Int, of word: String, pause: Duration) {
+        let due = lock.withLock { () -> (pid: pid_t, pause: Duration)? in
+            trigger = (process.processIdentifier, word, count, pause)
+            return dueKill()
+        }
+        if let due { Thread { Self.signalKill(due.pid, after: due.pause) }.start() }
+    }
+
+    /// Whether the trigger of ``kill(_:after:of:pause:)`` killed the child.
+    public var killed: Bool { lock.withLock { fired } }
+
+    /// The kill that is due now, once: the lines read since the last count counted. With `lock` held.
+    private func dueKill() -> (pid: pid_t, pause: Duration)? {
+        guard let trigger, !fired else { return nil }
+        if let end = data.lastIndex(of: UInt8(ascii: "\n")), end >= countedUpTo {
+            let prefix = Array((trigger.word + " ").utf8)
+            for line in data[countedUpTo...end].split(separator: UInt8(ascii: "\n")) where line.starts(with: prefix) {
+                counted += 1
+            }
+            countedUpTo = end + 1
+        }
+        guard counted >= trigger.count else { return nil }
+        fired = true
+        return (trigger.pid, trigger.pause)
+    }
+
+    /// `SIGKILL` to `pid`, `pause` from now.
+    private static func signalKill(_ pid: pid_t, after pause: Duration) {
+        let (seconds, attoseconds) = pause.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        sigkill(pid)
     }
 
     /// Stops reading once nothing more waits, and returns when the loop has ended, waiting on a thread of its own
@@ -83,3 +130,6 @@ public final class ChildOutput: @unchecked Sendable {
     /// Everything read so far, as text.
     public var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
+
+/// `kill(pid, SIGKILL)`, named apart from ``ChildOutput/kill(_:after:of:pause:)``.
+private func sigkill(_ pid: pid_t) { _ = kill(pid, SIGKILL) }
