@@ -186,7 +186,9 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// next read.
     private func setAside(_ seqs: [Int64], in database: SQLiteDatabase) {
         do throws(SQLiteError) {
-            try database.immediateTransaction { () throws(SQLiteError) in
+            // Read at launch, on the caller's thread (the app's main thread): fails rather than waits while
+            // persistence is suspended, and the rows are set aside at a later read.
+            try database.immediateTransaction(ifSuspended: .fail) { () throws(SQLiteError) in
                 try database.execute(
                     "CREATE TABLE IF NOT EXISTS write_queue_set_aside (\(Self.columns), PRIMARY KEY (seq))")
                 for seq in seqs {
