@@ -199,4 +199,25 @@ struct SQLiteDatabaseTests {
             return !error.isDamage && error.operation.hasPrefix("opening")
         }
     }
+
+    @Test("The benchmark's floor reads every row of a store's database, and writes the same rows into a new file that reads back equal")
+    func floorCopiesRows() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("floor-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ResourceStore(configuration: .init(persistence: StoreFaultInjectionTests.persistence(directory)))
+        store.merge((1...30).map { StoreFaultInjectionTests.article($0) })
+        try await store.flush()
+        let rows = try SQLiteFloor.select(PartitionDatabase.file(in: directory).path)
+        #expect(rows.count == 30)
+        let copy = directory.appendingPathComponent("copy.sqlite").path
+        let seconds = try SQLiteFloor.insert(rows, into: copy)
+        #expect(seconds >= 0)
+        let again = try SQLiteFloor.select(copy)
+        #expect(again.count == 30)
+        let database = try SQLiteDatabase(path: copy, creating: false)
+        #expect(try database.rows("SELECT count(*) FROM records").first?.first == .integer(30))
+        #expect(try database.rows("SELECT count(*) FROM meta").first?.first == .integer(0))
+        // Into a file that has the tables already, the schema fails, named.
+        #expect(throws: SQLiteFloor.FloorError.self) { _ = try SQLiteFloor.insert(rows, into: copy) }
+    }
 }

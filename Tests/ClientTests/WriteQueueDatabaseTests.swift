@@ -54,6 +54,33 @@ struct WriteQueueDatabaseTests {
         #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["a", "c", "d"])
     }
 
+    @Test("Every checkpointInterval commits a checkpoint copies the WAL into the database file, in the background; none while suspended")
+    func backgroundCheckpoint() throws {
+        for suspended in [false, true] {
+            let directory = Self.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+            try storage.save([.insert(Self.entry("first"))])
+            let file = PartitionDatabase.file(in: directory).path
+            func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0 }
+            let before = size()
+            for n in 1..<WriteQueueDatabase.checkpointInterval {
+                try storage.save([.insert(Self.entry("\(n)"))])
+            }
+            // The last commit before the checkpoint; held, the checkpoint started after it skips its turn.
+            if suspended { Suspension.shared.suspend(under: directory) }
+            defer { if suspended { Suspension.shared.resume(under: directory) } }
+            if suspended {
+                // No write may run while held: the checkpoint is started by hand, as the 100th commit would.
+                storage.checkpointNow()
+            } else {
+                try storage.save([.insert(Self.entry("last"))])
+            }
+            storage.checkpointsRun()  // the connection stays open: its close would checkpoint too
+            if suspended { #expect(size() == before, "a checkpoint ran while suspended") } else { #expect(size() > before) }
+        }
+    }
+
     @Test("A save writes only its rows: the database grows by about a page per append, however long the queue")
     func appendCost() throws {
         let directory = Self.directory()

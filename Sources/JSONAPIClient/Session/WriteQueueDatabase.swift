@@ -261,7 +261,7 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
             if commitsSinceCheckpoint >= Self.checkpointInterval {
                 commitsSinceCheckpoint = 0
                 let path = database.path
-                checkpointQueue.async { [self] in checkpoint(path) }
+                startCheckpoint(path)
             }
         }
     }
@@ -311,7 +311,21 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         }
     }
 
+    /// Starts a background checkpoint of the open database now, as the commit at each ``checkpointInterval`` does
+    /// (for tests).
+    func checkpointNow() {
+        if let path = queue.sync(execute: { database?.path }) { startCheckpoint(path) }
+    }
+
+    /// Returns once the checkpoints started before have run (for tests).
+    func checkpointsRun() { checkpointQueue.sync {} }
+
     // MARK: Helpers
+
+    /// Hands a passive checkpoint of the database at `path` to `checkpointQueue`.
+    private func startCheckpoint(_ path: String) {
+        checkpointQueue.async { [self] in checkpoint(path) }
+    }
 
     /// A passive checkpoint of the database at `path`, on `checkpointQueue` (see the type's documentation). A
     /// failure (busy, a file set aside meanwhile) is left to the next one, or to SQLite's own.
