@@ -197,6 +197,7 @@ final class SQLiteDatabase {
         let handle = try open("beginning a transaction")
         let flag = LockedValue(false)
         let target = Interruptible(handle: handle)
+        var refusals = 0
         while true {
             flag.withLock { $0 = false }
             let ticket = try Suspension.shared.enter(counted, waiting: ifSuspended == .wait) {
@@ -222,12 +223,24 @@ final class SQLiteDatabase {
                 throw error
             case .failure?, nil:
                 // Rolled back (or never begun: the system gave no time). While suspended the next turn waits for
-                // the resume; after the system's refusal it waits a moment, the process perhaps suspended meanwhile.
+                // the resume; after the system's refusal it waits a moment, the process perhaps suspended meanwhile
+                // — a minute of refusals in a row at most, then the error is the caller's.
                 guard ifSuspended == .wait else { throw Suspension.suspendedError }
-                if !Suspension.shared.holds(counted) { Thread.sleep(forTimeInterval: 0.1) }
+                if !Suspension.shared.holds(counted) {
+                    refusals += 1
+                    if refusals >= Self.maxRefusals {
+                        if case .failure(let error)? = outcome { throw error }
+                        throw Suspension.suspendedError
+                    }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
             }
         }
     }
+
+    /// How many times in a row a write transaction is tried again after the system interrupted or refused it (0.1 s
+    /// apart) before it fails: a bound, so that nothing loops for good on an interruption that is not one.
+    static let maxRefusals = 600
 
     /// Whether the write transaction running was interrupted (``Suspension``): checked before each statement, since
     /// `sqlite3_interrupt` reaches only a statement that is running. `nil` outside a write transaction. On the
