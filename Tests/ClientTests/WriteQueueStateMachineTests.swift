@@ -122,6 +122,12 @@ struct WriteQueueStateMachineTests {
         #expect(loaded.entries.map(\.resourceID) == ["8"])
         #expect(loaded.notSaved(loaded.entries[0].id).layer == nil)
         #expect(loaded.entries.isEmpty)
+        // Gone from the database and from the queue already (discarded meanwhile): nothing more to discard.
+        guard case .skip(let actions) = loaded.claimFinished(twice, .gone, configuration: Self.configuration()) else {
+            Issue.record("a gone entry was not skipped")
+            return
+        }
+        #expect(actions.isEmpty)
     }
 
     @Test("An entry is not sent before it is durable, nor once it could not be saved")
