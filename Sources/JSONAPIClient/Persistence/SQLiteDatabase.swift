@@ -42,17 +42,17 @@ final class SQLiteDatabase {
     /// The path as counted in ``openConnections``: standardized, so that two spellings of one file count together.
     private let counted: String
 
-    /// SQLITE_INTERRUPT.
-    static let interrupted: Int32 = 9
-
     /// The connections open in this process, by file (standardized path).
     private static let openConnections = LockedValue<[String: Int]>([:])
 
     /// How many connections this process has open to the database file at `path`.
     static func connections(to path: String) -> Int {
-        let key = URL(fileURLWithPath: path).standardizedFileURL.path
+        let key = standardized(path)
         return openConnections.withLock { $0[key] ?? 0 }
     }
+
+    /// `path` standardized, so that two spellings of one file are one key (``connections(to:)``, ``Suspension``).
+    static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
 
     /// Opens (or creates) the database at `path` and sets it up.
     ///
@@ -70,7 +70,7 @@ final class SQLiteDatabase {
         protection: ResourceStore.Persistence.FileProtection = .appDefault
     ) throws(SQLiteError) {
         self.path = path
-        counted = URL(fileURLWithPath: path).standardizedFileURL.path
+        counted = Self.standardized(path)
         faults = SQLiteFaults.active(for: path)
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
@@ -329,7 +329,7 @@ final class SQLiteDatabase {
     ) throws(SQLiteError) {
         let handle = try open("preparing \(sql)")
         if let interruption, sql != "ROLLBACK", interruption.withLock({ $0 }) {
-            throw SQLiteError(code: Self.interrupted, message: "interrupted: persistence suspended", operation: sql)
+            throw SQLiteError(code: SQLiteError.interrupt, message: "interrupted: persistence suspended", operation: sql)
         }
         let statement: OpaquePointer
         if let cached = statements[sql] {
@@ -474,8 +474,7 @@ package enum SQLiteFloor {
     static let tables = ["records", "responses", "response_bodies"]
 
     /// The rows of every store table of the database at `path`, read as ``select(_:)`` reads them.
-    package struct Rows: @unchecked Sendable {
-        // @unchecked Sendable: values only, copied out of SQLite.
+    package struct Rows: Sendable {
         fileprivate var tables: [(name: String, rows: [[SQLiteValue]])]
         /// How many rows in all.
         package var count: Int { tables.reduce(0) { $0 + $1.rows.count } }

@@ -16,6 +16,8 @@ struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     /// SQLITE_BUSY: another connection holds the lock longer than the busy timeout.
     static let busy: Int32 = 5
+    /// SQLITE_INTERRUPT: the statement was interrupted (``Suspension``).
+    static let interrupt: Int32 = 9
     /// SQLITE_CORRUPT: the file is damaged.
     static let corrupt: Int32 = 11
     /// SQLITE_NOTADB: the file is not a database.

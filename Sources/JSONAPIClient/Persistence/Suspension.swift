@@ -148,7 +148,8 @@ final class Suspension: @unchecked Sendable {
 
     /// The error of a write that may not wait while suspended.
     static let suspendedError = SQLiteError(
-        code: 9, message: "persistence is suspended (ResourceStore.Persistence.suspend())", operation: "beginning a write")  // SQLITE_INTERRUPT
+        code: SQLiteError.interrupt, message: "persistence is suspended (ResourceStore.Persistence.suspend())",
+        operation: "beginning a write")
 
     /// Runs `body` as the system's expiring activity on Apple platforms: the process is not suspended before it
     /// returns unless the system will wait no longer, when `expired` is called (on another thread) and `body` is

@@ -332,9 +332,7 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     private func checkpoint(_ path: String) {
         dispatchPrecondition(condition: .onQueue(checkpointQueue))
         // While suspended no lock is taken: the checkpoint is left to the next one.
-        guard !checkpointerClosed, !Suspension.shared.holds(URL(fileURLWithPath: path).standardizedFileURL.path) else {
-            return
-        }
+        guard !checkpointerClosed, !Suspension.shared.holds(SQLiteDatabase.standardized(path)) else { return }
         if checkpointer?.path != path {
             checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero, creating: false, protection: protection)
         }

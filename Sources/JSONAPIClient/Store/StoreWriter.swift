@@ -174,10 +174,7 @@ final class StoreWriter: @unchecked Sendable {
         var damaged: [Int64] = []
         // A whole body's size is its row's, looked up only for a whole body (a join would seek every body's row:
         // at ~244 responses, opening took 3.5 ms with it, 2.3 ms without).
-        let responses = try database.rows(
-            "SELECT r.rowid, r.response, r.body_id, "
-                + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
-                + "FROM responses r ORDER BY r.rowid")
+        let responses = try database.rows("SELECT \(Self.responseColumns) FROM responses r ORDER BY r.rowid")
         for row in responses {
             guard let response = Self.response(of: row) else {
                 damaged.append(row.first?.integer ?? 0)
@@ -196,7 +193,13 @@ final class StoreWriter: @unchecked Sendable {
         return contents
     }
 
-    /// The stored response a row of `responses` holds (rowid, response, body id, whole size), its body left unread;
+    /// The columns of a `responses` row (`r`) that ``response(of:)`` reads: rowid, response, body id, and the body's
+    /// size as it came (the row's, else the whole body's length).
+    private static let responseColumns =
+        "r.rowid, r.response, r.body_id, "
+        + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id))"
+
+    /// The stored response a row of `responses` holds (``responseColumns``), its body left unread;
     /// `nil` when it does not read.
     private static func response(of row: [SQLiteValue]) -> (key: ResponseKey, response: StoredResponse)? {
         guard row.count == 4, let bytes = row[1].blob, let id = row[2].integer, let count = row[3].integer,
@@ -241,9 +244,7 @@ final class StoreWriter: @unchecked Sendable {
             let version = try Self.dataVersion(of: state.connection)
             guard version != state.responsesVersion else { return nil }
             let row = try state.connection.rows(
-                "SELECT r.rowid, r.response, r.body_id, "
-                    + "coalesce(r.whole_size, (SELECT length(body) FROM response_bodies WHERE id = r.body_id)) "
-                    + "FROM responses r WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
+                "SELECT \(Self.responseColumns) FROM responses r WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
                 [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
             ).first
             guard let row, let (found, response) = Self.response(of: row), found == key else { return nil }
