@@ -28,7 +28,7 @@ import Darwin
 /// (an attempt failed); a claim whose process is gone (`kill(pid, 0)` says so) or whose lease ran out is taken over.
 /// An update or delete by a process that does not hold a live claim of the row changes nothing.
 ///
-/// Every SQLite call runs on a serial queue of its own: the caller's thread waits for it (``load()`` when a session
+/// Every SQLite call runs on a serial queue of its own: the caller's thread waits for it (``read()`` when a session
 /// is made; ``save(_:)`` and ``claim(_:)`` from ``WriteQueuePersister``'s queue), never under a lock.
 ///
 /// **Checkpoints in the background.** A commit appends pages to the WAL; a checkpoint copies them into the database
@@ -115,12 +115,6 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     }
 
     // MARK: WriteQueueStorage
-
-    /// The entries, oldest first; `nil` when there are none or the database cannot be read (see ``read()``).
-    func load() -> [WriteQueue.Entry]? {
-        guard let entries = try? read(), !entries.isEmpty else { return nil }
-        return entries
-    }
 
     /// The entries, oldest first (none: empty). A row that does not read as an entry is set aside inside the file
     /// (``setAside(_:in:)``), logged, and the others are read: the file is the store's too, and may be open on
