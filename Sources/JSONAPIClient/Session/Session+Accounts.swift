@@ -26,12 +26,13 @@ extension Session {
     /// write, whatever credentials are sent.
     var accountDigest: CredentialDigest? { accounts.withLock { $0.digest } }
 
-    /// Notes `request`'s credentials (their root) as the account now signed in; without a named account, the
-    /// store's records follow them.
-    func noteCredentials(of request: HTTPRequest) {
-        let root = lineage.root(ofCredentialsIn: request.headerFields)
-        if accountDigest == nil { store?.admit(root) }
-        let seen = SeenCredentials(digest: root, clears: store?.clears ?? 0)
+    /// Notes `request`'s credentials (their root under `lineage`, the session's when `nil`) as the account now
+    /// signed in; without a named account, the store's records follow them (one event of the store's, which
+    /// tells its clear count too).
+    func noteCredentials(of request: HTTPRequest, lineage: CredentialLineage? = nil) {
+        let root = (lineage ?? self.lineage).root(ofCredentialsIn: request.headerFields)
+        let clears = accountDigest == nil ? store?.admit(root) : store?.clears
+        let seen = SeenCredentials(digest: root, clears: clears ?? 0)
         lastCredentials.withLock { $0 = seen }
     }
 
@@ -47,8 +48,10 @@ extension Session {
     /// (`owner`; any when `nil`) — this session's named account, or else credentials of the same line.
     ///
     /// - Throws: ``JSONAPIClientError/Code/accountChanged`` when the request is another account's.
-    func transport(for owner: CredentialDigest?) -> @Sendable (HTTPRequest) async throws -> HTTPResponse {
-        { [client, lineage, accountDigest] request in
+    func transport(for owner: CredentialDigest?, lineage: CredentialLineage? = nil)
+        -> @Sendable (HTTPRequest) async throws -> HTTPResponse
+    {
+        { [client, lineage = lineage ?? self.lineage, accountDigest] request in
             let sender = accountDigest ?? lineage.root(ofCredentialsIn: request.headerFields)
             if let owner, owner != sender {
                 throw JSONAPIClientError(

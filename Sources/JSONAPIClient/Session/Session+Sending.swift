@@ -46,13 +46,25 @@ extension Session {
     func transmit(
         _ request: HTTPRequest, terminal: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil
     ) async throws -> HTTPResponse {
+        let send = terminal ?? { [client] in try await client.send($0) }
+        return try await transmit(request, lineage: lineage) { [self] request, sameOrigin in
+            if sameOrigin { noteCredentials(of: request) }
+            return try await send(request)
+        }
+    }
+
+    /// Runs `request` through the middleware chain and then `terminal`, which is told whether the request goes to
+    /// the session's origin and notes its credentials itself (``noteCredentials(of:)``; the store's step does it in
+    /// its own event). `lineage` is the one the request was made with.
+    func transmit(
+        _ request: HTTPRequest, lineage: CredentialLineage,
+        noting terminal: @escaping @Sendable (HTTPRequest, _ sameOrigin: Bool) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         do {
             let context = MiddlewareContext(baseURL: baseURL, origin: origin, request: request, lineage: lineage)
-            let send = terminal ?? { [client] in try await client.send($0) }
-            return try await chain.send(request, context: context) { [self] request in
-                if context.isSameOrigin { noteCredentials(of: request) }
-                return try await send(request)
+            return try await chain.send(request, context: context) { request in
+                try await terminal(request, context.isSameOrigin)
             }
         } catch let error as CancellationError {
             throw error
@@ -110,13 +122,15 @@ extension Session {
         walk: (any PaginationStrategy)? = nil
     ) async throws -> FetchResponse<Primary> {
         let listing = ListedTypes.of(Primary.self)
-        let (sent, response, source, credentials) = try await exchange(
-            request, url: try url ?? request.url(), listing: listing, decodes: true)
+        let exchanged = try await exchange(request, url: try url ?? request.url(), listing: listing, decodes: true)
+        let (sent, response, source, credentials) = (
+            exchanged.request, exchanged.response, exchanged.source, exchanged.credentials
+        )
         // A new body the store keeps waits for this decode's records (one parse); when the decode hands none over
         // (it failed), the store merges the body itself if someone observes it (`settle`, which finds nothing to do
         // otherwise). Only then: a body that came again meanwhile — the same response, for a request that shared
         // this exchange and arrived late — waits for its own decode's records, not for this settle's parse.
-        let keeping = source == .network ? store.flatMap { $0.takesRecords(of: response.body) ? $0 : nil } : nil
+        let keeping = exchanged.takesRecords ? store : nil
         var handed = false
         defer { if !handed { keeping?.settle() } }
         guard !response.body.isEmpty else {
@@ -129,7 +143,7 @@ extension Session {
         // A body the store answered with again (not sent, or revalidated): its decode of last time, when it was this
         // very body's.
         let stored = (source == .cache || source == .revalidated) ? store : nil
-        let clears = stored?.clears ?? 0
+        let clears = stored == nil ? 0 : exchanged.clears ?? stored?.clears ?? 0
         if stored != nil,
             let decoded = storedDecodes.decoded(
                 Primary.self, from: response.body, resourceMeta: readsResourceMeta, clears: clears)

@@ -18,11 +18,9 @@ extension Session {
     ///     delete of that type makes the stored response stale.
     ///   - decodes: Whether the caller decodes the body it gets: then a body the store keeps waits for the decode's
     ///     records (`ResourceStore.merge(from:awaitsDecode:)`), and the caller hands them over or settles the store.
-    /// - Returns: The request (before the middleware), a successful response, where it came from, and whose it is:
-    ///   the digest of the credentials of the request as the transport (or the store) was given it, after the
-    ///   middleware — for a live list, to tell a page fetched for someone else.
+    /// - Returns: The request, its successful response, and what the store made of it (``Exchanged``).
     func exchange(_ description: JSONAPIRequest, url: URL, listing: String? = nil, decodes: Bool = false) async throws
-        -> (HTTPRequest, HTTPResponse, ResponseSource, CredentialDigest?)
+        -> Exchanged
     {
         let request = httpRequest(for: description, url: url)
         let policy = description.cachePolicy ?? configuration.cachePolicy
@@ -35,18 +33,20 @@ extension Session {
             }
             guard response.status.kind == .successful else { throw failure(for: request, response: response) }
             writeQueue.requestSucceeded()  // the network is back: queued writes go
-            let credentials = seen.withLock { $0 }.map { lineage.root(ofCredentialsIn: $0.headerFields) }
-            return (request, response, .network, credentials)
+            let credentials = seen.withLock { $0 }.map { self.lineage.root(ofCredentialsIn: $0.headerFields) }
+            return Exchanged(request: request, response: response, source: .network, credentials: credentials)
         }
         let visit = StoreVisit()
-        // The store's epoch as the request is made, before the middleware adds its credentials: a switch of
-        // account after this point (or one under way now) may make it another account's.
-        let made = store.epoch
+        // The store as the request is made, before the middleware adds its credentials: a switch of account after
+        // this point (or one under way now) may make it another account's.
+        let made = store.made()
+        let lineage = made.backing.lineage
         let response: HTTPResponse
         do {
-            response = try await transmit(request) { [self] sent in
+            response = try await transmit(request, lineage: lineage) { [self] sent, sameOrigin in
                 try await answer(
-                    sent, policy: policy, listing: listing, decodes: decodes, store: store, visit: visit, made: made)
+                    sent, sameOrigin: sameOrigin, policy: policy, listing: listing, decodes: decodes, store: store,
+                    visit: visit, made: made)
             }
         } catch let error as JSONAPIClientError
             where policy.kind == .networkFirst && (error.code == .transportFailed || error.code == .timedOut)
@@ -57,9 +57,13 @@ extension Session {
                 let stored = store.storedResponse(for: seen, epoch: store.accountDigest != nil ? made.clears : nil),
                 stored.freshness.isFresh(at: store.now()) || stored.freshness.mayServeStale
             else { throw error }
-            return (request, stored.response, .offline, lineage.root(ofCredentialsIn: seen.headerFields))
+            return Exchanged(
+                request: request, response: stored.response, source: .offline,
+                credentials: lineage.root(ofCredentialsIn: seen.headerFields))
         }
-        let (source, refresh, seen) = visit.state.withLock { ($0.source, $0.refresh, $0.request) }
+        let (source, refresh, seen, takes, clears) = visit.state.withLock {
+            ($0.source, $0.refresh, $0.request, $0.takes, $0.clears)
+        }
         guard response.status.kind == .successful else { throw failure(for: request, response: response) }
         if source == .network || source == .revalidated { writeQueue.requestSucceeded() }  // the network is back
         if refresh {
@@ -67,7 +71,9 @@ extension Session {
             again.cachePolicy = .networkOnly
             Task { [self, again] in _ = try? await exchange(again, url: url, listing: listing) }
         }
-        return (request, response, source, seen.map { lineage.root(ofCredentialsIn: $0.headerFields) })
+        return Exchanged(
+            request: request, response: response, source: source,
+            credentials: seen.map { lineage.root(ofCredentialsIn: $0.headerFields) }, takesRecords: takes, clears: clears)
     }
 
     /// The innermost step of a `GET` through the store: answers `request` (as the middleware made it) from the
@@ -75,28 +81,29 @@ extension Session {
     /// and the request sets no validator of its own — shared with identical requests in flight; keeps a successful
     /// response (unless `no-store`) and merges its resources.
     ///
-    /// - Parameter made: The store's ``ResourceStore/epoch`` when the request was made. A request made before a
-    ///   switch of account (``ResourceStore/switchAccount(to:)``), or made or answered while one is under way, may
-    ///   be either account's — its credentials were added by the middleware at some point in between: it goes to
-    ///   the network without the store (no stored response answers it, nothing of its answer is kept or merged).
-    ///   In a session that names its account, so does one made before a clear; an answer to one sent before a
-    ///   switch or a clear is neither kept nor merged after it. In one that names none, whose the request is shows
-    ///   by its credentials, noted by the transmit (which may change the records' owner).
+    /// - Parameters:
+    ///   - sameOrigin: Whether the request goes to the session's origin: its credentials are noted
+    ///     (``noteCredentials(of:)``, in the store's lookup event).
+    ///   - made: The store when the request was made (``ResourceStore/made()``). A request made before a
+    ///     switch of account (``ResourceStore/switchAccount(to:)``), or made or answered while one is under way, may
+    ///     be either account's — its credentials were added by the middleware at some point in between: it goes to
+    ///     the network without the store (no stored response answers it, nothing of its answer is kept or merged).
+    ///     In a session that names its account, so does one made before a clear; an answer to one sent before a
+    ///     switch or a clear is neither kept nor merged after it. In one that names none, whose the request is shows
+    ///     by its credentials, noted by the lookup (which may change the records' owner).
     private func answer(
-        _ request: HTTPRequest, policy: CachePolicy, listing: String?, decodes: Bool, store: ResourceStore,
-        visit: StoreVisit, made: (clears: UInt64, switches: UInt64, switching: Bool)
+        _ request: HTTPRequest, sameOrigin: Bool, policy: CachePolicy, listing: String?, decodes: Bool,
+        store: ResourceStore, visit: StoreVisit, made: ResourceStore.Made
     ) async throws -> HTTPResponse {
         let requestTime = store.now()
-        let named = store.accountDigest != nil
-        let now = store.epoch
-        let epoch = named ? made.clears : now.clears  // after the transmit noted the credentials (and any owner change)
-        guard !made.switching, !now.switching, now.switches == made.switches, !named || now.clears == epoch else {
+        let root = sameOrigin ? made.backing.lineage.root(ofCredentialsIn: request.headerFields) : nil
+        let lookup = store.lookUp(request, made: made, owner: accountDigest == nil ? root : nil)
+        if let root { lastCredentials.withLock { $0 = SeenCredentials(digest: root, clears: lookup.clears) } }
+        guard case .through(let key, let epoch, let stored) = lookup else {
             visit.state.withLock { $0 = StoreVisit.State(request: request) }
             return try await client.send(request)  // the previous account's: nothing of the store for it
         }
-        let key = store.responseKey(for: request)
-        let stored = store.storedResponse(for: request, key: key, epoch: epoch)
-        visit.state.withLock { $0 = StoreVisit.State(request: request) }
+        visit.state.withLock { $0 = StoreVisit.State(request: request, clears: epoch) }
         var conditional = request
         let decision = ResponseCache.decide(stored, for: request, policy: policy, now: requestTime)
         switch decision {
@@ -128,9 +135,10 @@ extension Session {
                 stored, by: response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
         }
         guard response.status.kind == .successful else { return response }
-        store.responseArrived(
+        let takes = store.responseArrived(
             response, for: request, key: key, requestTime: requestTime, responseTime: responseTime, epoch: epoch,
-            listing: listing, awaitsDecode: decodes)
+            listing: listing, awaitsDecode: decodes, made: made)
+        visit.state.withLock { $0.takes = takes }
         return response
     }
 
@@ -144,6 +152,20 @@ extension Session {
     }
 }
 
+/// A successful exchange: the request (before the middleware), the response, where it came from, and whose it
+/// is — the digest of the credentials of the request as the transport (or the store) was given it, after the
+/// middleware: for a live list, to tell a page fetched for someone else.
+struct Exchanged: Sendable {
+    var request: HTTPRequest
+    var response: HTTPResponse
+    var source: ResponseSource
+    var credentials: CredentialDigest?
+    /// Whether the store takes the body's records from the caller's decode (``ResourceStore/takesRecords(of:)``).
+    var takesRecords = false
+    /// The store's clear count at its lookup, when it answered (the decodes it remembers are keyed by it).
+    var clears: UInt64?
+}
+
 /// What the store step did for one exchange, read once the middleware chain returns (the last visit counts when a
 /// middleware sends the request more than once).
 private final class StoreVisit: Sendable {
@@ -154,6 +176,10 @@ private final class StoreVisit: Sendable {
         var source: ResponseSource = .network
         /// Whether a stale stored response answered and the request is to be sent again in the background.
         var refresh = false
+        /// Whether the store takes the body's records from the caller's decode.
+        var takes = false
+        /// The store's clear count at its lookup.
+        var clears: UInt64?
     }
 
     let state = LockedValue(State())

@@ -110,8 +110,15 @@ extension Session {
     /// ``ResourceStore/clears`` before it was sent.
     private func exchange(_ write: WriteQueue.Entry) async throws -> (HTTPRequest, HTTPResponse, UInt64?) {
         let sent = httpRequest(for: write.request, url: write.url)
-        let epoch = store?.clears
-        let response = try await transmit(sent, terminal: transport(for: write.owner))
+        // The store's clear count and lineage read at once, before the middleware.
+        let made = store?.made()
+        let epoch = made?.clears
+        let lineage = made?.backing.lineage ?? self.lineage
+        let send = transport(for: write.owner, lineage: lineage)
+        let response = try await transmit(sent, lineage: lineage) { [self] request, sameOrigin in
+            if sameOrigin { noteCredentials(of: request, lineage: lineage) }
+            return try await send(request)
+        }
         guard response.status.kind == .successful else { throw failure(for: sent, response: response) }
         return (sent, response, epoch)
     }

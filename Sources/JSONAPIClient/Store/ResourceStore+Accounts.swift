@@ -18,15 +18,6 @@ extension ResourceStore {
         var lineage: CredentialLineage
     }
 
-    /// An account signed out of: its backing, and the store's state as the switch left it (nothing unsaved: the
-    /// switch handed its changes to its writer).
-    struct Parked: @unchecked Sendable {
-        // @unchecked Sendable: kept under `parked`'s lock only; a state's records are never changed in place by
-        // another thread (the same reasoning as `Unsaved`).
-        var backing: Backing
-        var state: State
-    }
-
     /// Opens `account`'s partition: its database when the store is persisted (made when missing; `nil` writer when
     /// it cannot be opened: logged, the store stays in memory for it), its key, lineage and records' owner.
     ///
@@ -57,9 +48,9 @@ extension ResourceStore {
     /// and they have an owner, only once a request shows the owner's credentials (``admit(_:)``): until then
     /// nobody is known to be signed in, and the last user's records are not shown to whoever it is.
     static func opened(
-        _ contents: RowCodec.Contents?, owner: CredentialDigest?, waitsForOwner: Bool, limit: Int
+        _ contents: RowCodec.Contents?, backing: Backing, owner: CredentialDigest?, waitsForOwner: Bool, limit: Int
     ) -> State {
-        var state = State()
+        var state = State(backing: backing)
         state.owner = owner
         guard let contents else { return state }
         state.ownerUnconfirmed = waitsForOwner && owner != nil
@@ -68,7 +59,7 @@ extension ResourceStore {
     }
 
     /// The partition the store shows now.
-    var partition: String { backing.withLock { $0.partition } }
+    var partition: String { state.withLock { $0.backing.partition } }
 
     /// Shows `account`'s data (`nil`: the partition of a session that names no account) in place of the current
     /// account's, which is parked: its changes are saved first (with persistence), and it is shown again as it was
@@ -83,7 +74,7 @@ extension ResourceStore {
         let partition = PartitionDatabase.partition(forAccount: account)
         guard partition != self.partition else { return }
         try await flush()
-        let target: Parked
+        let target: State
         if let parked = parked.withLock({ $0.removeValue(forKey: partition) }) {
             target = parked
         } else {
@@ -102,9 +93,9 @@ extension ResourceStore {
                 // Not reached: the queue sets it before it resumes. Nothing is switched.
                 throw JSONAPIClientError(code: .storeNotSaved, detail: "the account's partition was not opened")
             }
-            let state = Self.opened(
-                contents, owner: owner, waitsForOwner: account == nil, limit: configuration.maxResponseBytes)
-            target = Parked(backing: backing, state: state)
+            target = Self.opened(
+                contents, backing: backing, owner: owner, waitsForOwner: account == nil,
+                limit: configuration.maxResponseBytes)
         }
         let (left, unsaved) = commit(merging: false) { state, effects -> (Backing, Unsaved) in
             var old = state
@@ -112,7 +103,7 @@ extension ResourceStore {
             effects.changes += state.dropRecords()  // what the observers saw go
             effects.cleared = true  // counts the clear
             old.switching = 0
-            var shown = target.state
+            var shown = target
             shown.switching = state.switching
             shown.observers = state.observers
             shown.nextObserver = state.nextObserver
@@ -123,12 +114,8 @@ extension ResourceStore {
             old.outbox.removeAll()
             shown.outbox = state.outbox
             state = shown
-            let left = backing.withLock { backing in
-                defer { backing = target.backing }
-                return backing
-            }
-            parked.withLock { $0[left.partition] = Parked(backing: left, state: old) }
-            return (left, unsaved)
+            parked.withLock { $0[old.backing.partition] = old }
+            return (old.backing, unsaved)
         }
         left.writer?.saveRemaining(unsaved)  // what changed between the flush and the switch
         saveLeftOut()

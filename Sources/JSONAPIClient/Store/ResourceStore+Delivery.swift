@@ -58,6 +58,8 @@ extension ResourceStore {
         let outermost = StoreThread.isOutermost
         var effects = Effects()
         var first: Outbox.Delivery?
+        var queued = false
+        var saver: StoreWriter?
         let result = try state.withLock { state in
             defer {
                 if effects.cleared { state.clears &+= 1 }
@@ -66,8 +68,10 @@ extension ResourceStore {
                         Outbox.Delivery(
                             observers: Array(state.observers.values), changes: effects.changes,
                             fetched: effects.fetched, cleared: effects.cleared))
+                    queued = true
                 }
                 if outermost { first = state.outbox.claim() }
+                if effects.saves { saver = state.backing.writer }
             }
             if merging {
                 state.recordsUsed = true
@@ -75,7 +79,10 @@ extension ResourceStore {
             }
             return try event(&state, &effects)
         }
-        if effects.saves { writer?.schedule(self) }
+        // Told by this thread at the end of the store call it is inside (``deliverQueued()``), unless another
+        // thread delivers then.
+        if queued, !outermost { StoreThread.queued = true }
+        saver?.schedule(self)
         if let first { deliver(from: first) }
         return result
     }
@@ -91,17 +98,23 @@ extension ResourceStore {
         return try body()
     }
 
-    /// Tells the observers what waits, when this thread is not inside a store call or a delivery and no other
-    /// thread delivers.
+    /// Tells the observers what waits, when this thread is not inside a store call or a delivery, queued a
+    /// delivery in the call it leaves, and no other thread delivers. (A delivery another thread queued is told by
+    /// that thread, or by the one delivering then: a call that queued none takes no lock here.)
     func deliverQueued() {
-        guard StoreThread.isOutermost, let first = state.withLock({ $0.outbox.claim() }) else { return }
+        guard StoreThread.isOutermost, StoreThread.queued else { return }
+        StoreThread.queued = false
+        guard let first = state.withLock({ $0.outbox.claim() }) else { return }
         deliver(from: first)
     }
 
     /// Tells `first`, then every delivery that waits, until none is left: this thread is the one that delivers.
     private func deliver(from first: Outbox.Delivery) {
         StoreThread.delivering = true
-        defer { StoreThread.delivering = false }
+        defer {
+            StoreThread.delivering = false
+            StoreThread.queued = false  // what the observers' own reads queued, this loop told
+        }
         var delivery: Outbox.Delivery? = first
         while let current = delivery {
             Self.tell(current)
@@ -159,8 +172,9 @@ enum MainQueue {
 /// Per thread: how many store calls it is inside (``ResourceStore/call(_:)``), and whether it is telling observers.
 /// A store call runs on one thread from start to end (it never suspends), so a thread's count is its own.
 enum StoreThread {
-    /// The slot of the per-thread word: bit 0 set while delivering, the rest the depth. `nil` when the system
-    /// gave no slot (then every commit is outermost, and the outbox alone keeps deliveries one at a time, in order).
+    /// The slot of the per-thread word: bit 0 set while delivering, bit 1 once a commit inside a store call queued a
+    /// delivery, the rest the depth. `nil` when the system gave no slot (then every commit is outermost, and the
+    /// outbox alone keeps deliveries one at a time, in order).
     private static let key: pthread_key_t? = {
         var key = pthread_key_t()
         return pthread_key_create(&key, nil) == 0 ? key : nil
@@ -175,7 +189,7 @@ enum StoreThread {
     }
 
     /// Whether this thread is inside no store call and tells no observer.
-    static var isOutermost: Bool { word == 0 }
+    static var isOutermost: Bool { word & ~2 == 0 }
 
     /// Whether this thread tells observers now.
     static var delivering: Bool {
@@ -183,9 +197,15 @@ enum StoreThread {
         set { word = newValue ? word | 1 : word & ~1 }
     }
 
+    /// Whether a commit inside this thread's store call queued a delivery that its end is to tell.
+    static var queued: Bool {
+        get { word & 2 == 2 }
+        set { word = newValue ? word | 2 : word & ~2 }
+    }
+
     /// Notes that this thread enters a store call.
-    static func enter() { word &+= 2 }
+    static func enter() { word &+= 4 }
 
     /// Notes that this thread leaves a store call.
-    static func leave() { word = max(word &- 2, word & 1) }
+    static func leave() { word = max(word &- 4, word & 3) }
 }

@@ -35,7 +35,7 @@ extension ResourceStore {
     /// of by id.
     @discardableResult
     func faultIn(_ keys: some Sequence<Key>) -> Result<Void, SQLiteError> {
-        guard writer != nil else { return .success(()) }
+        guard isPersisted else { return .success(()) }
         let (reader, asked, epoch) = readingDisk { state -> ([Key], [Key]) in
             var seen = Set<Key>()
             var needed: [Key] = []
@@ -86,7 +86,7 @@ extension ResourceStore {
     /// account's rows never land in another's records, whatever thread switches meanwhile.
     private func readingDisk<Asked>(_ asked: (State) -> Asked?) -> (StoreWriter?, Asked?, UInt64) {
         state.withLock { state in
-            guard state.records.readsDisk, let writer = backing.withLock({ $0.writer }) else {
+            guard state.records.readsDisk, let writer = state.backing.writer else {
                 return (nil, nil, state.clears)
             }
             return (writer, asked(state), state.clears)
@@ -168,7 +168,7 @@ extension ResourceStore {
     /// same), so that its keys are known. The keys of all the bodies are read at once: a type many of them list
     /// is read in one pass over its rows (``faultIn(_:)``), not by id page after page.
     func faultInWaiting() {
-        guard writer != nil else { return }
+        guard isPersisted else { return }
         let waiting = state.withLock { state -> [WaitingBody] in
             state.records.readsDisk ? state.waiting.bodies : []
         }

@@ -59,7 +59,7 @@ extension ResourceStore {
             var asked = Set(keys)
             while true {
                 let (graph, unread) = walkGraph(from: keys)
-                guard failure == nil, writer != nil else { return (graph, failure) }
+                guard failure == nil, isPersisted else { return (graph, failure) }
                 let new = unread.filter { asked.insert($0).inserted }
                 guard !new.isEmpty else { return (graph, nil) }
                 if case .failure(let error) = faultIn(new) { failure = error }

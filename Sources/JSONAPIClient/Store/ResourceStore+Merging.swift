@@ -22,7 +22,7 @@ extension ResourceStore {
         guard !objects.isEmpty else { return }
         // The keys only for a store that reads rows: a key hashes its strings when made.
         call {
-            if writer != nil {
+            if isPersisted {
                 faultIn(objects.compactMap { object in object.id.map { Key(type: object.type, id: $0) } })
             }
             commit { state, effects in
@@ -43,7 +43,7 @@ extension ResourceStore {
     func merge(_ records: ResourceRecords, epoch: UInt64?) {
         // The keys only for a store that reads rows: a key hashes its strings when made.
         call {
-            if writer != nil { faultIn(Self.keys(of: records)) }
+            if isPersisted { faultIn(Self.keys(of: records)) }
             commit { state, effects in
                 guard epoch == nil || epoch == state.clears else { return }
                 effects.changes += merge(records, into: &state)
@@ -71,13 +71,16 @@ extension ResourceStore {
     /// store call: the rows of the bodies about to be merged at once read first, and the body parsed and merged
     /// now, after the event, when it is to be merged at once (someone observes the store and no decode hands it
     /// over).
+    ///
+    /// - Parameter persisted: Whether the store is persisted, when the caller knows (else read).
     func merge(
-        from body: Data, awaitsDecode: Bool, epoch: UInt64?, _ event: (inout State, inout Effects) -> Bool
+        from body: Data, awaitsDecode: Bool, epoch: UInt64?, persisted: Bool? = nil,
+        _ event: (inout State, inout Effects) -> Bool
     ) {
         let limit = configuration.maxResponseBytes
         call {
             // Bodies about to be merged at once (the waiting ones are full) read their rows first.
-            if writer != nil, state.withLock({ state in
+            if persisted ?? isPersisted, state.withLock({ state in
                 state.records.readsDisk
                     && state.waiting.isFull(adding: body.count, limit: limit, maximum: Self.maxWaiting)
             }) {
@@ -122,8 +125,13 @@ extension ResourceStore {
     /// A store in memory never used keeps its bodies as they came, parsed only if it is ever read: the `pipeline`
     /// benchmark's session (a store nobody reads) decodes each page as if it had none.
     func takesRecords(of body: Data) -> Bool {
-        let persisted = writer != nil
-        return state.withLock { state in (state.recordsUsed || persisted) && state.waiting.contains(body) }
+        let persisted = isPersisted
+        return state.withLock { state in takesRecords(of: body, persisted: persisted, in: state) }
+    }
+
+    /// ``takesRecords(of:)`` in a lock section already taken.
+    func takesRecords(of body: Data, persisted: Bool, in state: State) -> Bool {
+        (state.recordsUsed || persisted) && state.waiting.contains(body)
     }
 
     /// Takes `records`, parsed from `body` by its typed decode, in `body`'s place among the bodies waiting to be
@@ -134,21 +142,23 @@ extension ResourceStore {
     /// - Parameter decoded: The primary data the decode gave, handed to the observers with the changes (a live list
     ///   of the same model type shows those models rather than decoding the records again: ``FetchedModels``).
     func merge(_ records: ResourceRecords, from body: Data, decoded: (any Sendable)? = nil) {
-        call {
-            if writer != nil, state.withLock({ $0.records.readsDisk && !$0.observers.isEmpty }) {
+        if isPersisted {
+            call {
+                guard state.withLock({ $0.records.readsDisk && !$0.observers.isEmpty }) else { return }
                 faultInWaiting()
                 faultIn(Self.keys(of: records))
             }
-            commit(merging: false) { state, effects in
-                guard !state.observers.isEmpty else {
-                    _ = state.waiting.hand(records, for: body)
-                    return
-                }
-                guard let earlier = state.waiting.take(through: body) else { return }
-                for waiting in earlier { effects.changes += merge(waiting, into: &state) }
-                effects.changes += merge(records, into: &state)
-                effects.fetched = decoded.map { FetchedModels(records: records, data: $0) }
+        }
+        // Outside a store call of its own: the section that merges claims the delivery too.
+        commit(merging: false) { state, effects in
+            guard !state.observers.isEmpty else {
+                _ = state.waiting.hand(records, for: body)
+                return
             }
+            guard let earlier = state.waiting.take(through: body) else { return }
+            for waiting in earlier { effects.changes += merge(waiting, into: &state) }
+            effects.changes += merge(records, into: &state)
+            effects.fetched = decoded.map { FetchedModels(records: records, data: $0) }
         }
     }
 

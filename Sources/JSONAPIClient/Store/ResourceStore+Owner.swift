@@ -17,24 +17,48 @@ extension ResourceStore {
     /// does. The stored responses stay: each answers its own credentials only.
     ///
     /// - Parameter owner: The root of the request's credentials (``CredentialLineage/root(of:)``).
-    func admit(_ owner: CredentialDigest) {
-        call {
-            // The writer read in the same lock section as the owner it notes: a switch of account meanwhile
-            // leaves the next account's rows alone.
-            let (switched, persisted) = commit(merging: false) { state, effects -> (Bool, StoreWriter?) in
-                if state.ownerUnconfirmed {
-                    state.ownerUnconfirmed = false
-                    if state.owner == owner { state.records.readDisk() }  // theirs: the rows may be read now
-                }
-                guard state.owner != owner else { return (false, nil) }
-                let previous = state.owner
-                state.owner = owner
-                guard previous != nil else { return (false, writer) }
-                effects.changes += state.dropRecords()
-                effects.cleared = true
-                return (true, writer)
-            }
-            persisted?.setMeta(Self.ownerRow, .text(owner.description), removingRecords: switched)
+    ///
+    /// - Returns: The clear count once the owner is noted.
+    @discardableResult
+    func admit(_ owner: CredentialDigest) -> UInt64 {
+        // The writer read in the same lock section as the owner it notes: a switch of account meanwhile leaves the
+        // next account's rows alone.
+        let (noted, clears) = commit(merging: false) { state, effects in
+            (admit(owner, in: &state, effects: &effects), state.clears &+ (effects.cleared ? 1 : 0))
+        }
+        noted.save()
+        return clears
+    }
+
+    /// What ``admit(_:)`` does to the state, for the events that note a request's credentials
+    /// (``lookUp(_:made:owner:)`` too): the owner noted, the records emptied when another's.
+    ///
+    /// - Returns: The owner row to write outside the lock (``OwnerNoted/save()``).
+    func admit(_ owner: CredentialDigest, in state: inout State, effects: inout Effects) -> OwnerNoted {
+        if state.ownerUnconfirmed {
+            state.ownerUnconfirmed = false
+            if state.owner == owner { state.records.readDisk() }  // theirs: the rows may be read now
+        }
+        guard state.owner != owner else { return OwnerNoted() }
+        let previous = state.owner
+        state.owner = owner
+        guard previous != nil else { return OwnerNoted(owner: owner, writer: state.backing.writer) }
+        effects.changes += state.dropRecords()
+        effects.cleared = true
+        return OwnerNoted(owner: owner, writer: state.backing.writer, switched: true)
+    }
+
+    /// A new owner of the records, to write to the database of the partition it was noted in.
+    struct OwnerNoted {
+        var owner: CredentialDigest?
+        var writer: StoreWriter?
+        /// Whether it took another owner's place: the rows go too.
+        var switched = false
+
+        /// Writes the owner's row (in the background): nothing in memory, or when the owner did not change.
+        func save() {
+            guard let owner, let writer else { return }
+            writer.setMeta(ResourceStore.ownerRow, .text(owner.description), removingRecords: switched)
         }
     }
 }

@@ -202,7 +202,7 @@ extension ResourceStore {
         withMergedState { state in
             // A save of a writer the store switched away from (``switchAccount(to:)``) takes nothing of the account
             // shown now: the switch handed its own changes over.
-            if let writer, backing.withLock({ $0.writer }) !== writer { return Unsaved(records: [], responses: []) }
+            if let writer, state.backing.writer !== writer { return Unsaved(records: [], responses: []) }
             return state.takeUnsaved()
         }
     }

@@ -104,31 +104,45 @@ extension ResourceStore {
     /// (``storeResponse(_:for:key:requestTime:responseTime:epoch:)``), noted as a collection of `listing`, and its
     /// resources merged or left waiting for its decode (``merge(from:awaitsDecode:epoch:)``) unless it is
     /// `no-store`. Nothing after a clear or a switch of account since `epoch`.
+    ///
+    /// - Parameter made: The store as the request was made (``made()``): the partition whose key the response is
+    ///   kept with, read then rather than again.
+    /// - Returns: Whether the store takes the body's records from its decode (``takesRecords(of:)``), read in the
+    ///   same section.
+    @discardableResult
     func responseArrived(
         _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey, requestTime: Date, responseTime: Date,
-        epoch: UInt64, listing: String?, awaitsDecode: Bool
-    ) {
+        epoch: UInt64, listing: String?, awaitsDecode: Bool, made: Made? = nil
+    ) -> Bool {
         let (stored, kept) = prepare(
-            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+            response, for: request, key: key, requestTime: requestTime, responseTime: responseTime,
+            digestKey: made?.backing.digestKey)
         guard kept.mayKeep else {
             keep(stored, kept, epoch: epoch)  // `no-store`: what was kept for the request goes, nothing is merged
-            return
+            return false
         }
-        merge(from: response.body, awaitsDecode: awaitsDecode, epoch: epoch) { state, effects in
+        let persisted = made.map { $0.backing.writer != nil } ?? isPersisted
+        var takes = false
+        merge(from: response.body, awaitsDecode: awaitsDecode, epoch: epoch, persisted: persisted) { state, effects in
             guard epoch == state.clears else { return false }  // sent for another account
             keep(stored, kept, in: &state, effects: &effects)
             if let listing, state.responses[key]?.collectionTypes.contains(listing) == false {
                 _ = state.responses.update(key) { $0.collectionTypes.insert(listing) }
             }
-            return keep(response.body, awaitsDecode: awaitsDecode, in: &state, effects: &effects)
+            let merges = keep(response.body, awaitsDecode: awaitsDecode, in: &state, effects: &effects)
+            takes = awaitsDecode && takesRecords(of: response.body, persisted: persisted, in: state)
+            return merges
         }
+        return takes
     }
 
     /// What ``storeResponse(_:for:key:requestTime:responseTime:epoch:)`` keeps of a response, worked out outside
     /// the lock: the stored response, its key, and whether it is kept, removed, or may not be kept at all.
     private func prepare(
-        _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey?, requestTime: Date, responseTime: Date
+        _ response: HTTPResponse, for request: HTTPRequest, key: ResponseKey?, requestTime: Date, responseTime: Date,
+        digestKey: DigestKey? = nil
     ) -> (StoredResponse, Keeping) {
+        let digestKey = digestKey ?? self.digestKey
         let limit = configuration.maxResponseBytes
         let forbidden = CacheControl(response.headerFields).noStore || CacheControl(request.headerFields).noStore
         let varyNames = Self.varyNames(of: response)

@@ -13,14 +13,13 @@ extension ResourceStore {
     /// - Returns: Whether changes not saved yet were dropped with it (the next save says so).
     @discardableResult
     func startEmpty(after writer: StoreWriter) -> Bool {
-        let named = accountDigest != nil
         return commit(merging: false) { state, effects -> Bool in
-            guard backing.withLock({ $0.writer }) === writer else { return false }
+            guard state.backing.writer === writer else { return false }
             let unsaved = state.records.unsaved.keys?.isEmpty == false || state.responses.unsaved.keys?.isEmpty == false
                 || !state.waiting.bodies.isEmpty
             effects.changes += state.dropRecords()
             effects.cleared = true
-            if !named { state.owner = nil }
+            if state.backing.accountDigest == nil { state.owner = nil }
             state.responses.removeAll()
             if !state.ownerUnconfirmed { state.records.readDisk() }
             return unsaved

@@ -131,6 +131,9 @@ extension ResourceStore {
     /// (``RecordTable``, ``ResponseCache``, ``WaitingBodies``, ``OptimisticOverlay``), and what the façade itself
     /// keeps — the clock, the observers, and whether the records were ever used.
     struct State {
+        /// The account partition the state is of: its database's writer and key, the account, the credentials'
+        /// lineage (``Backing``); another after ``switchAccount(to:)``, which swaps it with the rest.
+        var backing: Backing
         /// The identity map.
         var records = RecordTable()
         /// The stored responses.

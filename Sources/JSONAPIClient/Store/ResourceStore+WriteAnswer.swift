@@ -55,7 +55,7 @@ extension ResourceStore {
         var paths: Set<String> = []
         for written in answer.written { paths.formUnion(Self.stalePaths(after: written.method, to: written.url)) }
         call {
-            if writer != nil { faultIn(answer.keys) }
+            if isPersisted { faultIn(answer.keys) }
             commit { state, effects in
                 guard answer.epoch == nil || answer.epoch == state.clears else { return }
                 if let relinked = answer.relationship {

@@ -35,25 +35,26 @@ public final class ResourceStore: Sendable {
 
     /// The limits.
     public let configuration: Configuration
-    let state = LockedValue(State())
+    /// Everything the store holds and the partition it holds it for (``State/backing``), behind one lock.
+    let state: LockedValue<State>
     let decoder: JSONAPIDecoder
-    /// The account partition the store shows now: its database's writer and key, the account, the credentials'
-    /// lineage (``Backing``); another after ``switchAccount(to:)``. Its lock is taken alone, or inside the state's.
-    let backing: LockedValue<Backing>
     /// The accounts signed out of on this store's session, each with its state as it was (``switchAccount(to:)``).
-    let parked = LockedValue<[String: Parked]>([:])
+    let parked = LockedValue<[String: State]>([:])
 
     /// The key of the credential digests that partition the stored responses: the process's for a store in
     /// memory, the database's own for a persisted one.
-    var digestKey: DigestKey { backing.withLock { $0.digestKey } }
+    var digestKey: DigestKey { state.withLock { $0.backing.digestKey } }
     /// Writes the store to its directory in the background; `nil` in memory only.
-    var writer: StoreWriter? { backing.withLock { $0.writer } }
+    var writer: StoreWriter? { state.withLock { $0.backing.writer } }
+    /// Whether the store reads and writes a database now: never without ``Configuration/persistence``, which is
+    /// told without taking the lock (a store in memory pays nothing on its paths for the database).
+    var isPersisted: Bool { configuration.persistence != nil && writer != nil }
     /// The digest of the account the store holds the data of, when its session names one: the partition of every
     /// stored response in place of the credentials' digest.
-    var accountDigest: CredentialDigest? { backing.withLock { $0.accountDigest } }
+    var accountDigest: CredentialDigest? { state.withLock { $0.backing.accountDigest } }
     /// Which credentials are one user's, when the session names no account (``CredentialLineage``): the stored
     /// responses are partitioned by their roots.
-    var lineage: CredentialLineage { backing.withLock { $0.lineage } }
+    var lineage: CredentialLineage { state.withLock { $0.backing.lineage } }
 
     /// Creates a store that reads models with `decoder`: empty, or with what its ``Configuration/persistence``
     /// directory holds.
@@ -80,11 +81,10 @@ public final class ResourceStore: Sendable {
         self.configuration = configuration
         self.decoder = decoder
         let (backing, contents, owner) = Self.open(account: account, configuration: configuration)
-        self.backing = LockedValue(backing)
-        state.withLock { state in
-            state = Self.opened(
-                contents, owner: owner, waitsForOwner: ofSession && account == nil, limit: configuration.maxResponseBytes)
-        }
+        state = LockedValue(
+            Self.opened(
+                contents, backing: backing, owner: owner, waitsForOwner: ofSession && account == nil,
+                limit: configuration.maxResponseBytes))
         saveLeftOut()
     }
 
@@ -169,16 +169,15 @@ public final class ResourceStore: Sendable {
     /// (``WriteQueue/removeAll()``), so that no write is sent for the next account. Observers stay, and each is told
     /// of the records it observed as ``StoreChange/Kind/evicted``.
     public func clear() {
-        let named = accountDigest != nil
         call {
             // The writer of the partition cleared, read in the clear's lock section: a switch of account
             // meanwhile leaves the next account's rows alone.
             let cleared = commit(merging: false) { state, effects -> StoreWriter? in
                 effects.changes += state.dropRecords()
                 effects.cleared = true
-                if !named { state.owner = nil }
+                if state.backing.accountDigest == nil { state.owner = nil }
                 state.responses.removeAll()
-                return writer
+                return state.backing.writer
             }
             cleared?.removeAll()
         }
