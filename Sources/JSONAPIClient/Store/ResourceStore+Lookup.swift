@@ -51,9 +51,7 @@ extension ResourceStore {
     /// connection may have saved it) or its body was not read yet: ``storedResponse(for:key:epoch:)``.
     func lookUp(_ request: HTTPRequest, made: Made, owner: CredentialDigest?) -> Lookup {
         let backing = made.backing
-        var key = ResponseKey(request, key: backing.digestKey, credentialQueryItems: configuration.credentialQueryItems)
-        // The account's, whatever its credentials now; else the first credentials of a line the library refreshed.
-        key.partition = backing.accountDigest ?? backing.lineage.root(of: key.partition)
+        let key = responseKey(for: request, in: backing)
         let named = backing.accountDigest != nil
         let (lookup, noted) = commit(merging: false) { state, effects -> (Lookup, OwnerNoted) in
             let noted = owner.map { admit($0, in: &state, effects: &effects) } ?? OwnerNoted()

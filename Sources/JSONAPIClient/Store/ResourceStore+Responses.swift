@@ -1,12 +1,13 @@
 import Foundation
 
 extension ResourceStore {
-    /// The key `request` (as the transport gets it) is stored under in this store: its partition is digested with
-    /// the store's key.
-    func responseKey(for request: HTTPRequest) -> ResponseKey {
-        var key = ResponseKey(request, key: digestKey, credentialQueryItems: configuration.credentialQueryItems)
+    /// The key `request` (as the transport gets it) is stored under in this store, in the partition `backing`
+    /// (the one shown now when `nil`): its partition is digested with the partition's key.
+    func responseKey(for request: HTTPRequest, in backing: Backing? = nil) -> ResponseKey {
+        let backing = backing ?? state.withLock { $0.backing }
+        var key = ResponseKey(request, key: backing.digestKey, credentialQueryItems: configuration.credentialQueryItems)
         // The account's, whatever its credentials now; else the first credentials of a line the library refreshed.
-        key.partition = accountDigest ?? lineage.root(of: key.partition)
+        key.partition = backing.accountDigest ?? backing.lineage.root(of: key.partition)
         return key
     }
 
