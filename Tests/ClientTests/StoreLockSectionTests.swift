@@ -90,4 +90,61 @@ struct StoreLockSectionTests {
         }
         #expect(taken == 3)
     }
+
+    @Test("A response's arrival says whether its decode's records are taken: a kept body's yes, a no-store one's no")
+    func arrivalTellsWhetherRecordsAreTaken() throws {
+        let store = ResourceStore()
+        _ = store.count  // the records used: a decode's records are taken from now on
+        let request = HTTPRequest(method: .get, url: exampleBase.appendingPathComponent("posts"))
+        let key = store.responseKey(for: request)
+        func arrived(_ response: HTTPResponse, awaitsDecode: Bool = true) -> Bool {
+            store.responseArrived(
+                response, for: request, key: key, requestTime: Date(), responseTime: Date(), epoch: store.clears,
+                listing: nil, awaitsDecode: awaitsDecode)
+        }
+        var forbidden = HTTPResponse.document(Self.page.replacingOccurrences(of: "One", with: "Uno"))
+        forbidden.headerFields.append("Cache-Control", "no-store")
+        #expect(!arrived(forbidden))
+        #expect(!arrived(.document(Self.page), awaitsDecode: false))  // merged by the store itself
+        #expect(arrived(.document(Self.page.replacingOccurrences(of: "Two", with: "Dos"))))
+    }
+
+    static func post(_ title: String) -> ResourceObject {
+        ResourceObject(type: "posts", id: "1", attributes: ["title": .string(title)])
+    }
+
+    @Test("A store call whose delivery another thread was telling leaves no lock to take at the end of the next call")
+    func deliveryToldElsewhereLeavesNothingQueued() async throws {
+        let store = ResourceStore()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let held = LockedValue(true)
+        let observer = store.addObserver(type: "posts") { _, _ in
+            if held.withLock({ $0 }) {
+                held.withLock { $0 = false }
+                entered.signal()
+                release.wait()
+            }
+        }
+        defer { store.removeObserver(observer) }
+        // One thread tells the first change and is held inside its observer.
+        let teller = Thread { store.merge([Self.post("One")]) }
+        teller.start()
+        try await offPool { entered.wait() }
+        // Another thread's merge queues its change while the first thread delivers: that thread tells it.
+        let sections = LockedValue<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let other = Thread {
+            store.merge([Self.post("Two")])
+            release.signal()
+            // The next call on this thread queued nothing: one section, its read.
+            let before = store.state.sectionCount
+            _ = store.record(type: "posts", id: "1")
+            sections.withLock { $0 = store.state.sectionCount - before }
+            done.signal()
+        }
+        other.start()
+        try await offPool { done.wait() }
+        #expect(sections.withLock { $0 } == 1)
+    }
 }
