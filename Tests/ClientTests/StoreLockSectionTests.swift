@@ -4,6 +4,7 @@ import JSONAPIClientTesting
 import Testing
 import TestSupport
 
+#if DEBUG
 /// How many times one exchange takes the store's lock (issue 42: the store has one way in, and a request few
 /// entries): counted in debug builds, where `LockedValue` counts its sections.
 @Suite("Store lock sections")
@@ -148,3 +149,4 @@ struct StoreLockSectionTests {
         #expect(sections.withLock { $0 } == 1)
     }
 }
+#endif
