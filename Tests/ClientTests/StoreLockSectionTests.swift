@@ -129,7 +129,11 @@ struct StoreLockSectionTests {
         }
         defer { store.removeObserver(observer) }
         // One thread tells the first change and is held inside its observer.
-        let teller = Thread { store.merge([Self.post("One")]) }
+        let told = DispatchSemaphore(value: 0)
+        let teller = Thread {
+            store.merge([Self.post("One")])
+            told.signal()
+        }
         teller.start()
         try await offPool { entered.wait() }
         // Another thread's merge queues its change while the first thread delivers: that thread tells it.
@@ -138,6 +142,7 @@ struct StoreLockSectionTests {
         let other = Thread {
             store.merge([Self.post("Two")])
             release.signal()
+            told.wait()  // the first thread has told both changes: it takes no section while this one counts
             // The next call on this thread queued nothing: one section, its read.
             let before = store.state.sectionCount
             _ = store.record(type: "posts", id: "1")
