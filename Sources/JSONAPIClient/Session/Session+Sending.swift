@@ -143,7 +143,7 @@ extension Session {
         // A body the store answered with again (not sent, or revalidated): its decode of last time, when it was this
         // very body's.
         let stored = (source == .cache || source == .revalidated) ? store : nil
-        let clears = stored == nil ? 0 : exchanged.clears ?? stored?.clears ?? 0
+        let clears = exchanged.clears ?? 0  // the lookup's, which every answer from the store passed
         if stored != nil,
             let decoded = storedDecodes.decoded(
                 Primary.self, from: response.body, resourceMeta: readsResourceMeta, clears: clears)
