@@ -83,6 +83,36 @@ struct StoreDamageTests {
         #expect(next.record(type: "articles", id: "00001") == nil)
     }
 
+    @Test("One database object a file: the store and the write queue share its writer and reader connections; a set-aside the store makes at runtime keeps the queue's entries, written into the new file in their order")
+    func setAsideKeepsTheQueue() async throws {
+        let directory = try await Self.seeded()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = PartitionDatabase.file(in: directory).path
+        let log = StorePersistenceTests.Log()
+        let queue = WriteQueueDatabase(directory: directory, log: { log.write($0) })
+        #expect(queue.load() == nil)
+        try queue.save([.insert(WriteQueueDatabaseTests.entry("a")), .insert(WriteQueueDatabaseTests.entry("b"))])
+        let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory, log: log)))
+        #expect(store.writer != nil)
+        // Two connections: the writer both write through, and the reader (was four: each its own pair).
+        #expect(SQLiteDatabase.connections(to: path) == 2)
+        try Self.damageMiddlePage(directory)
+        #expect { try store.resources(Article.self) } throws: { ($0 as? JSONAPIClientError)?.code == .storeNotRead }
+        await Self.drained(store)
+        #expect(try Self.setAside(in: directory).count == 1)
+        // The new file holds the queue's entries, in their order, and the queue goes on with them.
+        func ids() throws -> [String] {
+            let database = try SQLiteDatabase(path: path, creating: false)
+            defer { database.close() }
+            return try database.rows("SELECT id FROM write_queue ORDER BY seq").compactMap { $0.first?.text }
+        }
+        #expect(try ids() == ["a", "b"])
+        #expect(try queue.claim(WriteQueueDatabaseTests.entry("a")) == .claimed)
+        try queue.save([.delete(id: "a")])
+        #expect(try ids() == ["b"])
+        #expect(WriteQueueDatabase(directory: directory, log: { _ in }).load()?.map(\.id) == ["b"])
+    }
+
     @Test("Emptied after a set-aside: a store of no account forgets its records' owner, an account's keeps it; either reads the new file's rows as asked", arguments: [nil, "alice"] as [String?])
     func startEmptyKeepsTheAccount(account: String?) throws {
         let directory = StoreFaultInjectionTests.directory()

@@ -28,6 +28,15 @@ struct WriteQueuePersistenceTests {
         return entry
     }
 
+    /// Returns once the sessions made before in `directory` are gone, with their database's connections (the
+    /// next session, a launch again, opens its own: a fault injected now reaches them). A bound on a leak, not a
+    /// timing: it returns as soon as no connection is open.
+    static func closed(_ directory: URL) async throws {
+        let path = PartitionDatabase.file(in: directory).path
+        for _ in 0..<6_000 where SQLiteDatabase.connections(to: path) > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(SQLiteDatabase.connections(to: path) == 0, "a session left its database open")
+    }
+
     @Test("A launch that cannot open the database yet reads the queue's rows when it first can, ahead of a write made since: the older rows are sent first")
     func lateOpenKeepsOrder() async throws {
         let directory = Self.directory()
@@ -40,11 +49,12 @@ struct WriteQueuePersistenceTests {
             _ = try #require(try await memos.create(Memo(id: "3", title: "Second")).queued)
             #expect(api.writeQueue.entries.count == 2)
         }
-        // The next launch's queue cannot open the file (a device not unlocked yet: SQLITE_CANTOPEN). The store's
-        // two connections open first, and do (its late opening is not done: its partition key keeps the entries'
-        // owners theirs) ...
+        try await Self.closed(directory)
+        // The next launch's queue cannot read the file (here a read of its rows fails for good: the store and the
+        // queue share one database object, so a device not unlocked yet fails both). The store opens first, and
+        // does (its partition key keeps the entries' owners theirs) ...
         let faults = SQLiteFaults.inject(
-            .init(code: SQLiteFaults.cannotOpen, at: 3, persistent: true, calls: [.open]), under: directory)
+            .init(code: SQLiteFaults.ioError, at: 1, persistent: true, statement: "FROM write_queue"), under: directory)
         let server = FlakyMemos()
         let (api, memos) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
         #expect(api.store?.writer != nil && faults.failures == 1)
@@ -67,8 +77,9 @@ struct WriteQueuePersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = StorePersistenceTests.Log()
         _ = try await Self.queueOffline(in: directory, log: log)
+        try await Self.closed(directory)
         let faults = SQLiteFaults.inject(
-            .init(code: SQLiteFaults.ioError, at: 3, persistent: true, calls: [.open]), under: directory)
+            .init(code: SQLiteFaults.ioError, at: 1, persistent: true, statement: "FROM write_queue"), under: directory)
         let server = FlakyMemos()
         let (api, _) = try WriteQueueTests.session(server, persistence: Self.persistence(directory, log))
         #expect(api.store?.writer != nil && faults.failures == 1)

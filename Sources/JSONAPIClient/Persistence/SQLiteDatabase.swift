@@ -13,8 +13,8 @@ import CSQLite  // Linux: the system's libsqlite3 (Sources/CSQLite)
 ///
 /// **Threads.** A connection is opened with `SQLITE_OPEN_NOMUTEX` (SQLite's "multi-thread" mode: no lock of its
 /// own per call), so it must never be used by two threads at once. It is not `Sendable`; its owner keeps it on one
-/// serial queue of its own (``WriteQueueDatabase``), which is where every call — and the waits of the busy timeout —
-/// happens: never under a lock of the library, never on the cooperative pool.
+/// serial queue of its own (``DatabasePool``: the writer, the reader and the checkpointer each have theirs), which is
+/// where every call — and the waits of the busy timeout — happens: never under a lock of the library.
 ///
 /// **Opening.** WAL journal (readers and one writer at once, across processes; a commit appends to the `-wal`
 /// file), `synchronous=NORMAL` (a commit is not `fsync`ed: it survives the process being killed at any instant, and
@@ -157,7 +157,7 @@ final class SQLiteDatabase {
     func executeScript(_ sql: String) throws(SQLiteError) {
         let handle = try open("running a script")
         var message: UnsafeMutablePointer<CChar>?
-        let result = faults?.fail(.exec) ?? sqlite3_exec(handle, sql, nil, nil, &message)
+        let result = faults?.fail(.exec, sql: sql) ?? sqlite3_exec(handle, sql, nil, nil, &message)
         // Invariant: the message SQLite allocates is copied, then freed with sqlite3_free (nil is a no-op).
         let text = message.map { String(cString: $0) }
         sqlite3_free(message)
@@ -168,6 +168,9 @@ final class SQLiteDatabase {
 
     /// The rowid of the last row this connection inserted.
     var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// Whether a transaction is open on the connection (one whose `COMMIT` and `ROLLBACK` both failed leaves it so).
+    var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     /// How many rows the last `INSERT`, `UPDATE` or `DELETE` of this connection changed.
     var changes: Int64 { handle.map { Int64(sqlite3_changes($0)) } ?? 0 }
@@ -336,7 +339,7 @@ final class SQLiteDatabase {
             statement = cached
         } else {
             var prepared: OpaquePointer?
-            let injected = faults?.fail(.prepare)
+            let injected = faults?.fail(.prepare, sql: sql)
             let result = injected ?? sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
             guard result == SQLITE_OK, let prepared else {
                 // Invariant: on failure SQLite leaves `prepared` nil; an empty SQL text is OK with nil too.
@@ -370,7 +373,7 @@ final class SQLiteDatabase {
             }
         }
         while true {
-            if let injected = faults?.fail(.step) {
+            if let injected = faults?.fail(.step, sql: sql) {
                 throw SQLiteError(code: injected, message: SQLiteFaults.message, operation: sql)
             }
             let result = sqlite3_step(statement)

@@ -36,6 +36,8 @@ final class SQLiteFaults: @unchecked Sendable {
         var persistent: Bool
         /// The calls counted (all by default).
         var calls: Set<Call> = Set(Call.allCases)
+        /// Only the calls of statements whose SQL contains this are counted (an open has none); all when `nil`.
+        var statement: String? = nil
     }
 
     /// SQLITE_IOERR.
@@ -110,10 +112,11 @@ final class SQLiteFaults: @unchecked Sendable {
     /// The calls that failed so far.
     var failures: Int { lock.withLock { failed } }
 
-    /// Counts `call`; returns the code it fails with, or `nil` to make it for real.
-    func fail(_ call: Call) -> Int32? {
+    /// Counts `call` (of the statement `sql`); returns the code it fails with, or `nil` to make it for real.
+    func fail(_ call: Call, sql: String? = nil) -> Int32? {
         lock.withLock { () -> Int32? in
             guard plan.calls.contains(call) else { return nil }
+            if let wanted = plan.statement, sql?.contains(wanted) != true { return nil }
             counted += 1
             guard !stopped, counted == plan.at || (plan.persistent && counted > plan.at) else { return nil }
             failed += 1

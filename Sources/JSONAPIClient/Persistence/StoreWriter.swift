@@ -5,9 +5,9 @@ import Foundation
 ///
 /// **What changed, only.** The store's record table and response cache note the keys a change touched
 /// (``ResourceStore/RecordTable/unsaved``, ``ResponseCache/unsaved``); a save takes those keys and their values
-/// under the store's lock (a copy, no encoding), then — on this object's serial queue, outside every lock — encodes
-/// them and writes them in one `BEGIN IMMEDIATE` transaction: a row replaced per changed record or response, deleted
-/// per one that went. A refetched page writes its own rows, whatever the store holds besides; a use writes nothing.
+/// under the store's lock (a copy, no encoding), then — on the file's writer queue (``DatabasePool``), outside every
+/// lock — encodes them and writes them in one `BEGIN IMMEDIATE` transaction: a row replaced per changed record or
+/// response, deleted per one that went. A refetched page writes its own rows, whatever the store holds besides; a use writes nothing.
 /// When a save fails, its keys go back to the store's, so the next save writes them.
 ///
 /// **Crash consistency** is SQLite's: a transaction commits whole or not at all (WAL, `synchronous=NORMAL`: a killed
@@ -23,9 +23,9 @@ import Foundation
 ///
 /// **Batching.** A change only counts; the first change after a save schedules the next one ``ResourceStore/Persistence/delay``
 /// later. ``ResourceStore/flush()`` saves at once and returns when it is committed.
-final class StoreWriter: @unchecked Sendable {
-    // @unchecked Sendable: `database` is touched only on `queue` (and by `open` before the object is shared);
-    // `reader` only under its lock.
+final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
+    // @unchecked Sendable: `writtenSinceTrim`, `savesSinceTrim` and `closed` are touched only on the pool's writer
+    // queue (and by `open` before the object is shared); `marks` and `state` only under their locks.
     /// The `meta` row that holds the partition key.
     static let keyRow = "partition key"
 
@@ -33,18 +33,21 @@ final class StoreWriter: @unchecked Sendable {
     /// The partition whose database this is (``PartitionDatabase/partition(forAccount:)``).
     let partition: String
     let key: DigestKey
-    private let queue = DispatchQueue(label: "JSONAPIClient.ResourceStore.writer", qos: .utility)
-    /// The writer's connection; replaced by a new file's when damage is met (``setAside(_:)``). On `queue` only.
-    private var database: SQLiteDatabase
-    /// A second connection, for the rows a read asks for: WAL lets it read while `queue` writes, so a read never
-    /// waits behind a save. Its lock is held across the read of those few rows only — never the store's lock, which
-    /// is taken before or after, not around it (``ResourceStore/faultIn(_:)``).
-    private let reader: LockedValue<Reader>
+    /// The file's connections (``DatabasePool``), shared with the write queue of the partition: the writer on its
+    /// queue, where every save runs; the reader, for the rows a read asks for (WAL lets it read while the writer
+    /// writes, so a read never waits behind a save), on the caller's thread, which waits — never under the store's
+    /// lock, which is taken before or after, not around it (``ResourceStore/faultIn(_:)``).
+    private let pool: DatabasePool
+    /// The pool's writer queue.
+    private var queue: DispatchQueue { pool.queue }
+    /// Whether ``close()`` was called: every later read or save fails. On the writer queue only.
+    private var closed = false
+    /// What this writer noted of its reads.
+    private let marks: LockedValue<Marks>
 
-    /// The reader connection, and the damage a read through it met (the file is set aside on the queue:
-    /// ``setAsideIfDamaged(for:)``).
-    private struct Reader {
-        var connection: SQLiteDatabase
+    /// The damage a read met (the file is set aside on the queue: ``setAsideIfDamaged(for:)``), and the versions
+    /// the store's reads were made at.
+    private struct Marks {
         var damage: SQLiteError?
         /// The database's `PRAGMA data_version` when the store last forgot the rows it read
         /// (``recordsChanged()``); `nil` before the first ask.
@@ -82,14 +85,13 @@ final class StoreWriter: @unchecked Sendable {
     private let state = LockedValue(State())
 
     private init(
-        persistence: ResourceStore.Persistence, partition: String, key: DigestKey, database: SQLiteDatabase,
-        reader: SQLiteDatabase, maxRecords: Int
+        persistence: ResourceStore.Persistence, partition: String, key: DigestKey, pool: DatabasePool, maxRecords: Int
     ) {
         self.persistence = persistence
         self.partition = partition
         self.key = key
-        self.database = database
-        self.reader = LockedValue(Reader(connection: reader))
+        self.pool = pool
+        self.marks = LockedValue(Marks())
         self.maxRecords = maxRecords
     }
 
@@ -106,39 +108,35 @@ final class StoreWriter: @unchecked Sendable {
         maxRecords: Int = .max
     ) -> (writer: StoreWriter, key: DigestKey, contents: RowCodec.Contents)? {
         let log = persistence.log
+        let pool = DatabasePool.pool(
+            in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
         var setAside = false
         while true {
-            var opened: SQLiteDatabase?
-            var openedReader: SQLiteDatabase?
             do throws(SQLiteError) {
-                let database = try PartitionDatabase.open(
-                    in: persistence.directory, partition: partition, protection: persistence.fileProtection, log: log)
-                opened = database
-                let key = try partitionKey(in: database)
-                let reader = try SQLiteDatabase(
-                    path: database.path, creating: false, protection: persistence.fileProtection)
-                openedReader = reader
+                let (key, contents) = try pool.write { database throws(SQLiteError) in
+                    let key = try partitionKey(in: database, pool: pool)
+                    return (key, try readResponses(in: database, pool: pool, log: log))
+                }
                 let writer = StoreWriter(
-                    persistence: persistence, partition: partition, key: key, database: database, reader: reader,
-                    maxRecords: maxRecords)
-                let contents = try writer.readResponses()
+                    persistence: persistence, partition: partition, key: key, pool: pool, maxRecords: maxRecords)
+                pool.sync { pool.observe(writer) }
                 // After the responses that did not read were deleted: this writer's own deletions are no change.
-                let version = try Self.dataVersion(of: reader)
-                writer.reader.withLock { reader in
-                    reader.responsesVersion = version
-                    reader.recordsVersion = version
+                let version = try pool.read { reader throws(SQLiteError) in try Self.dataVersion(of: reader) }
+                writer.marks.withLock { marks in
+                    marks.responsesVersion = version
+                    marks.recordsVersion = version
                 }
                 return (writer, key, contents)
             } catch {
-                openedReader?.close()
-                if error.isDamage, !setAside, let opened {
-                    opened.close()
-                    // Refused (logged) while another connection of the process has the file open.
-                    setAside = PartitionDatabase.setAside(
-                        opened.path, reason: error.description, log: log, subject: "JSONAPIClient store")
+                if error.isDamage, !setAside {
+                    // Refused (logged) while a connection outside the pool has the file open.
+                    setAside = pool.sync {
+                        pool.setAside(error, subject: "JSONAPIClient store", outcome: "the store starts empty")
+                    }
                     if setAside { continue }
                 }
                 log("JSONAPIClient store: cannot open its database in \(persistence.directory.path) (\(error)); the store stays in memory")
+                pool.sync { pool.detachOnQueue() }
                 return nil
             }
         }
@@ -147,14 +145,14 @@ final class StoreWriter: @unchecked Sendable {
     /// The database's partition key, made (random) when it has none. Read first without a write transaction, so
     /// that opening a database that has its key writes nothing and never waits for another process's write lock (an
     /// extension writing at the app's launch).
-    private static func partitionKey(in database: SQLiteDatabase) throws(SQLiteError) -> DigestKey {
+    private static func partitionKey(in database: SQLiteDatabase, pool: DatabasePool) throws(SQLiteError) -> DigestKey {
         if let bytes = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first?.blob,
             let key = DigestKey(bytes: Array(bytes))
         {
             return key
         }
         // On the opening thread (an app's main thread): fails rather than waits while persistence is suspended.
-        return try database.immediateTransaction(ifSuspended: .fail) { () throws(SQLiteError) -> DigestKey in
+        return try pool.transaction(ifSuspended: .fail) { database throws(SQLiteError) -> DigestKey in
             let row = try database.rows("SELECT value FROM meta WHERE key = ?", [.text(keyRow)]).first?.first
             if let bytes = row?.blob, let key = DigestKey(bytes: Array(bytes)) { return key }
             // None yet (or not 32 bytes: the responses under it can never be matched again, so a new key costs
@@ -169,7 +167,9 @@ final class StoreWriter: @unchecked Sendable {
     /// The stored responses the database holds, least recently changed first, without their bodies (each read
     /// when its response is first used: ``body(_:)``); a row that does not read, or whose body is missing, is
     /// deleted, logged with its count. The records are not read here: a read asks for its rows (``records(_:)``).
-    private func readResponses() throws(SQLiteError) -> RowCodec.Contents {
+    private static func readResponses(
+        in database: SQLiteDatabase, pool: DatabasePool, log: @Sendable (String) -> Void
+    ) throws(SQLiteError) -> RowCodec.Contents {
         var contents = RowCodec.Contents()
         var damaged: [Int64] = []
         // A whole body's size is its row's, looked up only for a whole body (a join would seek every body's row:
@@ -183,12 +183,22 @@ final class StoreWriter: @unchecked Sendable {
             contents.responses.append(response)
         }
         if !damaged.isEmpty {
-            for rowid in damaged {
-                try database.execute(
-                    "DELETE FROM response_bodies WHERE id = (SELECT body_id FROM responses WHERE rowid = ?)", [.integer(rowid)])
-                try database.execute("DELETE FROM responses WHERE rowid = ?", [.integer(rowid)])
+            // On the opening thread (an app's main thread): fails rather than waits while persistence is suspended,
+            // and the rows are deleted at a later open (they are not read meanwhile).
+            do throws(SQLiteError) {
+                try pool.transaction(ifSuspended: .fail) { database throws(SQLiteError) in
+                    for rowid in damaged {
+                        try database.execute(
+                            "DELETE FROM response_bodies WHERE id = (SELECT body_id FROM responses WHERE rowid = ?)",
+                            [.integer(rowid)])
+                        try database.execute("DELETE FROM responses WHERE rowid = ?", [.integer(rowid)])
+                    }
+                }
+                log("JSONAPIClient store: \(damaged.count) stored responses did not read and were deleted")
+            } catch {
+                guard !error.isDamage else { throw error }
+                log("JSONAPIClient store: \(damaged.count) stored responses did not read (not deleted yet: \(error))")
             }
-            persistence.log("JSONAPIClient store: \(damaged.count) stored responses did not read and were deleted")
         }
         return contents
     }
@@ -226,12 +236,12 @@ final class StoreWriter: @unchecked Sendable {
         guard let version = try? withReader({ reader throws(SQLiteError) in try Self.dataVersion(of: reader) }) else {
             return (true, nil)
         }
-        return (reader.withLock { $0.recordsVersion != version }, version)
+        return (marks.withLock { $0.recordsVersion != version }, version)
     }
 
     /// Notes that the store forgot what it read when the database had `version` (``recordsChanged()``).
     func noteRecordsRead(at version: Int64?) {
-        reader.withLock { $0.recordsVersion = version }
+        marks.withLock { $0.recordsVersion = version }
     }
 
     /// The stored response under `key` on disk, when the database changed since the store read its responses at
@@ -240,10 +250,10 @@ final class StoreWriter: @unchecked Sendable {
     /// - Returns: The response; `nil` when nothing committed since open, or the database holds none under `key`.
     /// - Throws: ``SQLiteError`` when it cannot be read.
     func storedResponse(for key: ResponseKey) throws(SQLiteError) -> StoredResponse? {
-        try withReaderState { state throws(SQLiteError) -> StoredResponse? in
-            let version = try Self.dataVersion(of: state.connection)
-            guard version != state.responsesVersion else { return nil }
-            let row = try state.connection.rows(
+        try withReader { reader throws(SQLiteError) -> StoredResponse? in
+            let version = try Self.dataVersion(of: reader)
+            guard version != marks.withLock({ $0.responsesVersion }) else { return nil }
+            let row = try reader.rows(
                 "SELECT \(Self.responseColumns) FROM responses r WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
                 [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
             ).first
@@ -297,26 +307,19 @@ final class StoreWriter: @unchecked Sendable {
         return Int(clamping: count ?? 0)
     }
 
-    /// `body`'s value, run with the reader connection under its lock (on the caller's thread), or its error. Damage
-    /// (``SQLiteError/isDamage``) is noted, for the caller to have the file set aside (``setAsideIfDamaged(for:)``).
+    /// `body`'s value, run with the pool's reader connection on its queue (the caller's thread waits), or its
+    /// error. Damage (``SQLiteError/isDamage``) is noted, for the caller to have the file set aside
+    /// (``setAsideIfDamaged(for:)``).
     private func withReader<Value>(_ body: (SQLiteDatabase) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-        try withReaderState { state throws(SQLiteError) in try body(state.connection) }
-    }
-
-    /// `body`'s value, run with the reader connection and what is kept beside it, as ``withReader(_:)``.
-    private func withReaderState<Value>(_ body: (inout Reader) throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-        let result = reader.withLock { reader -> Result<Value, SQLiteError> in
-            do throws(SQLiteError) {
-                return .success(try body(&reader))
-            } catch {
-                if error.isDamage { reader.damage = error }
-                return .failure(error)
-            }
+        do {
+            return try pool.read(body)
+        } catch {
+            if error.isDamage { marks.withLock { $0.damage = error } }
+            throw error
         }
-        return try result.get()
     }
 
-    /// The rows `query` reads through the reader connection (under its lock, on the caller's thread), parsed as one
+    /// The rows `query` reads through the reader connection (the caller's thread waiting), parsed as one
     /// document; a row that does not parse is left out and deleted on the queue (unless a save replaced it
     /// meanwhile), logged with its count; a database that cannot be read throws.
     private func read(
@@ -337,10 +340,12 @@ final class StoreWriter: @unchecked Sendable {
         persistence.log("JSONAPIClient store: \(damaged.count) records did not read and were deleted")
         queue.async { [self, damaged] in
             do throws(SQLiteError) {
-                for (key, object) in damaged {
-                    try database.execute(
-                        "DELETE FROM records WHERE type = ? AND id = ? AND object = ?",
-                        [.text(key.type), .text(key.id), .blob(object)])
+                try transaction { database throws(SQLiteError) in
+                    for (key, object) in damaged {
+                        try database.execute(
+                            "DELETE FROM records WHERE type = ? AND id = ? AND object = ?",
+                            [.text(key.type), .text(key.id), .blob(object)])
+                    }
                 }
             } catch {
                 persistence.log("JSONAPIClient store: records that did not read were not deleted: \(error)")
@@ -516,8 +521,10 @@ final class StoreWriter: @unchecked Sendable {
     func close() async {
         await withCheckedContinuation { continuation in
             queue.async { [self] in
-                database.close()
-                reader.withLock { $0.connection.close() }
+                if !closed {
+                    closed = true
+                    pool.detachOnQueue()
+                }
                 continuation.resume()
             }
         }
@@ -532,57 +539,53 @@ final class StoreWriter: @unchecked Sendable {
     ///
     /// - Parameter store: The store whose read met it.
     func setAsideIfDamaged(for store: ResourceStore) {
-        guard reader.withLock({ $0.damage != nil }) else { return }
+        guard marks.withLock({ $0.damage != nil }) else { return }
         queue.async { [self, weak store] in
             // Taken on the queue: a second report of the same damage, or one met before a set-aside, finds none.
-            guard let damage = reader.withLock({ reader in defer { reader.damage = nil }; return reader.damage }) else {
+            guard let damage = marks.withLock({ marks in defer { marks.damage = nil }; return marks.damage }) else {
                 return
             }
             setAside(damage)
             guard store?.startEmpty(after: self) == true else { return }
             state.withLock {
-                $0.lost = "\(database.path) was damaged (\(damage)) and set aside before changes were saved: the "
+                $0.lost = "\(pool.path) was damaged (\(damage)) and set aside before changes were saved: the "
                     + "store starts empty, and they are not saved"
             }
         }
     }
 
-    /// Sets the damaged file aside whole (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``: renamed with
-    /// its `-wal`, logged, as at open) and opens a new one in its place, with this writer's partition key, for the
-    /// writer and the reader. On the queue. When the new file cannot be opened (logged), both connections stay
-    /// closed: every save fails (`storeNotSaved`), and every read of rows too (`storeNotRead`; the store answers
-    /// with what it holds), until the store opens again.
-    ///
-    /// The write queue's connection to the file (``WriteQueueDatabase``), or another process's, still holds the
-    /// file it opened: what they write goes to the file set aside.
+    /// Sets the damaged file aside whole (``DatabasePool/setAside(_:subject:outcome:)``: renamed with its `-wal`,
+    /// logged, as at open) and opens a new one in its place, into which this writer writes its partition key
+    /// (``poolReplacedFile(_:)``) and the write queue its entries. On the queue. When the new file cannot be opened
+    /// (logged), every save fails (`storeNotSaved`), and every read of rows too (`storeNotRead`; the store answers
+    /// with what it holds), until it can.
     private func setAside(_ damage: SQLiteError) {
-        let path = database.path
-        reader.withLock { reader in
-            reader.connection.close()
-            reader.damage = nil
-        }
-        database.close()
-        PartitionDatabase.setAside(
-            path, reason: damage.description, log: persistence.log, subject: "JSONAPIClient store",
-            outcome: "the store starts empty")
+        marks.withLock { $0.damage = nil }
+        pool.setAside(damage, subject: "JSONAPIClient store", outcome: "the store starts empty")
+    }
+
+    /// The file was set aside and `database` opened in its place: it gets this writer's partition key. Another
+    /// process may have made the new file first, with a key of its own: it keeps it (a response saved under this
+    /// one is then only revalidated at the next launch). On the queue.
+    func poolReplacedFile(_ database: SQLiteDatabase) {
         do throws(SQLiteError) {
-            let fresh = try PartitionDatabase.open(
-                in: persistence.directory, partition: partition, protection: persistence.fileProtection,
-                log: persistence.log)
-            // Another process may have made the new file first, with a key of its own: it keeps it (a response saved
-            // under this one is then only revalidated at the next launch).
-            try fresh.execute(
+            try database.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", [.text(Self.keyRow), .blob(Data(key.bytes))])
-            let connection = try SQLiteDatabase(path: fresh.path, protection: persistence.fileProtection)
-            database = fresh
-            reader.withLock { $0 = Reader(connection: connection) }
-            writtenSinceTrim = 0
-            savesSinceTrim = 0
         } catch {
-            persistence.log(
-                "JSONAPIClient store: cannot open a new database in place of the one set aside (\(error)); nothing "
-                    + "is saved until the store opens again")
+            persistence.log("JSONAPIClient store: the new database did not take the partition key (\(error))")
         }
+        writtenSinceTrim = 0
+        savesSinceTrim = 0
+    }
+
+    /// `body`'s value, run in a write transaction on the pool's writer connection (``DatabasePool/transaction(ifSuspended:_:)``).
+    /// On the queue; fails once closed.
+    private func transaction<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !closed else {
+            throw SQLiteError(code: SQLiteError.misuse, message: "the store's database was closed", operation: "saving")
+        }
+        return try pool.transaction(body)
     }
 
     // MARK: Facts
@@ -602,9 +605,9 @@ final class StoreWriter: @unchecked Sendable {
     func setMeta(_ row: String, _ value: SQLiteValue, removingRecords: Bool = false) {
         queue.async { [self] in
             do throws(SQLiteError) {
-                try database.immediateTransaction { () throws(SQLiteError) in
+                try transaction { database throws(SQLiteError) in
                     if removingRecords {
-                        try writeOutlinesWhole()
+                        try writeOutlinesWhole(in: database)
                         try database.execute("DELETE FROM records")
                     }
                     try database.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [.text(row), value])
@@ -619,7 +622,7 @@ final class StoreWriter: @unchecked Sendable {
     /// Writes each body kept as an outline whole, from the records' rows (in the caller's transaction, before they
     /// are deleted); one whose records are not all there stays an outline, and its response is fetched again when
     /// next used.
-    private func writeOutlinesWhole() throws(SQLiteError) {
+    private func writeOutlinesWhole(in database: SQLiteDatabase) throws(SQLiteError) {
         let rows = try database.rows(
             "SELECT r.rowid, b.id, b.body FROM responses r JOIN response_bodies b ON b.id = r.body_id "
                 + "WHERE r.whole_size IS NOT NULL")
@@ -644,7 +647,7 @@ final class StoreWriter: @unchecked Sendable {
     func removeAll() {
         queue.async { [self] in
             do throws(SQLiteError) {
-                try database.immediateTransaction { () throws(SQLiteError) in
+                try transaction { database throws(SQLiteError) in
                     try database.execute("DELETE FROM records")
                     try database.execute("DELETE FROM responses")
                     try database.execute("DELETE FROM response_bodies")
@@ -680,12 +683,12 @@ final class StoreWriter: @unchecked Sendable {
                 store.startEmpty(after: self)
                 return JSONAPIClientError(
                     code: .storeNotSaved,
-                    detail: "\(database.path) was damaged (\(error)) and set aside: the store starts empty, and these "
+                    detail: "\(pool.path) was damaged (\(error)) and set aside: the store starts empty, and these "
                         + "changes are not saved", underlyingError: error)
             }
             store.restoreUnsaved(records: Set(changes.records.map(\.key)), responses: Set(changes.responses.map(\.key)))
             return JSONAPIClientError(
-                code: .storeNotSaved, detail: "saving to \(database.path) failed: \(error)", underlyingError: error)
+                code: .storeNotSaved, detail: "saving to \(pool.path) failed: \(error)", underlyingError: error)
         }
         state.withLock { $0.saved = max($0.saved, target) }
         if let lost { return JSONAPIClientError(code: .storeNotSaved, detail: lost) }
@@ -706,22 +709,22 @@ final class StoreWriter: @unchecked Sendable {
         responses: [(key: ResponseKey, response: StoredResponse?)], beneath: Set<ResourceStore.Key> = []
     ) throws(SQLiteError) {
         guard !records.isEmpty || !responses.isEmpty else { return }
-        try database.immediateTransaction { () throws(SQLiteError) in
+        try transaction { database throws(SQLiteError) in
             var bytes: [UInt8] = []
             for (key, record) in records {
                 guard var record else {
                     try database.execute("DELETE FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
                     continue
                 }
-                if beneath.contains(key) { record = try mergedUnder(record, for: key) }
+                if beneath.contains(key) { record = try mergedUnder(record, for: key, in: database) }
                 bytes.removeAll(keepingCapacity: true)
                 record.write(into: &bytes)
                 try database.execute(
                     "INSERT OR REPLACE INTO records (type, id, object) VALUES (?, ?, ?)",
                     [.text(key.type), .text(key.id), .blob(Data(bytes))])
             }
-            for (key, stored) in responses { try write(stored, for: key) }
-            if !records.isEmpty { try trim(afterWriting: records.count) }
+            for (key, stored) in responses { try write(stored, for: key, in: database) }
+            if !records.isEmpty { try trim(afterWriting: records.count, in: database) }
         }
     }
 
@@ -730,7 +733,9 @@ final class StoreWriter: @unchecked Sendable {
     /// The record as it is when there is no row; a row that does not read is replaced (it was never the store's).
     ///
     /// - Throws: ``SQLiteError`` when the row cannot be read: the save fails, and nothing overwrites the row.
-    private func mergedUnder(_ record: ResourceRecord, for key: ResourceStore.Key) throws(SQLiteError) -> ResourceRecord {
+    private func mergedUnder(
+        _ record: ResourceRecord, for key: ResourceStore.Key, in database: SQLiteDatabase
+    ) throws(SQLiteError) -> ResourceRecord {
         guard let row = try Self.rows(of: [key.id], type: key.type, in: database).first,
             let records = try? RowCodec.records(Self.document(of: [row.object]), offset: 0),
             let entry = records.resources.first
@@ -750,7 +755,7 @@ final class StoreWriter: @unchecked Sendable {
     /// cost a one-record save 7–11 ms at 41,000 records. Until then the file may hold up to that many rows more.
     ///
     /// - Parameter written: The rows this save wrote.
-    private func trim(afterWriting written: Int) throws(SQLiteError) {
+    private func trim(afterWriting written: Int, in database: SQLiteDatabase) throws(SQLiteError) {
         writtenSinceTrim += written
         savesSinceTrim += 1
         guard writtenSinceTrim >= max(maxRecords / 10, 1) || savesSinceTrim >= Self.trimEvery else { return }
@@ -773,7 +778,7 @@ final class StoreWriter: @unchecked Sendable {
     /// length is not read back), so that a `304` or the same body fetched again writes the small row alone. A body
     /// is written as its outline (``ResponseOutline``) when it has one — its resources are the records' rows, which
     /// the store saves with it — else whole.
-    private func write(_ stored: StoredResponse?, for key: ResponseKey) throws(SQLiteError) {
+    private func write(_ stored: StoredResponse?, for key: ResponseKey, in database: SQLiteDatabase) throws(SQLiteError) {
         let keyValues: [SQLiteValue] = [.blob(Self.partitionBytes(key.partition)), .text(key.url), .text(key.accept)]
         let old = try database.rows(
             "SELECT r.body_id, length(b.body), r.whole_size FROM responses r "

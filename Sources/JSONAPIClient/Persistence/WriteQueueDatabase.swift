@@ -28,47 +28,41 @@ import Darwin
 /// (an attempt failed); a claim whose process is gone (`kill(pid, 0)` says so) or whose lease ran out is taken over.
 /// An update or delete by a process that does not hold a live claim of the row changes nothing.
 ///
-/// Every SQLite call runs on a serial queue of its own: the caller's thread waits for it (``read()`` when a session
-/// is made; ``save(_:)`` and ``claim(_:)`` from ``WriteQueuePersister``'s queue), never under a lock.
-///
-/// **Checkpoints in the background.** A commit appends pages to the WAL; a checkpoint copies them into the database
-/// file (and `fsync`s both) so that the WAL can start over. SQLite would run one inside the commit that crosses 1,000
-/// WAL pages, making that write wait for it; instead, every ``checkpointInterval`` commits a second connection, on a
-/// queue of its own, runs a passive checkpoint (it never blocks the writer), so writes keep one cost and the copying
-/// comes in small steps. SQLite's own stays as the fallback should the background one fall behind.
-final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
-    // @unchecked Sendable: every stored `var` below is read and changed only inside `queue.sync`, on `queue` —
-    // but `checkpointer`, only on `checkpointQueue`.
-    private let queue = DispatchQueue(label: "JSONAPIClient.WriteQueue.database", qos: .utility)
-    private let directory: URL
-    /// The partition whose database holds the queue (``PartitionDatabase/partition(forAccount:)``).
-    private let partition: String
-    /// The folder's data protection class on Apple platforms (``ResourceStore/Persistence/fileProtection``).
-    private let protection: ResourceStore.Persistence.FileProtection
+/// Every SQLite call runs on the partition's writer queue (``DatabasePool``), shared with the store's saves: the
+/// caller's thread waits for it (``read()`` when a session is made; ``save(_:)`` and ``claim(_:)`` from
+/// ``WriteQueuePersister``'s queue), never under a lock. When the file is set aside for damage the store met
+/// (``DatabasePool/setAside(_:subject:outcome:)``), the entries this object knows are written into the new file
+/// (``poolReplacedFile(_:)``): a set-aside never loses a queued write.
+final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked Sendable {
+    // @unchecked Sendable: every stored `var` below is read and changed only on the pool's writer queue.
+    private let pool: DatabasePool
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
-    /// The connection, once opened (opening is tried again on each use until it succeeds, unless ``close()``d).
-    private var database: SQLiteDatabase?
-    /// Whether ``close()`` was called: the file is never opened again.
+    /// Whether ``close()`` was called: every later save or claim fails.
     private var closed = false
-    /// The `seq` of each entry this object read or inserted, by entry id.
-    private var rows: [String: Int64] = [:]
-    /// Commits since the last background checkpoint was started.
-    private var commitsSinceCheckpoint = 0
-    /// Runs the background checkpoints; `checkpointer` is touched on this queue only.
-    private let checkpointQueue = DispatchQueue(label: "JSONAPIClient.WriteQueue.checkpoint", qos: .utility)
-    private var checkpointer: SQLiteDatabase?
-    /// Whether ``close()`` closed the checkpointer (on `checkpointQueue` only).
-    private var checkpointerClosed = false
+    /// Whether this object is registered with the pool (``DatabasePool/observe(_:)``).
+    private var observing = false
+    /// Each entry this object read or wrote, by entry id: its row's `seq`, and the entry as the row holds it (to
+    /// write it again into a new file: ``poolReplacedFile(_:)``).
+    private var rows: [String: Row] = [:]
+    /// Whether the entries known must be written again before the next change (the file was replaced and writing
+    /// them into the new one failed).
+    private var rewrite = false
     /// This object's claims: a random token, and the process's id.
     private let token = UUID().uuidString
     private let pid = Int64(getpid())
 
+    /// A row of `write_queue` as this object knows it.
+    private struct Row {
+        var seq: Int64
+        var json: Data
+    }
+
     /// How long a claim holds without its process: two minutes, beyond any request's timeout. A process that is
     /// gone is noticed sooner, by its pid.
     static let lease: Duration = .seconds(120)
-    /// How many commits go between background checkpoints: about 30 database pages copied each time.
-    static let checkpointInterval = 100
+    /// How many commits go between background checkpoints (the pool's: ``DatabasePool/checkpointInterval``).
+    static var checkpointInterval: Int { DatabasePool.checkpointInterval }
 
     /// A queue in `persistence`'s directory.
     convenience init(_ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition) {
@@ -90,65 +84,59 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         protection: ResourceStore.Persistence.FileProtection = .appDefault, log: @escaping @Sendable (String) -> Void,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.directory = directory
-        self.partition = partition
-        self.protection = protection
+        pool = DatabasePool.pool(in: directory, partition: partition, protection: protection, log: log)
         self.log = log
         self.now = now
     }
 
-    /// The open database, opened on first use. On `queue` only.
-    private func open() throws(SQLiteError) -> SQLiteDatabase {
-        if let database { return database }
-        guard !closed else {
-            throw SQLiteError(code: SQLiteError.misuse, message: "the queue's database was closed", operation: "opening")
+    /// `body`'s value, run with the writer connection on the pool's queue (the caller waits), after this object is
+    /// registered for a replaced file and the entries it knows are written into one (``rewrite``); fails once closed.
+    private func withDatabase<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try pool.write { database throws(SQLiteError) -> T in
+            guard !closed else {
+                throw SQLiteError(code: SQLiteError.misuse, message: "the queue's database was closed", operation: "opening")
+            }
+            if !observing {
+                pool.observe(self)
+                observing = true
+            }
+            if rewrite { try writeRows() }
+            return try body(database)
         }
-        let opened: SQLiteDatabase
-        do {
-            opened = try PartitionDatabase.open(in: directory, partition: partition, protection: protection, log: log)
-        } catch {
-            log("JSONAPIClient write queue: cannot open its database (\(error)); queued writes cannot be saved")
-            throw error
-        }
-        database = opened
-        return opened
     }
 
     // MARK: WriteQueueStorage
 
     /// The entries, oldest first (none: empty). A row that does not read as an entry is set aside inside the file
-    /// (``setAside(_:in:)``), logged, and the others are read: the file is the store's too, and may be open on
-    /// another connection, so it is never renamed for a row. A file SQLite finds damaged is set aside whole (only
-    /// when no other connection of this process has it open: ``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``).
+    /// (``setAside(_:in:)``), logged, and the others are read: the file is the store's too, so it is never renamed
+    /// for a row. A file SQLite finds damaged is set aside whole (``DatabasePool/setAside(_:subject:outcome:)``), and
+    /// the queue starts empty.
     ///
     /// - Throws: ``SQLiteError`` when the database cannot be opened or read now (a device that cannot read the file
     ///   yet, a full disk: logged): nothing is known of what it holds, and it is read again before the next write.
     func read() throws(SQLiteError) -> [WriteQueue.Entry] {
-        let result = queue.sync { () -> Result<[WriteQueue.Entry], SQLiteError> in
-            do throws(SQLiteError) { return .success(try readNow()) } catch { return .failure(error) }
+        do {
+            return try withDatabase { database throws(SQLiteError) in try readNow(database) }
+        } catch {
+            if error.code != SQLiteError.misuse {
+                log("JSONAPIClient write queue: cannot read its database (\(error)); it is read again before the next write")
+            }
+            throw error
         }
-        return try result.get()
     }
 
-    /// ``read()``, on `queue`.
-    private func readNow() throws(SQLiteError) -> [WriteQueue.Entry] {
-        let database = try open()
+    /// ``read()``, on the pool's queue.
+    private func readNow(_ database: SQLiteDatabase) throws(SQLiteError) -> [WriteQueue.Entry] {
         let read: [[SQLiteValue]]
         do {
             read = try database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq")
         } catch {
-            guard error.isDamage else {
-                log("JSONAPIClient write queue: cannot read its database (\(error)); it is read again before the next write")
-                throw error
-            }
+            guard error.isDamage else { throw error }
             // Set aside whole, as PartitionDatabase does a file it cannot open, and started again.
-            database.close()
-            self.database = nil
             rows = [:]
-            let path = PartitionDatabase.file(in: directory, partition: partition).path
-            PartitionDatabase.setAside(
-                path, reason: error.description, log: log, subject: "JSONAPIClient write queue",
-                outcome: "the queue starts empty")
+            pool.setAside(error, subject: "JSONAPIClient write queue", outcome: "the queue starts empty")
+            rows = [:]
+            rewrite = false
             return []
         }
         let decoder = JSONDecoder()
@@ -164,7 +152,7 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
                 unreadable.append(seq)
                 continue
             }
-            rows[id] = seq
+            rows[id] = Row(seq: seq, json: json)
             entries.append(entry)
         }
         if !unreadable.isEmpty { setAside(unreadable, in: database) }
@@ -180,9 +168,9 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// next read.
     private func setAside(_ seqs: [Int64], in database: SQLiteDatabase) {
         do throws(SQLiteError) {
-            // Read at launch, on the caller's thread (the app's main thread): fails rather than waits while
-            // persistence is suspended, and the rows are set aside at a later read.
-            try database.immediateTransaction(ifSuspended: .fail) { () throws(SQLiteError) in
+            // Read at launch, the caller waiting (the app's main thread): fails rather than waits while persistence
+            // is suspended, and the rows are set aside at a later read.
+            try pool.transaction(ifSuspended: .fail) { database throws(SQLiteError) in
                 try database.execute(
                     "CREATE TABLE IF NOT EXISTS write_queue_set_aside (\(Self.columns), PRIMARY KEY (seq))")
                 for seq in seqs {
@@ -207,56 +195,49 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
         guard !changes.isEmpty else { return }
         let encoder = JSONEncoder()
         // Encoded before the transaction: the write lock is held for SQLite's work only.
-        var encoded: [(change: WriteQueue.Change, json: Data?)] = []
+        var encoded: [(change: WriteQueue.Change, json: Data)] = []
         encoded.reserveCapacity(changes.count)
         for change in changes {
             switch change {
             case .insert(let entry), .update(let entry):
                 encoded.append((change, try encoder.encode(WriteQueue.StoredEntry(entry))))
             case .delete:
-                encoded.append((change, nil))
+                encoded.append((change, Data()))
             }
         }
-        try queue.sync { () throws in
-            let database = try open()
+        try withDatabase { _ throws(SQLiteError) in
             let time = Self.milliseconds(now())
-            let inserted = try database.immediateTransaction { () throws(SQLiteError) -> [String: Int64] in
-                var inserted: [String: Int64] = [:]
+            let written = try pool.transaction { database throws(SQLiteError) -> [String: Row?] in
+                var written: [String: Row?] = [:]
                 for (change, json) in encoded {
                     switch change {
                     case .insert(let entry):
-                        try database.execute(
-                            "INSERT INTO write_queue (id, entry) VALUES (?, ?)", [.text(entry.id), .blob(json ?? Data())])
-                        inserted[entry.id] = database.lastInsertRowID
+                        try database.execute("INSERT INTO write_queue (id, entry) VALUES (?, ?)", [.text(entry.id), .blob(json)])
+                        written[entry.id] = Row(seq: database.lastInsertRowID, json: json)
                     case .update(let entry):
-                        guard let seq = rows[entry.id] ?? inserted[entry.id] else { continue }
+                        guard let seq = (written[entry.id] ?? rows[entry.id])?.seq else { continue }
                         try database.execute(
                             """
                             UPDATE write_queue SET entry = ?, claim_token = NULL, claim_pid = NULL, claim_until = NULL
                             WHERE seq = ? AND id = ? AND (claim_token IS NULL OR claim_token = ? OR claim_until < ?)
                             """,
-                            [.blob(json ?? Data()), .integer(seq), .text(entry.id), .text(token), .integer(time)])
+                            [.blob(json), .integer(seq), .text(entry.id), .text(token), .integer(time)])
+                        written[entry.id] = Row(seq: seq, json: json)
                     case .delete(let id):
-                        guard let seq = rows[id] ?? inserted[id] else { continue }
+                        guard let seq = (written[id] ?? rows[id])?.seq else { continue }
                         try database.execute(
                             """
                             DELETE FROM write_queue
                             WHERE seq = ? AND id = ? AND (claim_token IS NULL OR claim_token = ? OR claim_until < ?)
                             """,
                             [.integer(seq), .text(id), .text(token), .integer(time)])
+                        written[id] = .some(nil)
                     }
                 }
-                return inserted
+                return written
             }
             // Only once committed: a rolled-back insert has no row.
-            rows.merge(inserted) { _, new in new }
-            for case .delete(let id) in changes { rows[id] = nil }
-            commitsSinceCheckpoint += 1
-            if commitsSinceCheckpoint >= Self.checkpointInterval {
-                commitsSinceCheckpoint = 0
-                let path = database.path
-                startCheckpoint(path)
-            }
+            for (id, row) in written { rows[id] = row }
         }
     }
 
@@ -265,11 +246,10 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
     /// - Throws: SQLite's error when the claim could not be made (then nothing changed).
     func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim {
         let json = try JSONEncoder().encode(WriteQueue.StoredEntry(entry))
-        return try queue.sync { () throws -> WriteQueue.Claim in
-            guard let seq = rows[entry.id] else { return .gone }
-            let database = try open()
+        return try withDatabase { _ throws(SQLiteError) -> WriteQueue.Claim in
+            guard let seq = rows[entry.id]?.seq else { return .gone }
             let time = Self.milliseconds(now())
-            let claim = try database.immediateTransaction { () throws(SQLiteError) -> WriteQueue.Claim in
+            let claim = try pool.transaction { database throws(SQLiteError) -> WriteQueue.Claim in
                 let found = try database.rows(
                     "SELECT id, claim_token, claim_pid, claim_until FROM write_queue WHERE seq = ?", [.integer(seq)])
                 guard let row = found.first, row.count == 4, row[0].text == entry.id else { return .gone }
@@ -284,54 +264,67 @@ final class WriteQueueDatabase: WriteQueueStorage, @unchecked Sendable {
                     [.blob(json), .text(token), .integer(pid), .integer(until), .integer(seq)])
                 return .claimed
             }
-            if claim == .gone { rows[entry.id] = nil }
+            switch claim {
+            case .gone: rows[entry.id] = nil
+            case .claimed: rows[entry.id] = Row(seq: seq, json: json)
+            case .held: break
+            }
             return claim
         }
     }
 
-    /// Closes the connections once the calls made before have returned; the file is never opened again (every
-    /// later save or claim fails): for a queue whose account's files are about to be removed.
+    /// Detaches from the pool once the calls made before have returned; the file is never opened again by this
+    /// object (every later save or claim fails), and the pool's last user closes its connections: for a queue
+    /// whose account's files are about to be removed.
     func close() {
-        queue.sync {
+        pool.sync {
+            guard !closed else { return }
             closed = true
-            database?.close()
-            database = nil
-        }
-        // After the checkpoint a last save may have started: none can start now.
-        checkpointQueue.sync {
-            checkpointerClosed = true
-            checkpointer?.close()
-            checkpointer = nil
+            pool.detachOnQueue()
         }
     }
 
-    /// Starts a background checkpoint of the open database now, as the commit at each ``checkpointInterval`` does
-    /// (for tests).
-    func checkpointNow() {
-        if let path = queue.sync(execute: { database?.path }) { startCheckpoint(path) }
+    // MARK: A new file
+
+    /// The file was set aside (the store met damage) and `database` opened in its place: the entries this object
+    /// knows are written into it, in their order, so that none is lost; should that fail (logged), they are written
+    /// before the next change.
+    func poolReplacedFile(_ database: SQLiteDatabase) {
+        rewrite = true
+        do throws(SQLiteError) {
+            try writeRows()
+        } catch {
+            log("JSONAPIClient write queue: its entries were not written into the new database yet (\(error)); "
+                + "they are before the next change")
+        }
     }
+
+    /// Writes every entry this object knows into the file, in their order, unless a row of the same id is there
+    /// (another queue of the process wrote it first), in one transaction; on the pool's queue.
+    private func writeRows() throws(SQLiteError) {
+        let known = rows.sorted { $0.value.seq < $1.value.seq }
+        let placed = try pool.transaction { database throws(SQLiteError) -> [String: Row] in
+            var placed: [String: Row] = [:]
+            for (id, row) in known {
+                try database.execute(
+                    "INSERT INTO write_queue (id, entry) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM write_queue WHERE id = ?)",
+                    [.text(id), .blob(row.json), .text(id)])
+                let seq = try database.rows("SELECT seq FROM write_queue WHERE id = ?", [.text(id)]).first?.first?.integer
+                if let seq { placed[id] = Row(seq: seq, json: row.json) }
+            }
+            return placed
+        }
+        rows = placed
+        rewrite = false
+    }
+
+    /// Starts a background checkpoint now, as the commit at each ``checkpointInterval`` does (for tests).
+    func checkpointNow() { pool.checkpointNow() }
 
     /// Returns once the checkpoints started before have run (for tests).
-    func checkpointsRun() { checkpointQueue.sync {} }
+    func checkpointsRun() { pool.checkpointsRun() }
 
     // MARK: Helpers
-
-    /// Hands a passive checkpoint of the database at `path` to `checkpointQueue`.
-    private func startCheckpoint(_ path: String) {
-        checkpointQueue.async { [self] in checkpoint(path) }
-    }
-
-    /// A passive checkpoint of the database at `path`, on `checkpointQueue` (see the type's documentation). A
-    /// failure (busy, a file set aside meanwhile) is left to the next one, or to SQLite's own.
-    private func checkpoint(_ path: String) {
-        dispatchPrecondition(condition: .onQueue(checkpointQueue))
-        // While suspended no lock is taken: the checkpoint is left to the next one.
-        guard !checkpointerClosed, !Suspension.shared.holds(SQLiteDatabase.standardized(path)) else { return }
-        if checkpointer?.path != path {
-            checkpointer = try? SQLiteDatabase(path: path, busyTimeout: .zero, creating: false, protection: protection)
-        }
-        _ = try? checkpointer?.rows("PRAGMA wal_checkpoint(PASSIVE)")
-    }
 
     /// Whether the process `pid` (as a row keeps it) is alive: `kill(pid, 0)` succeeds, or fails only for want of
     /// permission (another app's extension, in a sandbox). A pid out of range, or not positive, is no process.
