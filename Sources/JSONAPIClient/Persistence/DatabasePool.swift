@@ -17,6 +17,12 @@ import Foundation
 /// place, and tells each user on the writer's queue (``DatabasePoolUser/poolReplacedFile(_:)``): the write queue
 /// writes its entries into the new file, the store its key.
 ///
+/// **Another process's commits.** The writer's `PRAGMA data_version` changes only when another connection commits
+/// to the file — the pool's writer is the process's only one, so another process (an app extension). While a user
+/// asks for it (``watch()``), the pool looks every ``watchInterval`` (a pragma: no page read) and tells each user
+/// (``DatabasePoolUser/poolFileChangedElsewhere(_:)``) on the writer's queue: the write queue picks up the entries
+/// another process queued, so a long-lived app sends what its extension queued without a relaunch.
+///
 /// **Checkpoints in the background.** A commit appends pages to the WAL; a checkpoint copies them into the database
 /// file (and `fsync`s both) so that the WAL can start over. SQLite would run one inside the commit that crosses 1,000
 /// WAL pages, making that write wait for it; instead, every ``checkpointInterval`` commits the checkpointer, on a
@@ -43,8 +49,14 @@ final class DatabasePool: @unchecked Sendable {
     private let attachment = LockedValue((users: 1, closed: false))
     /// Commits since the last background checkpoint was started. On `queue` only.
     private var commitsSinceCheckpoint = 0
-    /// Told when the file was set aside and a new one opened. On `queue` only.
+    /// Told when the file was set aside and a new one opened, or another process committed. On `queue` only.
     private var observers: [WeakUser] = []
+    /// The writer's `data_version` when last looked at (``poll()``), and the timer that looks. On `queue` only.
+    private var dataVersion: Int64?
+    private var watcher: DispatchSourceTimer?
+
+    /// How often the pool looks for another process's commits while watched (``watch()``).
+    static let watchInterval: DispatchTimeInterval = .seconds(1)
 
     /// The reader's queue and connection (opened on first use, never making the file).
     private let readerQueue = DispatchQueue(label: "JSONAPIClient.DatabasePool.reader", qos: .userInitiated)
@@ -74,6 +86,7 @@ final class DatabasePool: @unchecked Sendable {
     }
 
     deinit {
+        watcher?.cancel()
         writer?.close()
         reader?.close()
         checkpointer?.close()
@@ -221,6 +234,8 @@ final class DatabasePool: @unchecked Sendable {
         }
         let opened = try PartitionDatabase.open(in: directory, partition: partition, protection: protection, log: log)
         writer = opened
+        // What another process commits from now on is news (``poll()``).
+        dataVersion = try? Self.dataVersion(of: opened)
         return opened
     }
 
@@ -228,6 +243,10 @@ final class DatabasePool: @unchecked Sendable {
     private func closeConnections() {
         dispatchPrecondition(condition: .onQueue(queue))
         let closed = isClosed
+        if closed {
+            watcher?.cancel()
+            watcher = nil
+        }
         writer?.close()
         writer = nil
         readerQueue.sync {
@@ -269,6 +288,41 @@ final class DatabasePool: @unchecked Sendable {
         return true
     }
 
+    // MARK: Another process's commits
+
+    /// Starts looking for another process's commits every ``watchInterval``, unless the pool does already. On the
+    /// writer's queue.
+    func watch() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard watcher == nil, !isClosed else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        // A quarter of the interval's leeway lets the system group the wake-ups with others.
+        timer.schedule(deadline: .now() + Self.watchInterval, repeating: Self.watchInterval, leeway: .milliseconds(250))
+        timer.setEventHandler { [weak self] in self?.poll() }
+        watcher = timer
+        timer.resume()
+    }
+
+    /// Looks at the writer's `data_version` now (as the timer does, for tests), on the writer's queue, and returns
+    /// once the users were told.
+    func pollNow() { queue.sync { poll() } }
+
+    /// Tells each user when another process committed since the last look. On the writer's queue; nothing while
+    /// the writer is not open (it opens again at the next use, and looks from then) or a failed transaction is
+    /// open on it.
+    private func poll() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let writer, !writer.isInTransaction, let version = try? Self.dataVersion(of: writer) else { return }
+        guard version != dataVersion else { return }
+        dataVersion = version
+        for observer in observers { observer.user?.poolFileChangedElsewhere(writer) }
+    }
+
+    /// `PRAGMA data_version` of `connection`: it changes when another connection commits to the file.
+    static func dataVersion(of connection: SQLiteDatabase) throws(SQLiteError) -> Int64 {
+        try connection.rows("PRAGMA data_version").first?.first?.integer ?? 0
+    }
+
     // MARK: Checkpoints
 
     /// Counts a commit, and starts a background checkpoint every ``checkpointInterval``. On `queue`.
@@ -308,4 +362,12 @@ protocol DatabasePoolUser: AnyObject {
     /// The file was set aside and `database`, a new one, opened in its place: what the user keeps must be written
     /// into it. On the pool's writer queue, inside the set-aside.
     func poolReplacedFile(_ database: SQLiteDatabase)
+    /// Another process committed to the file since the pool last looked (``DatabasePool/watch()``): `database` is
+    /// the writer connection. On the pool's writer queue.
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase)
+}
+
+extension DatabasePoolUser {
+    /// A user that does not follow another process's commits.
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) {}
 }

@@ -84,6 +84,20 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
 
     private let state = LockedValue(State())
 
+    /// The store this writer keeps, told of another process's saves (``follow(_:)``).
+    private struct Follower {
+        weak var store: ResourceStore?
+    }
+    private let follower = LockedValue(Follower())
+    /// Where the records another process saved are handed to the store, in the order read.
+    private let elsewhere = DispatchQueue(label: "JSONAPIClient.ResourceStore.elsewhere", qos: .utility)
+    /// The highest rowid of `records` looked at for another process's saves, and the writer's `data_version` then
+    /// (``poolFileChangedElsewhere(_:)``). On the queue only.
+    private var seenRowid: Int64 = 0
+    private var lookedVersion: Int64?
+    /// How many rows one read of another process's saves reads.
+    static let elsewhereChunk = 512
+
     private init(
         persistence: ResourceStore.Persistence, partition: String, key: DigestKey, pool: DatabasePool, maxRecords: Int
     ) {
@@ -530,6 +544,85 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
         }
     }
 
+    // MARK: Another process's saves
+
+    /// Tells `store` from now on of the records another process saves (``ResourceStore/recordsSavedElsewhere(_:by:)``):
+    /// the pool looks for that process's commits every second (``DatabasePool/watch()``).
+    func follow(_ store: ResourceStore) {
+        follower.withLock { $0.store = store }
+        queue.async { [self] in
+            guard !closed else { return }
+            do throws(SQLiteError) {
+                try pool.withWriter { database throws(SQLiteError) in
+                    seenRowid = try Self.maxRowid(in: database)
+                    lookedVersion = try DatabasePool.dataVersion(of: database)
+                }
+            } catch {
+                persistence.log("JSONAPIClient store: cannot follow another process's saves yet (\(error))")
+            }
+            pool.watch()
+        }
+    }
+
+    /// Another process committed: the rows of `records` written since the last look (a save replaces a row
+    /// whole, which gives it the next rowid) are read, in chunks of ``elsewhereChunk``, and handed to the store.
+    /// Rows this writer wrote come with them when no look came between; the store passes over what it holds
+    /// already. On the queue. (A row deleted, or given a rowid at or below one looked at — after the rows above it
+    /// were deleted — is not seen: the store reads it when next asked.)
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) {
+        guard !closed, let store = follower.withLock({ $0.store }) else { return }
+        lookedVersion = try? DatabasePool.dataVersion(of: database)
+        var chunks: [ResourceRecords] = []
+        // Bounded: each turn reads rows above the highest read before, or ends.
+        for _ in 0..<100_000 {
+            guard let rows = try? database.rows(
+                "SELECT rowid, object FROM records WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                [.integer(seenRowid), .integer(Int64(Self.elsewhereChunk))])
+            else { break }
+            var objects: [Data] = []
+            for row in rows {
+                guard row.count == 2, let rowid = row[0].integer, rowid > seenRowid else { continue }
+                seenRowid = rowid
+                if let object = row[1].blob { objects.append(object) }
+            }
+            if let records = Self.parsed(objects) { chunks.append(records) }
+            if rows.count < Self.elsewhereChunk { break }
+        }
+        guard !chunks.isEmpty else { return }
+        elsewhere.async { [self, weak store, chunks] in
+            for records in chunks { store?.recordsSavedElsewhere(records, by: self) }
+        }
+    }
+
+    /// Looks for another process's commits now, as the pool's timer does, and returns once what was found was
+    /// handed to the store (for tests).
+    func pollNow() {
+        pool.pollNow()
+        elsewhere.sync {}
+    }
+
+    /// After this writer's own save: when no other connection committed since the last look, every row above it
+    /// is this writer's, and the next look starts above them. On the queue.
+    private func noteOwnSave(in database: SQLiteDatabase) {
+        guard lookedVersion != nil, let version = try? DatabasePool.dataVersion(of: database), version == lookedVersion,
+            let top = try? Self.maxRowid(in: database)
+        else { return }
+        seenRowid = max(seenRowid, top)
+    }
+
+    /// The highest rowid of `records` (0 when empty).
+    private static func maxRowid(in database: SQLiteDatabase) throws(SQLiteError) -> Int64 {
+        try database.rows("SELECT max(rowid) FROM records").first?.first?.integer ?? 0
+    }
+
+    /// Resource objects (JSON) read as records, in one tape; one that does not parse is left out.
+    static func parsed(_ objects: [Data]) -> ResourceRecords? {
+        guard !objects.isEmpty else { return nil }
+        if let records = try? RowCodec.records(document(of: objects), offset: 0) { return records }
+        let readable = objects.filter { (try? RowCodec.records(document(of: [$0]), offset: 0)) != nil }
+        return readable.isEmpty ? nil : try? RowCodec.records(document(of: readable), offset: 0)
+    }
+
     // MARK: Damage
 
     /// Sets the file aside when a read through the reader connection met damage (`SQLITE_CORRUPT`,
@@ -726,6 +819,7 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
             for (key, stored) in responses { try write(stored, for: key, in: database) }
             if !records.isEmpty { try trim(afterWriting: records.count, in: database) }
         }
+        if !records.isEmpty { try? pool.withWriter { database throws(SQLiteError) in noteOwnSave(in: database) } }
     }
 
     /// `record` with the row of `key` the store never read merged under it, member by member (the record's

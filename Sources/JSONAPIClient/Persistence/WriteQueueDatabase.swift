@@ -48,6 +48,12 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
     /// Whether the entries known must be written again before the next change (the file was replaced and writing
     /// them into the new one failed).
     private var rewrite = false
+    /// Whether the rows were read (``read()``): from then on, a row of an id this object does not know is another
+    /// process's.
+    private var hasRead = false
+    /// Told of the entries another process adds (``follow(_:)``), on `arrivals`, in the order found.
+    private var arrived: (@Sendable ([WriteQueue.Arrival]) -> Void)?
+    private let arrivals = DispatchQueue(label: "JSONAPIClient.WriteQueue.arrivals", qos: .utility)
     /// This object's claims: a random token, and the process's id.
     private let token = UUID().uuidString
     private let pid = Int64(getpid())
@@ -156,6 +162,7 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
             entries.append(entry)
         }
         if !unreadable.isEmpty { setAside(unreadable, in: database) }
+        hasRead = true
         return entries
     }
 
@@ -316,6 +323,53 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
         }
         rows = placed
         rewrite = false
+    }
+
+    // MARK: Another process's entries
+
+    /// Tells `arrived` of the entries another process adds from now on: the pool looks for its commits
+    /// (``DatabasePool/watch()``), and each time it finds one this object reads the rows of ids it does not know
+    /// (``poolFileChangedElsewhere(_:)``).
+    func follow(_ arrived: @escaping @Sendable ([WriteQueue.Arrival]) -> Void) {
+        pool.sync {
+            self.arrived = arrived
+            if !observing {
+                pool.observe(self)
+                observing = true
+            }
+            pool.watch()
+        }
+    }
+
+    /// Another process committed: the rows of ids this object does not know — once it read the rows, for it knows
+    /// every one before — are entries that process queued. Each is told with the known entry it goes before (the
+    /// first added after it), outside the pool's queue. A row that does not read is passed over (the next read at
+    /// launch sets it aside); a failed read is tried again at the next commit.
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) {
+        guard !closed, hasRead, !rewrite, let arrived,
+            let read = try? database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq")
+        else { return }
+        // Those held before, by seq: an arrival goes before the first of them added after it.
+        let held = rows.map { (id: $0.key, seq: $0.value.seq) }.sorted { $0.seq < $1.seq }
+        let decoder = JSONDecoder()
+        var arrivals: [WriteQueue.Arrival] = []
+        for row in read {
+            guard row.count == 3, let seq = row[0].integer, let id = row[1].text, rows[id] == nil, let json = row[2].blob,
+                let stored = try? decoder.decode(WriteQueue.StoredEntry.self, from: json), stored.id == id,
+                let entry = try? stored.entry()
+            else { continue }
+            rows[id] = Row(seq: seq, json: json)
+            arrivals.append(WriteQueue.Arrival(entry: entry, before: held.first { $0.seq > seq }?.id))
+        }
+        guard !arrivals.isEmpty else { return }
+        self.arrivals.async { [arrivals] in arrived(arrivals) }
+    }
+
+    /// Looks for another process's commits now, as the pool's timer does, and returns once what was found was
+    /// handed to `arrived`'s queue (for tests).
+    func pollNow() {
+        pool.pollNow()
+        arrivals.sync {}
     }
 
     /// Starts a background checkpoint now, as the commit at each ``checkpointInterval`` does (for tests).

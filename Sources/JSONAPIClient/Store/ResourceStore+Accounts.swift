@@ -96,6 +96,7 @@ extension ResourceStore {
             target = Self.opened(
                 contents, backing: backing, owner: owner, waitsForOwner: account == nil,
                 limit: configuration.maxResponseBytes)
+            backing.writer?.follow(self)
         }
         let (left, unsaved) = commit(merging: false) { state, effects -> (Backing, Unsaved) in
             var old = state

@@ -86,6 +86,7 @@ public final class ResourceStore: Sendable {
                 contents, backing: backing, owner: owner, waitsForOwner: ofSession && account == nil,
                 limit: configuration.maxResponseBytes))
         saveLeftOut()
+        backing.writer?.follow(self)
     }
 
     /// With persistence, hands what changed since the last save to the writer, which writes it on its own queue:

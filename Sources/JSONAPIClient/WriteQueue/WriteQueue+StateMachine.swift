@@ -92,6 +92,19 @@ extension WriteQueue {
             self.layers.merge(layers) { held, _ in held }
         }
 
+        /// Entries another process added to the database since (``WriteQueueStorage/follow(_:)``), and their
+        /// layers: each goes before the entry it names (one added after it), else at the end; one the machine
+        /// holds already stays where it is. They are on disk already: nothing to save.
+        mutating func arrived(_ arrivals: [Arrival], layers: [String: ResourceStore.PendingWrite]) {
+            var held = Set(entries.map(\.id))
+            for arrival in arrivals where !held.contains(arrival.entry.id) {
+                held.insert(arrival.entry.id)
+                let index = arrival.before.flatMap { before in entries.firstIndex { $0.id == before } } ?? entries.endIndex
+                entries.insert(arrival.entry, at: index)
+                if let layer = layers[arrival.entry.id] { self.layers[arrival.entry.id] = layer }
+            }
+        }
+
         /// `entry` joins the end of the queue; it is not sent until ``saved(_:)``.
         ///
         /// - Returns: The snapshot whose write makes it durable.

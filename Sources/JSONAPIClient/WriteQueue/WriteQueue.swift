@@ -317,23 +317,38 @@ public final class WriteQueue: Sendable {
         } else {
             observeProtectedData()
         }
+        persister.follow { [weak self] arrivals in self?.arrived(arrivals) }
+    }
+
+    /// Puts the entries another process added (an app extension queued them) in the queue, each where it goes, with
+    /// their optimistic changes shown, and replays: claimed before each is sent, so exactly one process sends it.
+    private func arrived(_ arrivals: [Arrival]) {
+        guard !arrivals.isEmpty else { return }
+        let layers = self.layers(of: arrivals.map(\.entry))
+        state.withLock { $0.machine.arrived(arrivals, layers: layers) }
+        wake()
     }
 
     /// Puts `entries`, read from the database, in the queue with their optimistic changes shown again: in place of
     /// what it holds (at attach), or `late`, ahead of the entries queued since.
     private func place(_ entries: [Entry], late: Bool) {
         guard !entries.isEmpty else { return }
-        var layers: [String: ResourceStore.PendingWrite] = [:]
-        if let session = owner.withLock({ $0.session }), let store = session.store {
-            for entry in entries where entry.optimistic {
-                if let object = entry.layerObject(decoder: session.configuration.decoder) {
-                    layers[entry.id] = store.addPending(entry.kind, object: object, id: entry.resourceID)
-                }
-            }
-        }
+        let layers = self.layers(of: entries)
         state.withLock { state in
             if late { state.machine.loadedLate(entries, layers: layers) } else { state.machine.loaded(entries, layers: layers) }
         }
+    }
+
+    /// The optimistic changes of `entries`, shown in the session's store.
+    private func layers(of entries: [Entry]) -> [String: ResourceStore.PendingWrite] {
+        var layers: [String: ResourceStore.PendingWrite] = [:]
+        guard let session = owner.withLock({ $0.session }), let store = session.store else { return layers }
+        for entry in entries where entry.optimistic {
+            if let object = entry.layerObject(decoder: session.configuration.decoder) {
+                layers[entry.id] = store.addPending(entry.kind, object: object, id: entry.resourceID)
+            }
+        }
+        return layers
     }
 
     /// Reads the database when it could not be read before (``attach(_:)``), and returns once what it holds is

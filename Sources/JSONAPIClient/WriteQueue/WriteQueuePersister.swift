@@ -27,6 +27,9 @@ protocol WriteQueueStorage: Sendable {
     /// Closes what the storage holds open, for good: its files are about to be removed. Every later save or
     /// claim fails. Called on ``WriteQueuePersister``'s queue only.
     func close()
+    /// Tells `arrived`, from now on, of the entries another process adds (an app extension queued them), once the
+    /// storage was read: each with where it goes (``WriteQueue/Arrival``), in the order added.
+    func follow(_ arrived: @escaping @Sendable ([WriteQueue.Arrival]) -> Void)
 }
 
 extension WriteQueueStorage {
@@ -34,6 +37,8 @@ extension WriteQueueStorage {
     func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim { .claimed }
     /// A storage with no file has nothing to close.
     func close() {}
+    /// A storage no other process shares has nothing to follow.
+    func follow(_ arrived: @escaping @Sendable ([WriteQueue.Arrival]) -> Void) {}
 }
 
 extension WriteQueue {
@@ -53,6 +58,13 @@ extension WriteQueue {
             case .delete(let id): id
             }
         }
+    }
+
+    /// An entry another process added to the storage (``WriteQueueStorage/follow(_:)``), and the entry it goes
+    /// before: the first of those this queue holds that was added after it (`nil`: at the end).
+    struct Arrival: Sendable, Equatable {
+        var entry: Entry
+        var before: String?
     }
 
     /// What a claim before sending found (``WriteQueueStorage/claim(_:)``).
@@ -244,6 +256,11 @@ final class WriteQueuePersister: Sendable {
 
     /// Whether the storage could not be read yet.
     var isUnread: Bool { state.withLock { $0.unread } }
+
+    /// Tells `arrived` of the entries another process adds from now on (``WriteQueueStorage/follow(_:)``).
+    func follow(_ arrived: @escaping @Sendable ([WriteQueue.Arrival]) -> Void) {
+        storage.follow(arrived)
+    }
 
     /// Reads the storage, on the queue, when it could not be read before (``read(onLateRead:)``), and returns once
     /// `onLateRead` was told what it holds — or at once when it was read.

@@ -15,6 +15,11 @@ struct UnsavedKeys<Key: Hashable> {
         keys?.insert(key)
     }
 
+    /// Forgets `key`: what the table holds of it is what the database holds (another process saved it).
+    mutating func remove(_ key: Key) {
+        keys?.remove(key)
+    }
+
     /// The keys noted, which a save takes; noting starts anew.
     mutating func take() -> Set<Key> {
         guard let noted = keys, !noted.isEmpty else { return [] }

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import JSONAPIClient
+
+/// A store follows another process's saves (issue 43, item 8): about a second after an app extension commits, a
+/// record the store holds takes the row saved, and its observers — live objects — are told. Another process is a
+/// connection outside the process's one database object (`DatabasePool`) here.
+@Suite("Store follows another process")
+struct StoreFollowTests {
+    struct Article: Resource, Equatable {
+        static let resourceType = "articles"
+        var id: String
+        var title: String
+    }
+
+    static func persistence(_ directory: URL) -> ResourceStore.Persistence {
+        ResourceStore.Persistence(directory: directory, delay: .seconds(3600), log: { _ in })
+    }
+
+    static func article(_ id: String, _ title: String) -> ResourceObject {
+        ResourceObject(type: "articles", id: id, attributes: ["title": .string(title)])
+    }
+
+    /// Saves `title` for article `id` as another process does: through a connection of its own.
+    static func saveElsewhere(_ id: String, _ title: String, in directory: URL) throws {
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path, creating: false)
+        defer { database.close() }
+        let object = #"{"type":"articles","id":"\#(id)","attributes":{"title":"\#(title)"}}"#
+        try database.execute(
+            "INSERT OR REPLACE INTO records (type, id, object) VALUES ('articles', ?, ?)", [.text(id), .blob(Data(object.utf8))])
+    }
+
+    static func rowid(_ id: String, in directory: URL) throws -> Int64? {
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path, creating: false)
+        defer { database.close() }
+        return try database.rows("SELECT rowid FROM records WHERE type = 'articles' AND id = ?", [.text(id)]).first?.first?.integer
+    }
+
+    @Test("A held record takes another process's save and its observers are told; one with a change of its own waiting keeps it; one not held is read when asked; nothing is saved back")
+    func follows() async throws {
+        let directory = StoreFaultInjectionTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))
+        store.merge([Self.article("1", "old"), Self.article("2", "old")])
+        try await store.flush()
+        store.merge([Self.article("2", "mine")])  // not saved yet
+        let writer = try #require(store.writer)
+        writer.pollNow()  // nothing new
+        try Self.saveElsewhere("1", "theirs", in: directory)
+        try Self.saveElsewhere("2", "theirs", in: directory)
+        try Self.saveElsewhere("3", "theirs", in: directory)
+        var changes = store.changes(of: Article.self).makeAsyncIterator()
+        writer.pollNow()
+        #expect(try store.resource(Article.self, id: "1")?.title == "theirs")
+        #expect(try store.resource(Article.self, id: "2")?.title == "mine")
+        #expect(try store.resource(Article.self, id: "3")?.title == "theirs")
+        let change = await changes.next()
+        #expect(change?.id == "1" && change?.kind == .updated)
+        // The row taken is not written back: its rowid stays; the change of its own is saved.
+        let before = try Self.rowid("1", in: directory)
+        try await store.flush()
+        #expect(try Self.rowid("1", in: directory) == before)
+        let next = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))
+        #expect(try next.resource(Article.self, id: "2")?.title == "mine")
+    }
+
+    @Test("Without a poll from the test: the store's observers hear of another process's save within seconds")
+    func followsOnItsOwn() async throws {
+        let directory = StoreFaultInjectionTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))
+        store.merge([Self.article("1", "old")])
+        try await store.flush()
+        var changes = store.changes(of: Article.self).makeAsyncIterator()
+        try Self.saveElsewhere("1", "theirs", in: directory)
+        // A bound on a hang, not a timing: the change comes at the pool's next look, about a second.
+        let change = await changes.next()
+        #expect(change?.id == "1")
+        #expect(store.record(type: "articles", id: "1")?.attributes?["title"] == .string("theirs"))
+    }
+}
