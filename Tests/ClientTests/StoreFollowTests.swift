@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import JSONAPIClient
 
@@ -50,12 +51,15 @@ struct StoreFollowTests {
         try Self.saveElsewhere("1", "theirs", in: directory)
         try Self.saveElsewhere("2", "theirs", in: directory)
         try Self.saveElsewhere("3", "theirs", in: directory)
-        var changes = store.changes(of: Article.self).makeAsyncIterator()
+        let changes = store.changes(of: Article.self)
         writer.pollNow()
         #expect(try store.resource(Article.self, id: "1")?.title == "theirs")
         #expect(try store.resource(Article.self, id: "2")?.title == "mine")
         #expect(try store.resource(Article.self, id: "3")?.title == "theirs")
-        let change = await changes.next()
+        let change = await bounded {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next()
+        } ?? nil
         #expect(change?.id == "1" && change?.kind == .updated)
         // The row taken is not written back: its rowid stays; the change of its own is saved.
         let before = try Self.rowid("1", in: directory)
@@ -72,10 +76,13 @@ struct StoreFollowTests {
         let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))
         store.merge([Self.article("1", "old")])
         try await store.flush()
-        var changes = store.changes(of: Article.self).makeAsyncIterator()
+        let changes = store.changes(of: Article.self)
         try Self.saveElsewhere("1", "theirs", in: directory)
         // A bound on a hang, not a timing: the change comes at the pool's next look, about a second.
-        let change = await changes.next()
+        let change = await bounded {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next()
+        } ?? nil
         #expect(change?.id == "1")
         #expect(store.record(type: "articles", id: "1")?.attributes?["title"] == .string("theirs"))
     }

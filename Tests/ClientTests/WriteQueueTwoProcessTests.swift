@@ -94,4 +94,38 @@ struct WriteQueueTwoProcessTests {
         #expect(api.writeQueue.entries.isEmpty)
         print("two-process replay: \(reports.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })")
     }
+
+    @Test("An app that stays up sends what another process queued meanwhile, within seconds and exactly once, without a relaunch")
+    func followsAnotherProcess() async throws {
+        let server = try TestServer.url()
+        let run = "follow-\(UUID().uuidString.prefix(8))"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(run)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The app: online, its queue empty, up the whole time.
+        let api = Session(
+            baseURL: server,
+            configuration: .init(
+                store: .init(persistence: .init(directory: directory)),
+                writeQueue: .init(firstDelay: .milliseconds(10), maxDelay: .milliseconds(50))))
+        let events = api.writeQueue.events()
+        #expect(api.writeQueue.entries.isEmpty)
+        // The extension: another process queues 5 creates offline, then ends.
+        let (child, output) = try Self.start(["enqueue", directory.path, server.absoluteString, run, "5"])
+        let report = await Self.finish(child, output)
+        #expect(report.contains("queued 5"), "\(report)")
+        // The app sends them at its pool's next look (about a second): a bound on a hang, not a timing.
+        let delivered = await bounded {
+            var delivered = 0
+            for await event in events {
+                if case .delivered = event.outcome { delivered += 1 }
+                if delivered == 5 { break }
+            }
+            return delivered
+        }
+        #expect(delivered == 5, "the app did not send what the other process queued")
+        let made = try await ArticleTag.all(containing: run, on: server)
+        let counts = Dictionary(grouping: made, by: \.name).mapValues(\.count)
+        for n in 0..<5 { #expect(counts["\(run)-\(n)"] == 1, "write \(n) was made \(counts["\(run)-\(n)"] ?? 0) times") }
+        #expect(api.writeQueue.entries.isEmpty)
+    }
 }

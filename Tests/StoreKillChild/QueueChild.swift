@@ -89,3 +89,26 @@ func runReplayChild(_ arguments: [String]) async -> Never {
     FileHandle.standardOutput.write(Data("delivered \(delivered) discarded \(discarded) left \(left)\n".utf8))
     exit(0)
 }
+
+//     store-kill-child enqueue DIRECTORY BASEURL NAME COUNT
+//
+// Offline, creates COUNT tags named `NAME-n` without ids (the server makes them: a write sent twice makes two) in a
+// session whose write queue is kept in DIRECTORY, prints `queued COUNT` and exits: an app extension that queued
+// writes while the app stays up (WriteQueueTwoProcessTests).
+func runEnqueueChild(_ arguments: [String]) async throws -> Never {
+    guard arguments.count == 6, let base = URL(string: arguments[3]), let count = Int(arguments[5]) else {
+        FileHandle.standardError.write(Data("usage: store-kill-child enqueue DIRECTORY BASEURL NAME COUNT\n".utf8))
+        exit(2)
+    }
+    let persistence = ResourceStore.Persistence(directory: URL(fileURLWithPath: arguments[2], isDirectory: true))
+    let api = Session(
+        baseURL: base,
+        configuration: .init(middlewares: [Offline()], store: .init(persistence: persistence), writes: .offline))
+    let tags = api.source(KillTag.self, .path("tags/<id>"))
+    for n in 0..<count {
+        let response = try await tags.create(KillTag(id: "", name: "\(arguments[4])-\(n)"))
+        guard response.queued != nil else { exit(4) }
+    }
+    FileHandle.standardOutput.write(Data("queued \(count)\n".utf8))
+    exit(0)
+}

@@ -6,7 +6,7 @@
 // Save `n` (from FIRST on) fetches `items/n` through a session whose store is kept in DIRECTORY — a stored response,
 // fresh for a day, and its record `items` `n` with `n` and a check value in its attributes — then `flush()`es, then
 // prints `saved n`. A line it printed is a save the parent must find, whole, after killing it at any instant.
-// `store-kill-child queue …` and `store-kill-child replay …` are the write queue's children instead (QueueChild.swift),
+// `store-kill-child queue …`, `replay …` and `enqueue …` are the write queue's children instead (QueueChild.swift),
 // `store-kill-child pages …` the store's two-process test's (PagesChild.swift).
 import Foundation
 import JSONAPIClient
@@ -15,6 +15,7 @@ import JSONAPIClientTesting
 let arguments = CommandLine.arguments
 if arguments.count > 1, arguments[1] == "queue" { try await runQueueChild(arguments) }  // QueueChild.swift
 if arguments.count > 1, arguments[1] == "replay" { await runReplayChild(arguments) }  // QueueChild.swift
+if arguments.count > 1, arguments[1] == "enqueue" { try await runEnqueueChild(arguments) }  // QueueChild.swift
 if arguments.count > 1, arguments[1] == "pages" { try await runPagesChild(arguments) }  // PagesChild.swift
 guard arguments.count == 3, let first = Int(arguments[2]) else {
     FileHandle.standardError.write(Data("usage: store-kill-child DIRECTORY FIRST\n".utf8))
