@@ -69,6 +69,29 @@ struct StoreFollowTests {
         #expect(try next.resource(Article.self, id: "2")?.title == "mine")
     }
 
+    @Test("A read of another process's saves that fails is made again at the next look")
+    func failedReadIsMadeAgain() async throws {
+        let directory = StoreFaultInjectionTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteFaults.ioError, at: 1, persistent: false, statement: "FROM records WHERE rowid >"),
+            under: directory)
+        faults.pause()
+        defer { faults.remove() }
+        let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))
+        store.merge([Self.article("1", "old")])
+        try await store.flush()
+        let writer = try #require(store.writer)
+        writer.pollNow()
+        try Self.saveElsewhere("1", "theirs", in: directory)
+        faults.fail()
+        writer.pollNow()
+        #expect(faults.failures == 1)
+        #expect(store.record(type: "articles", id: "1")?.attributes?["title"] == .string("old"))
+        writer.pollNow()
+        #expect(store.record(type: "articles", id: "1")?.attributes?["title"] == .string("theirs"))
+    }
+
     @Test("Without a poll from the test: the store's observers hear of another process's save within seconds")
     func followsOnItsOwn() async throws {
         let directory = StoreFaultInjectionTests.directory()

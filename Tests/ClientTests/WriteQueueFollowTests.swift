@@ -59,6 +59,26 @@ struct WriteQueueFollowTests {
         #expect(storage.load()?.map(\.id) == ["a", "c", "y", "d"])
     }
 
+    @Test("A read of another process's rows that fails is made again at the next look, never taken for nothing new")
+    func failedReadIsMadeAgain() throws {
+        let directory = WriteQueueDatabaseTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteFaults.ioError, at: 1, persistent: false, statement: "FROM write_queue"), under: directory)
+        faults.pause()
+        defer { faults.remove() }
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        #expect(storage.load() == nil)
+        let arrivals = Arrivals()
+        storage.follow { arrivals.append($0) }
+        try Self.insertElsewhere(WriteQueueDatabaseTests.entry("x"), in: directory)
+        faults.fail()
+        storage.pollNow()
+        #expect(arrivals.told.isEmpty && faults.failures == 1)
+        storage.pollNow()
+        #expect(arrivals.told.map(\.entry.id) == ["x"])
+    }
+
     @Test("Before its first read a queue tells nothing: every row is new to it then, and the read places them")
     func nothingBeforeTheRead() throws {
         let directory = WriteQueueDatabaseTests.directory()

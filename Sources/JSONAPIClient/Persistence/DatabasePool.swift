@@ -314,8 +314,13 @@ final class DatabasePool: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let writer, !writer.isInTransaction, let version = try? Self.dataVersion(of: writer) else { return }
         guard version != dataVersion else { return }
-        dataVersion = version
-        for observer in observers { observer.user?.poolFileChangedElsewhere(writer) }
+        // Every user is told; the commit counts as seen only once each read what changed: a read that failed is
+        // made again at the next look, never taken for nothing new.
+        var read = true
+        for observer in observers {
+            if let user = observer.user, !user.poolFileChangedElsewhere(writer) { read = false }
+        }
+        if read { dataVersion = version }
     }
 
     /// `PRAGMA data_version` of `connection`: it changes when another connection commits to the file.
@@ -364,10 +369,13 @@ protocol DatabasePoolUser: AnyObject {
     func poolReplacedFile(_ database: SQLiteDatabase)
     /// Another process committed to the file since the pool last looked (``DatabasePool/watch()``): `database` is
     /// the writer connection. On the pool's writer queue.
-    func poolFileChangedElsewhere(_ database: SQLiteDatabase)
+    ///
+    /// - Returns: Whether the user read what changed; `false` (a read failed) has the pool tell it again at its
+    ///   next look.
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) -> Bool
 }
 
 extension DatabasePoolUser {
     /// A user that does not follow another process's commits.
-    func poolFileChangedElsewhere(_ database: SQLiteDatabase) {}
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) -> Bool { true }
 }

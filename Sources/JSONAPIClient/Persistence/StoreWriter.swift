@@ -568,17 +568,22 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// whole, which gives it the next rowid) are read, in chunks of ``elsewhereChunk``, and handed to the store.
     /// Rows this writer wrote come with them when no look came between; the store passes over what it holds
     /// already. On the queue. (A row deleted, or given a rowid at or below one looked at — after the rows above it
-    /// were deleted — is not seen: the store reads it when next asked.)
-    func poolFileChangedElsewhere(_ database: SQLiteDatabase) {
-        guard !closed, let store = follower.withLock({ $0.store }) else { return }
+    /// were deleted — is not seen: the store reads it when next asked.) A read that fails is made again from where
+    /// it stopped at the pool's next look.
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) -> Bool {
+        guard !closed, let store = follower.withLock({ $0.store }) else { return true }
         lookedVersion = try? DatabasePool.dataVersion(of: database)
         var chunks: [ResourceRecords] = []
+        var read = true
         // Bounded: each turn reads rows above the highest read before, or ends.
         for _ in 0..<100_000 {
             guard let rows = try? database.rows(
                 "SELECT rowid, object FROM records WHERE rowid > ? ORDER BY rowid LIMIT ?",
                 [.integer(seenRowid), .integer(Int64(Self.elsewhereChunk))])
-            else { break }
+            else {
+                read = false
+                break
+            }
             var objects: [Data] = []
             for row in rows {
                 guard row.count == 2, let rowid = row[0].integer, rowid > seenRowid else { continue }
@@ -588,10 +593,12 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
             if let records = Self.parsed(objects) { chunks.append(records) }
             if rows.count < Self.elsewhereChunk { break }
         }
-        guard !chunks.isEmpty else { return }
-        elsewhere.async { [self, weak store, chunks] in
-            for records in chunks { store?.recordsSavedElsewhere(records, by: self) }
+        if !chunks.isEmpty {
+            elsewhere.async { [self, weak store, chunks] in
+                for records in chunks { store?.recordsSavedElsewhere(records, by: self) }
+            }
         }
+        return read
     }
 
     /// Looks for another process's commits now, as the pool's timer does, and returns once what was found was

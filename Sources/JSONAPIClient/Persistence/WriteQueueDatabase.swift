@@ -344,11 +344,10 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
     /// Another process committed: the rows of ids this object does not know — once it read the rows, for it knows
     /// every one before — are entries that process queued. Each is told with the known entry it goes before (the
     /// first added after it), outside the pool's queue. A row that does not read is passed over (the next read at
-    /// launch sets it aside); a failed read is tried again at the next commit.
-    func poolFileChangedElsewhere(_ database: SQLiteDatabase) {
-        guard !closed, hasRead, !rewrite, let arrived,
-            let read = try? database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq")
-        else { return }
+    /// launch sets it aside); a failed read is made again at the pool's next look.
+    func poolFileChangedElsewhere(_ database: SQLiteDatabase) -> Bool {
+        guard !closed, hasRead, !rewrite, let arrived else { return true }
+        guard let read = try? database.rows("SELECT seq, id, entry FROM write_queue ORDER BY seq") else { return false }
         // Those held before, by seq: an arrival goes before the first of them added after it.
         let held = rows.map { (id: $0.key, seq: $0.value.seq) }.sorted { $0.seq < $1.seq }
         let decoder = JSONDecoder()
@@ -361,8 +360,8 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
             rows[id] = Row(seq: seq, json: json)
             arrivals.append(WriteQueue.Arrival(entry: entry, before: held.first { $0.seq > seq }?.id))
         }
-        guard !arrivals.isEmpty else { return }
-        self.arrivals.async { [arrivals] in arrived(arrivals) }
+        if !arrivals.isEmpty { self.arrivals.async { [arrivals] in arrived(arrivals) } }
+        return true
     }
 
     /// Looks for another process's commits now, as the pool's timer does, and returns once what was found was
