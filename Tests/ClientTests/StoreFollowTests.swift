@@ -92,6 +92,33 @@ struct StoreFollowTests {
         #expect(store.record(type: "articles", id: "1")?.attributes?["title"] == .string("theirs"))
     }
 
+    #if DEBUG
+    @Test("A look reads only the rows saved since the last one, not this store's own; a commit is told once, and a look with nothing new tells nobody")
+    func readsOnlyWhatIsNew() async throws {
+        let directory = StoreFaultInjectionTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))
+        let writer = try #require(store.writer)
+        writer.pollNow()
+        store.merge((1...100).map { Self.article(String($0), "mine") })
+        try await store.flush()
+        try Self.saveElsewhere("7", "theirs", in: directory)
+        let pool = DatabasePool.pool(in: directory, partition: PartitionDatabase.defaultPartition, protection: .appDefault, log: { _ in })
+        let told = pool.looksThatTold
+        writer.pollNow()
+        writer.pollNow()
+        #expect(pool.looksThatTold == told + 1)
+        #expect(writer.rowsReadForOtherProcesses == 1)
+        #expect(store.record(type: "articles", id: "7")?.attributes?["title"] == .string("theirs"))
+        // This store's own save since: the next look after another commit reads that commit's row alone.
+        store.merge([Self.article("8", "mine again")])
+        try await store.flush()
+        try Self.saveElsewhere("9", "theirs", in: directory)
+        writer.pollNow()
+        #expect(writer.rowsReadForOtherProcesses == 2)  // 9 alone: 8 was this store's, saved with nothing else between
+    }
+    #endif
+
     @Test("Without a poll from the test: the store's observers hear of another process's save within seconds")
     func followsOnItsOwn() async throws {
         let directory = StoreFaultInjectionTests.directory()

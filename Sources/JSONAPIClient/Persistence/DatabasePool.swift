@@ -55,6 +55,13 @@ final class DatabasePool: @unchecked Sendable {
     private var dataVersion: Int64?
     private var watcher: DispatchSourceTimer?
 
+    #if DEBUG
+    /// How many looks found another process's commit and told the users (for tests). On `queue` only.
+    private var tellings = 0
+    /// ``tellings``, read on the writer's queue.
+    var looksThatTold: Int { queue.sync { tellings } }
+    #endif
+
     /// How often the pool looks for another process's commits while watched (``watch()``).
     static let watchInterval: DispatchTimeInterval = .seconds(1)
 
@@ -316,6 +323,9 @@ final class DatabasePool: @unchecked Sendable {
         guard version != dataVersion else { return }
         // Every user is told; the commit counts as seen only once each read what changed: a read that failed is
         // made again at the next look, never taken for nothing new.
+        #if DEBUG
+        tellings += 1
+        #endif
         var read = true
         for observer in observers {
             if let user = observer.user, !user.poolFileChangedElsewhere(writer) { read = false }

@@ -95,6 +95,12 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// (``poolFileChangedElsewhere(_:)``). On the queue only.
     private var seenRowid: Int64 = 0
     private var lookedVersion: Int64?
+    #if DEBUG
+    /// How many rows the reads of another process's saves read (for tests). On the queue only.
+    private var rowsReadElsewhere = 0
+    /// ``rowsReadElsewhere``, read on the queue.
+    var rowsReadForOtherProcesses: Int { queue.sync { rowsReadElsewhere } }
+    #endif
     /// How many rows one read of another process's saves reads.
     static let elsewhereChunk = 512
 
@@ -290,7 +296,58 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// - Returns: The records found, in one tape; `nil` when none is (the database holds none of them).
     /// - Throws: ``SQLiteError`` when the rows cannot be read: a failed read is not an empty one.
     func records(_ keys: some Collection<ResourceStore.Key>) throws(SQLiteError) -> ResourceRecords? {
-        try read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
+        // The rows' objects straight into one document, parsed once; read again row by row (``read(_:)``) only
+        // when one does not parse, or is not a record asked for.
+        var document = Self.documentStart
+        let appended = try withReader { reader throws(SQLiteError) in
+            try Self.appendObjects(of: keys, in: reader, to: &document)
+        }
+        guard appended > 0 else { return nil }
+        document.append(contentsOf: Self.documentEnd)
+        if let records = try? RowCodec.records(document, offset: 0) {
+            let asked = Set(keys)
+            if records.resources.allSatisfy({ asked.contains(ResourceStore.Key(type: $0.type, id: $0.id)) }) {
+                return records
+            }
+        }
+        return try read { reader throws(SQLiteError) in try Self.rows(of: keys, in: reader) }
+    }
+
+    /// The start and the end of the document the rows' objects are read into (``document(of:)``).
+    static let documentStart = Data(#"{"data":[],"included":["#.utf8)
+    static let documentEnd = Array("]}".utf8)
+
+    /// Appends the objects of the records of `keys` that `reader` holds to `document`, comma-separated:
+    /// ``idsPerQuery`` ids of a type a query (the last padded with its last id), a point query for a single key.
+    ///
+    /// - Returns: How many objects were appended.
+    private static func appendObjects(
+        of keys: some Collection<ResourceStore.Key>, in reader: SQLiteDatabase, to document: inout Data
+    ) throws(SQLiteError) -> Int {
+        let comma = UInt8(ascii: ",")
+        var appended = 0
+        func append(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) {
+            if appended > 0 { document.append(comma) }
+            let count = try reader.appendColumn(0, of: sql, values, to: &document, separator: comma)
+            if count == 0, appended > 0 { document.removeLast() }  // the comma, for nothing
+            appended += count
+        }
+        if keys.count == 1, let key = keys.first {
+            try append("SELECT object FROM records WHERE type = ? AND id = ?", [.text(key.type), .text(key.id)])
+            return appended
+        }
+        let sql = "SELECT object FROM records WHERE type = ? AND id IN ("
+            + Array(repeating: "?", count: idsPerQuery).joined(separator: ", ") + ")"
+        for (type, ids) in Dictionary(grouping: keys.map { ($0.type, $0.id) }, by: \.0) {
+            var start = 0
+            while start < ids.count {
+                let chunk = ids[start..<min(start + idsPerQuery, ids.count)].map(\.1)
+                start += idsPerQuery
+                let padding = Array(repeating: chunk.last ?? "", count: idsPerQuery - chunk.count)
+                try append(sql, [SQLiteValue.text(type)] + (chunk + padding).map { SQLiteValue.text($0) })
+            }
+        }
+        return appended
     }
 
     /// Every record of `type` the database holds, read in one pass over the type's rows (what listing a type
@@ -300,6 +357,21 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// - Returns: The records found, in one tape (`nil` when none is), and the ids of the rows read.
     /// - Throws: ``SQLiteError`` when the rows cannot be read.
     func records(ofType type: String) throws(SQLiteError) -> (records: ResourceRecords?, ids: [String]) {
+        // The rows' objects straight into one document, parsed once; only when one does not parse are they read
+        // again one by one (below), the damaged ones deleted.
+        var document = Self.documentStart
+        let appended = try withReader { reader throws(SQLiteError) in
+            try reader.appendColumn(
+                0, of: "SELECT object FROM records WHERE type = ?", [.text(type)], to: &document,
+                separator: UInt8(ascii: ","))
+        }
+        guard appended > 0 else { return (nil, []) }
+        document.append(contentsOf: Self.documentEnd)
+        if let records = try? RowCodec.records(document, offset: 0),
+            records.resources.allSatisfy({ $0.type == type })
+        {
+            return (records, records.resources.map(\.id))
+        }
         var ids: [String] = []
         let records = try read { reader throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)] in
             try reader.rows("SELECT id, object FROM records WHERE type = ?", [.text(type)]).compactMap { row in
@@ -466,13 +538,13 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// member of `included` is a resource object, where primary data would read one without fields as an
     /// identifier.
     static func document(of objects: [Data]) -> Data {
-        var document = Data(#"{"data":[],"included":["#.utf8)
+        var document = documentStart
         document.reserveCapacity(objects.reduce(64) { $0 + $1.count + 1 })
         for (index, object) in objects.enumerated() {
             if index > 0 { document.append(UInt8(ascii: ",")) }
             document.append(object)
         }
-        document.append(contentsOf: Array("]}".utf8))
+        document.append(contentsOf: documentEnd)
         return document
     }
 
@@ -588,6 +660,9 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
             for row in rows {
                 guard row.count == 2, let rowid = row[0].integer, rowid > seenRowid else { continue }
                 seenRowid = rowid
+                #if DEBUG
+                rowsReadElsewhere += 1
+                #endif
                 if let object = row[1].blob { objects.append(object) }
             }
             if let records = Self.parsed(objects) { chunks.append(records) }
