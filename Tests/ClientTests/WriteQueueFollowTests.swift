@@ -79,6 +79,27 @@ struct WriteQueueFollowTests {
         #expect(arrivals.told.map(\.entry.id) == ["x"])
     }
 
+    #if DEBUG
+    @Test("A user of the file that follows nothing (a store's writer no store follows) does not make the pool tell a commit again")
+    func usersThatFollowNothing() throws {
+        let directory = WriteQueueDatabaseTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let opened = try #require(StoreWriter.open(.init(directory: directory, log: { _ in })))
+        let storage = WriteQueueDatabase(directory: directory, log: { _ in })
+        #expect(storage.load() == nil)
+        let arrivals = Arrivals()
+        storage.follow { arrivals.append($0) }
+        let pool = DatabasePool.pool(in: directory, partition: PartitionDatabase.defaultPartition, protection: .appDefault, log: { _ in })
+        let told = pool.looksThatTold
+        try Self.insertElsewhere(WriteQueueDatabaseTests.entry("x"), in: directory)
+        storage.pollNow()
+        storage.pollNow()
+        #expect(pool.looksThatTold == told + 1)
+        #expect(arrivals.told.map(\.entry.id) == ["x"])
+        _ = opened
+    }
+    #endif
+
     @Test("Before its first read a queue tells nothing: every row is new to it then, and the read places them")
     func nothingBeforeTheRead() throws {
         let directory = WriteQueueDatabaseTests.directory()
