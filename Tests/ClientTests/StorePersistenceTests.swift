@@ -315,6 +315,39 @@ struct StorePersistenceTests {
         #expect(try Self.rows("responses", in: directory) == 0)
     }
 
+    #if DEBUG
+    @Test("Sound rows are read straight into one document — by a point query, 64 ids a query (padded), and a type whole — and row by row only when one does not read")
+    func rowsReadAsOneDocument() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = ResourceStore.Configuration(persistence: .init(directory: directory, delay: .seconds(3600)))
+        do {
+            let store = ResourceStore(configuration: configuration)
+            store.merge((1...200).map { ResourceObject(type: "labels", id: "\($0)", attributes: ["name": .string("n\($0)")]) })
+            try await store.flush()
+        }
+        let reopened = ResourceStore(configuration: configuration)
+        let writer = try #require(reopened.writer)
+        reopened.faultIn([ResourceStore.Key(type: "labels", id: "7")])
+        #expect(reopened.count == 1)
+        reopened.faultIn((1...150).map { ResourceStore.Key(type: "labels", id: "\($0)") } + [ResourceStore.Key(type: "labels", id: "none")])
+        #expect(reopened.count == 150)
+        #expect(reopened.record(type: "labels", id: "150")?.attributes?["name"] == .string("n150"))
+        reopened.faultIn(type: "labels")
+        #expect(reopened.count == 200)
+        #expect(writer.rowByRowReads == 0)
+        // One row that does not read: that read, and only it, goes row by row.
+        let database = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        try database.execute("UPDATE records SET object = ? WHERE id = '2'", [.blob(Data("{\"type\":".utf8))])
+        database.close()
+        let damaged = ResourceStore(configuration: configuration)
+        let damagedWriter = try #require(damaged.writer)
+        damaged.faultIn((1...3).map { ResourceStore.Key(type: "labels", id: "\($0)") })
+        #expect(damaged.count == 2)
+        #expect(damagedWriter.rowByRowReads == 1)
+    }
+    #endif
+
     @Test("A file written with larger limits is loaded within the new ones")
     func limitsOnLoad() async throws {
         let directory = Self.directory()

@@ -100,6 +100,10 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     private var rowsReadElsewhere = 0
     /// ``rowsReadElsewhere``, read on the queue.
     var rowsReadForOtherProcesses: Int { queue.sync { rowsReadElsewhere } }
+    /// How many reads were made row by row (``read(_:)``: the rows' document did not parse, or held a record not
+    /// asked for), for tests.
+    private let rowByRow = LockedValue(0)
+    var rowByRowReads: Int { rowByRow.withLock { $0 } }
     #endif
     /// How many rows one read of another process's saves reads.
     static let elsewhereChunk = 512
@@ -411,6 +415,9 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     private func read(
         _ query: (SQLiteDatabase) throws(SQLiteError) -> [(key: ResourceStore.Key, object: Data)]
     ) throws(SQLiteError) -> ResourceRecords? {
+        #if DEBUG
+        rowByRow.withLock { $0 += 1 }
+        #endif
         let rows = try withReader(query)
         guard !rows.isEmpty else { return nil }
         if let records = try? RowCodec.records(Self.document(of: rows.map(\.object)), offset: 0) { return records }
