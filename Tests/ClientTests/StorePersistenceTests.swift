@@ -198,10 +198,77 @@ struct StorePersistenceTests {
         store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "n"])])
         #expect(store.record(type: "labels", id: "1") != nil)  // in memory
         await #expect(throws: JSONAPIClientError.self) { try await store.flush() }  // nothing to write to: not saved
-        #expect(log.messages.count == 1 && log.messages.first?.contains("stays in memory") == true, "\(log.messages)")
+        // Logged at the opening, and at the flush's try to open it again.
+        #expect(log.messages.count == 2 && log.messages.allSatisfy { $0.contains("stays in memory") }, "\(log.messages)")
         let folder = try FileManager.default.contentsOfDirectory(atPath: PartitionDatabase.folder(in: directory).path)
         #expect(folder == ["default.sqlite"])  // nothing set aside beside it
         #expect(FileManager.default.contents(atPath: path + "/inside") == Data("kept".utf8))
+    }
+
+    @Test("A store that could not open its database (a device not unlocked yet) opens it at its next flush: its observers are told its records went, what it held goes over the rows (merged with them), the optimistic changes shown stay, and the flush saves it", arguments: [nil, "alice"] as [String?])
+    func opensLate(account: String?) async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        func make() -> ResourceStore {
+            // Made alone (no account), or an account's session store.
+            ResourceStore(
+                configuration: .init(persistence: persistence), decoder: JSONAPIDecoder(), account: account,
+                ofSession: account != nil)
+        }
+        do {
+            let store = make()
+            store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "on disk", "kept": "row"])])
+            try await store.flush()
+        }
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteFaults.cannotOpen, at: 1, persistent: true, calls: [.open]), under: directory)
+        let store = make()
+        #expect(store.writer == nil)
+        store.merge([ResourceObject(type: "labels", id: "2", attributes: ["name": "fetched in memory"])])
+        store.merge([ResourceObject(type: "labels", id: "1", attributes: ["name": "fetched again"])])
+        _ = store.addPending(.create, object: ResourceObject(type: "labels", id: "3", attributes: ["name": "mine"]), id: "3")
+        let changes = store.changes(of: Label.self)
+        await #expect(throws: JSONAPIClientError.self) { try await store.flush() }  // still cannot
+        faults.remove()
+        try await store.flush()
+        #expect(store.writer != nil)
+        let kinds = await bounded {
+            var kinds: [StoreChange.Kind] = []
+            for await change in changes {
+                kinds.append(change.kind)
+                if kinds.count == 3 { break }
+            }
+            return kinds
+        }
+        #expect(kinds == [.evicted, .evicted, .evicted])
+        #expect(try store.resource(Label.self, id: "2")?.name == "fetched in memory")
+        #expect(try store.resource(Label.self, id: "3")?.name == "mine")
+        let next = make()
+        #expect(next.record(type: "labels", id: "2")?.attributes?["name"] == .string("fetched in memory"))
+        // Merged with the row beneath: the member only the row had is kept.
+        #expect(next.record(type: "labels", id: "1")?.attributes == ["name": "fetched again", "kept": "row"])
+    }
+
+    @Test("A session's store that names no account opens its database late without the records it held (whose they are is not known under the database's key), and that flush throws")
+    func opensLateDroppingUnknownRecords() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600))
+        let faults = SQLiteFaults.inject(
+            .init(code: SQLiteFaults.cannotOpen, at: 1, persistent: true, calls: [.open]), under: directory)
+        let store = ResourceStore(
+            configuration: .init(persistence: persistence), decoder: JSONAPIDecoder(), account: nil, ofSession: true)
+        #expect(store.writer == nil)
+        store.merge([ResourceObject(type: "labels", id: "2", attributes: ["name": "fetched in memory"])])
+        faults.remove()
+        await #expect { try await store.flush() } throws: { ($0 as? JSONAPIClientError)?.code == .storeNotSaved }
+        #expect(store.writer != nil)
+        #expect(store.record(type: "labels", id: "2") == nil)
+        store.merge([ResourceObject(type: "labels", id: "3", attributes: ["name": "after"])])
+        try await store.flush()
+        let next = ResourceStore(configuration: .init(persistence: persistence))
+        #expect(next.record(type: "labels", id: "3") != nil && next.record(type: "labels", id: "2") == nil)
     }
 
     @Test(

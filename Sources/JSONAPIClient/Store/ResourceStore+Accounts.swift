@@ -10,8 +10,9 @@ extension ResourceStore {
     /// What the store keeps of one account partition besides its state: the database's writer and key, the
     /// account's digest under that key, and the credentials' lineage kept in that database.
     struct Backing: Sendable {
-        /// The partition's name (``PartitionDatabase/partition(forAccount:)``).
+        /// The partition's name (``PartitionDatabase/partition(forAccount:)``), and the account it is of.
         var partition: String
+        var account: String?
         var writer: StoreWriter?
         var digestKey: DigestKey
         var accountDigest: CredentialDigest?
@@ -37,7 +38,7 @@ extension ResourceStore {
             keep = { aliases in writer.setMeta(CredentialLineage.metaRow, .blob(CredentialLineage.bytes(of: aliases))) }
         }
         let backing = Backing(
-            partition: partition, writer: writer, digestKey: key, accountDigest: accountDigest,
+            partition: partition, account: account, writer: writer, digestKey: key, accountDigest: accountDigest,
             lineage: CredentialLineage(key: key, aliases: renewals, keep: keep))
         let owner = accountDigest ?? writer?.meta(ownerRow)?.text.flatMap(CredentialDigest.init)
         return (backing, opened?.contents, owner)

@@ -171,10 +171,19 @@ extension ResourceStore {
     ///   not be written (it holds the previous write, whole; the next write includes these changes), or when the
     ///   store has persistence but its database could not be opened — the `.sqlite` is a folder, the library's
     ///   folder is a file or read-only, the device cannot read the file yet — so that it runs in memory: nothing it
-    ///   holds is on disk.
+    ///   holds is on disk. Such a store tries to open it again first; when it can, the flush saves into it what the
+    ///   store holds (its observers are told its records went, and load them again) — but a session's store that
+    ///   names no account drops the records it held instead, not knowing whose they are, and this flush throws.
     public func flush() async throws(JSONAPIClientError) {
+        guard let persistence = configuration.persistence else { return }
+        if writer == nil, await openLate() == .droppedRecords {
+            throw JSONAPIClientError(
+                code: .storeNotSaved,
+                detail: "the database in \(PartitionDatabase.folder(in: persistence.directory).path) is open now, but the "
+                    + "records the store held before could not be kept (whose they are is not known to it): they are "
+                    + "fetched again as they are read")
+        }
         guard let writer else {
-            guard let persistence = configuration.persistence else { return }
             throw JSONAPIClientError(
                 code: .storeNotSaved,
                 detail: "the database in \(PartitionDatabase.folder(in: persistence.directory).path) could not be opened: "

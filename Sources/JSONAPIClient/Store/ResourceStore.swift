@@ -40,6 +40,12 @@ public final class ResourceStore: Sendable {
     let decoder: JSONAPIDecoder
     /// The accounts signed out of on this store's session, each with its state as it was (``switchAccount(to:)``).
     let parked = LockedValue<[String: State]>([:])
+    /// Whether the store is a session's, which reads the records on disk of a partition of no account only once a
+    /// request shows whose they are (``opened(_:backing:owner:waitsForOwner:limit:)``).
+    let ofSession: Bool
+    /// Whether a late opening of the database runs (``openLate()``), and the observer of the device's protected data
+    /// that starts one (Apple platforms).
+    let lateOpening = LockedValue(LateOpening())
 
     /// The key of the credential digests that partition the stored responses: the process's for a store in
     /// memory, the database's own for a persisted one.
@@ -80,6 +86,7 @@ public final class ResourceStore: Sendable {
     init(configuration: Configuration, decoder: JSONAPIDecoder, account: String?, ofSession: Bool = true) {
         self.configuration = configuration
         self.decoder = decoder
+        self.ofSession = ofSession
         let (backing, contents, owner) = Self.open(account: account, configuration: configuration)
         state = LockedValue(
             Self.opened(
@@ -87,6 +94,7 @@ public final class ResourceStore: Sendable {
                 limit: configuration.maxResponseBytes))
         saveLeftOut()
         backing.writer?.follow(self)
+        if configuration.persistence != nil, backing.writer == nil { openWhenProtectedDataIsAvailable() }
     }
 
     /// With persistence, hands what changed since the last save to the writer, which writes it on its own queue:

@@ -354,7 +354,14 @@ public final class WriteQueue: Sendable {
     /// Reads the database when it could not be read before (``attach(_:)``), and returns once what it holds is
     /// in the queue; at once otherwise.
     func readLate() async {
-        await persister?.readLate()
+        guard let persister else { return }
+        await persister.readLate()
+        // The files can be read now: a session store that could not open its database opens it too.
+        if !persister.isUnread, let store = owner.withLock({ $0.session })?.store, store.configuration.persistence != nil,
+            store.writer == nil
+        {
+            await store.openLate()
+        }
     }
 
     /// The observer of `UIApplication.protectedDataDidBecomeAvailableNotification` while the database could not be
