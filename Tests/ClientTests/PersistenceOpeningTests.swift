@@ -1,6 +1,7 @@
 import Foundation
 import JSONAPIClientTesting
 import Testing
+import TestSupport
 
 @testable import JSONAPIClient
 
@@ -30,6 +31,45 @@ struct PersistenceOpeningTests {
         #expect(try api.store?.resource(Memo.self, id: "2")?.title == "Queued")
         try holder.execute("ROLLBACK")
         try await api.store?.flush()
+    }
+
+    @Test("A session made while another process holds the file's exclusive lock (a file being made, a recovery) does not wait for it on the caller's thread: its store runs in memory and opens the database by itself once the lock goes, and its queue reads its rows then")
+    func openUnderExclusiveLock() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("opening-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = StorePersistenceTests.Log()
+        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600), log: { log.write($0) })
+        do {
+            let server = FlakyMemos()
+            let (api, memos) = try WriteQueueTests.session(server, persistence: persistence)
+            _ = try #require(try await memos.create(Memo(id: "2", title: "Queued")).queued)
+            try await api.store?.flush()
+        }
+        try await WriteQueuePersistenceTests.closed(directory)
+        // Another process holds the file whole: in WAL, exclusive locking mode keeps every other connection out.
+        let holder = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
+        _ = try holder.rows("PRAGMA locking_mode=EXCLUSIVE")
+        try holder.execute("BEGIN EXCLUSIVE")
+        try holder.execute("COMMIT")
+        let server = FlakyMemos()
+        let started = ContinuousClock.now
+        let (api, _) = try WriteQueueTests.session(server, persistence: persistence)
+        let made = ContinuousClock.now - started
+        #expect(api.store?.writer == nil)
+        #expect(api.writeQueue.entries.isEmpty)
+        #expect(log.messages.contains { $0.contains("stays in memory") && $0.contains("locked") }, "\(log.messages)")
+        holder.close()
+        // The store's opening off the caller's thread, tried at once, waits for the lock and opens it: a bound on a
+        // hang, not a timing.
+        let opened = await bounded {
+            while api.store?.writer == nil { try? await Task.sleep(for: .milliseconds(10)) }
+            return true
+        }
+        #expect(opened == true)
+        server.go(online: true)
+        await api.writeQueue.replay()
+        #expect(server.served == [#"POST /memos "Queued""#])
+        print("a session made under another process's exclusive lock: \(made) on the caller's thread")
     }
 
     static let protections: [ResourceStore.Persistence.FileProtection] = [

@@ -87,10 +87,10 @@ final class SQLiteDatabase {
         handle = opened
         Self.openConnections.withLock { $0[counted, default: 0] += 1 }
         sqlite3_extended_result_codes(opened, 1)
-        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(opened, Int32(clamping: max(milliseconds, 0)))
+        let milliseconds = Self.milliseconds(busyTimeout)
+        sqlite3_busy_timeout(opened, milliseconds)
         do {
-            try enterWAL(waitingUpTo: milliseconds)
+            try enterWAL(waitingUpTo: Int64(milliseconds))
             try execute("PRAGMA synchronous=NORMAL")
             try execute("PRAGMA foreign_keys=ON")
         } catch {
@@ -100,6 +100,23 @@ final class SQLiteDatabase {
     }
 
     deinit { close() }
+
+    /// How long a statement waits for another connection's lock from now on before failing with `SQLITE_BUSY`:
+    /// zero while a caller's thread must not wait for another process (opening at launch), the default after.
+    static let defaultBusyTimeout: Duration = .seconds(5)
+
+    /// Sets how long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    func setBusyTimeout(_ timeout: Duration) {
+        guard let handle else { return }
+        sqlite3_busy_timeout(handle, Self.milliseconds(timeout))
+    }
+
+    /// `duration` in milliseconds for `sqlite3_busy_timeout`: non-negative, clamped to `Int32`.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = max(seconds, 0).multipliedReportingOverflow(by: 1000)
+        return overflow ? .max : Int32(clamping: whole + max(attoseconds, 0) / 1_000_000_000_000_000)
+    }
 
     /// Sets the WAL journal. On a new file this takes the file's exclusive lock, and when another connection is
     /// doing the same (an app's queue and store opening at launch, or an app and its extension) SQLite answers

@@ -23,11 +23,13 @@ extension ResourceStore {
     /// it cannot be opened: logged, the store stays in memory for it), its key, lineage and records' owner.
     ///
     /// - Returns: The backing, the stored responses the database holds (`nil` in memory), and the records' owner.
-    static func open(account: String?, configuration: Configuration) -> (Backing, RowCodec.Contents?, CredentialDigest?)
-    {
+    static func open(
+        account: String?, configuration: Configuration, waiting: Bool = true, failed: (SQLiteError) -> Void = { _ in }
+    ) -> (Backing, RowCodec.Contents?, CredentialDigest?) {
         let partition = PartitionDatabase.partition(forAccount: account)
         let opened = configuration.persistence.flatMap {
-            StoreWriter.open($0, partition: partition, maxRecords: configuration.maxResources)
+            StoreWriter.open(
+                $0, partition: partition, maxRecords: configuration.maxResources, waiting: waiting, failed: failed)
         }
         let key = opened?.key ?? .process
         let writer = opened?.writer

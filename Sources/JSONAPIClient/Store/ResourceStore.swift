@@ -87,14 +87,23 @@ public final class ResourceStore: Sendable {
         self.configuration = configuration
         self.decoder = decoder
         self.ofSession = ofSession
-        let (backing, contents, owner) = Self.open(account: account, configuration: configuration)
+        // On the caller's thread (an app's main thread, at launch): another process's lock is not waited for here;
+        // the database is then opened late, off this thread (``openLate()``).
+        var busy = false
+        let (backing, contents, owner) = Self.open(
+            account: account, configuration: configuration, waiting: false,
+            failed: { busy = $0.primaryCode == SQLiteError.busy })
         state = LockedValue(
             Self.opened(
                 contents, backing: backing, owner: owner, waitsForOwner: ofSession && account == nil,
                 limit: configuration.maxResponseBytes))
         saveLeftOut()
         backing.writer?.follow(self)
-        if configuration.persistence != nil, backing.writer == nil { openWhenProtectedDataIsAvailable() }
+        if configuration.persistence != nil, backing.writer == nil {
+            openWhenProtectedDataIsAvailable()
+            // Another process's lock, not waited for here: tried again at once, off this thread, waiting for it.
+            if busy { Task.detached { [weak self] in await self?.openLate() } }
+        }
     }
 
     /// With persistence, hands what changed since the last save to the writer, which writes it on its own queue:
