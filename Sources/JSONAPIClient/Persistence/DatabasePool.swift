@@ -12,7 +12,7 @@ import Foundation
 /// process still does, as before.) Every store and queue of a partition in the process finds the same pool
 /// (``pool(in:partition:protection:log:)``), as long as one of them holds it.
 ///
-/// **Set aside whole.** Damage met at any time (``setAside(_:)``) closes every connection of the pool, so that the
+/// **Set aside whole.** Damage met at any time (``setAside(_:subject:outcome:)``) closes every connection of the pool, so that the
 /// file can be renamed aside (``PartitionDatabase/setAside(_:reason:log:subject:outcome:)``), opens a new one in its
 /// place, and tells each user on the writer's queue (``DatabasePoolUser/poolReplacedFile(_:)``): the write queue
 /// writes its entries into the new file, the store its key.
@@ -21,7 +21,8 @@ import Foundation
 /// to the file — the pool's writer is the process's only one, so another process (an app extension). While a user
 /// asks for it (``watch()``), the pool looks every ``watchInterval`` (a pragma: no page read) and tells each user
 /// (``DatabasePoolUser/poolFileChangedElsewhere(_:)``) on the writer's queue: the write queue picks up the entries
-/// another process queued, so a long-lived app sends what its extension queued without a relaunch.
+/// another process queued, so a long-lived app sends what its extension queued without a relaunch, and the store's
+/// held records take that process's saves.
 ///
 /// **Checkpoints in the background.** A commit appends pages to the WAL; a checkpoint copies them into the database
 /// file (and `fsync`s both) so that the WAL can start over. SQLite would run one inside the commit that crosses 1,000
@@ -29,7 +30,8 @@ import Foundation
 /// queue of its own, runs a passive checkpoint (it never blocks the writer), so writes keep one cost and the copying
 /// comes in small steps. SQLite's own stays as the fallback should the background one fall behind.
 final class DatabasePool: @unchecked Sendable {
-    // @unchecked Sendable: `writer`, `commitsSinceCheckpoint` and `observers` are touched on `queue` only; `reader` on `readerQueue` only; `checkpointer` and `checkpointerClosed` on `checkpointQueue`
+    // @unchecked Sendable: `writer`, `commitsSinceCheckpoint`, `observers`, `dataVersion` and `watcher` are touched
+    // on `queue` only; `reader` on `readerQueue` only; `checkpointer` and `checkpointerClosed` on `checkpointQueue`
     // only. Each is checked with `dispatchPrecondition` where it is used.
 
     /// The database file.
@@ -44,8 +46,8 @@ final class DatabasePool: @unchecked Sendable {
     let queue = DispatchQueue(label: "JSONAPIClient.DatabasePool.writer", qos: .utility)
     /// The writer connection, opened on first use (and again after a failure to open). On `queue` only.
     private var writer: SQLiteDatabase?
-    /// How many users hold the pool, and whether the last one closed it (``detach()``): nothing opens the file
-    /// again then.
+    /// How many users hold the pool, and whether the last one closed it (``detachOnQueue()``): nothing opens the
+    /// file again then.
     private let attachment = LockedValue((users: 1, closed: false))
     /// Commits since the last background checkpoint was started. On `queue` only.
     private var commitsSinceCheckpoint = 0
