@@ -39,11 +39,17 @@ extension ResourceStore {
         private(set) var unreadBeneath: Set<Key> = []
 
         /// Whether the table needs `key`'s row before it can say what the store holds of `key`: it holds no
-        /// record, or one placed over a row not read (``unreadBeneath``), and no read or removal settled it.
+        /// record, or one placed over a row not read (``unreadBeneath``), and no read or removal settled it — nor a
+        /// listing of its type, which read every row of it (``isSettled(_:)``).
         func needsRead(_ key: Key) -> Bool {
             guard readsDisk else { return false }
             guard byKey[key] == nil else { return !unreadBeneath.isEmpty && unreadBeneath.contains(key) }
-            return !settled.contains(key)
+            return !isSettled(key)
+        }
+
+        /// Whether `key`'s row was read — by itself, or with its type's (``noteIDsRead(of:)``) — or its record went.
+        private func isSettled(_ key: Key) -> Bool {
+            settled.contains(key) || (!typesRead.isEmpty && typesRead.contains(key.type))
         }
 
         /// Whether the table needs the ids of `type`'s rows before it can list the records of `type`.
@@ -86,7 +92,7 @@ extension ResourceStore {
             guard byKey[key] == nil else {
                 return !unreadBeneath.isEmpty && unreadBeneath.contains(key) ? .row : .none
             }
-            return settled.contains(key) ? .readWithoutRecord : .row
+            return isSettled(key) ? .readWithoutRecord : .row
         }
 
         /// What a read needs of a key's row (``rowNeed(_:)``).
@@ -143,7 +149,7 @@ extension ResourceStore {
         @discardableResult
         mutating func setRecord(_ record: Record, for key: Key) -> Record? {
             let old = byKey.updateValue(record, forKey: key)
-            if old == nil, readsDisk, !settled.contains(key) { unreadBeneath.insert(key) }
+            if old == nil, readsDisk, !isSettled(key) { unreadBeneath.insert(key) }
             unsaved.insert(key)
             if selfLinks != nil { reindex(key, from: old?.stored.selfLink, to: record.stored.selfLink) }
             if let old { released(old.stored) }
@@ -160,7 +166,7 @@ extension ResourceStore {
         mutating func placeUncounted(_ record: Record, for key: Key) -> Record? {
             let old = byKey.updateValue(record, forKey: key)
             // A new record over a row not read (its read failed): the row's members go beneath it.
-            if old == nil, readsDisk, !settled.contains(key) { unreadBeneath.insert(key) }
+            if old == nil, readsDisk, !isSettled(key) { unreadBeneath.insert(key) }
             return old
         }
 
