@@ -36,6 +36,9 @@ extension Session {
             let credentials = seen.withLock { $0 }.map { self.lineage.root(ofCredentialsIn: $0.headerFields) }
             return Exchanged(request: request, response: response, source: .network, credentials: credentials)
         }
+        // A session made while another process held the file's lock opens its database late: wait for it, so that
+        // the first requests meet it (no thread waits: this one is suspended).
+        if store.configuration.persistence != nil { await store.waitForLateOpening() }
         let visit = StoreVisit()
         // The store as the request is made, before the middleware adds its credentials: a switch of account after
         // this point (or one under way now) may make it another account's.

@@ -22,28 +22,71 @@ extension ResourceStore {
         case notOpened
     }
 
-    /// Whether a late opening runs, and the observer that starts one.
+    /// Whether a late opening runs (and who waits for it to end), whether one dropped records since the last
+    /// ``flush()`` asked, and the observer that starts one.
     struct LateOpening: Sendable {
         var running = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var dropped = false
         var observer: ProtectedDataObserver?
+    }
+
+    /// Returns once no late opening runs: a request through the store, or a flush, made while one runs (a session
+    /// made while another process held the file's lock) waits for it — suspended, no thread waiting — so that it
+    /// meets the database rather than an empty store.
+    func waitForLateOpening() async {
+        guard lateOpening.withLock({ $0.running }) else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = lateOpening.withLock { opening -> Bool in
+                guard opening.running else { return true }
+                opening.waiters.append(continuation)
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// Whether a late opening dropped the records the store held since the last call (``flush()`` reports it).
+    func takeDroppedRecords() -> Bool {
+        lateOpening.withLock { opening in
+            defer { opening.dropped = false }
+            return opening.dropped
+        }
+    }
+
+    /// Claims the late opening for a caller that starts it later (``openLate(claimed:)``): a request made in between
+    /// waits for it (``waitForLateOpening()``).
+    func claimLateOpening() {
+        lateOpening.withLock { $0.running = true }
     }
 
     /// Opens the database of the partition shown when the store runs in memory for want of it (see the
     /// extension's comment); one opening at a time, off the caller's thread.
     ///
+    /// - Parameter claimed: Whether the caller claimed it (``claimLateOpening()``); else it is claimed here, and
+    ///   nothing is done while another one runs.
     /// - Returns: What it did.
     @discardableResult
-    func openLate() async -> LateOpened {
+    func openLate(claimed: Bool = false) async -> LateOpened {
         guard configuration.persistence != nil else { return .notOpened }
+        if !claimed {
+            guard lateOpening.withLock({ opening -> Bool in
+                defer { opening.running = true }
+                return !opening.running
+            }) else { return .notOpened }
+        }
+        defer {
+            let waiters = lateOpening.withLock { opening -> [CheckedContinuation<Void, Never>] in
+                opening.running = false
+                defer { opening.waiters = [] }
+                return opening.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
         let asked = state.withLock { state -> (partition: String, account: String?)? in
             state.backing.writer == nil ? (state.backing.partition, state.backing.account) : nil
         }
         guard let asked else { return .opened }
-        guard lateOpening.withLock({ opening -> Bool in
-            defer { opening.running = true }
-            return !opening.running
-        }) else { return .notOpened }
-        defer { lateOpening.withLock { $0.running = false } }
         let configuration = configuration
         // Handed over through a lock, as at a switch of account: what the queue made is published by it.
         let opened = LockedValue<(Backing, RowCodec.Contents?, CredentialDigest?)?>(nil)
@@ -89,7 +132,10 @@ extension ResourceStore {
             await writer.close()
             return state.withLock { $0.backing.writer != nil } ? .opened : .notOpened
         }
-        lateOpening.withLock { $0.observer = nil }
+        lateOpening.withLock { opening in
+            opening.observer = nil
+            if taken == .droppedRecords { opening.dropped = true }
+        }
         writer.follow(self)
         saveLeftOut()
         return taken

@@ -176,7 +176,11 @@ extension ResourceStore {
     ///   names no account drops the records it held instead, not knowing whose they are, and this flush throws.
     public func flush() async throws(JSONAPIClientError) {
         guard let persistence = configuration.persistence else { return }
-        if writer == nil, await openLate() == .droppedRecords {
+        if writer == nil {
+            await waitForLateOpening()
+            if writer == nil { await openLate() }
+        }
+        if takeDroppedRecords() {
             throw JSONAPIClientError(
                 code: .storeNotSaved,
                 detail: "the database in \(PartitionDatabase.folder(in: persistence.directory).path) is open now, but the "

@@ -102,7 +102,10 @@ public final class ResourceStore: Sendable {
         if configuration.persistence != nil, backing.writer == nil {
             openWhenProtectedDataIsAvailable()
             // Another process's lock, not waited for here: tried again at once, off this thread, waiting for it.
-            if busy { Task.detached { [weak self] in await self?.openLate() } }
+            if busy {
+                claimLateOpening()  // a request made meanwhile waits for it
+                Task.detached { [weak self] in await self?.openLate(claimed: true) }
+            }
         }
     }
 
