@@ -27,6 +27,32 @@ struct SQLiteDatabaseTests {
         #expect(try database.applicationID() == 0)
     }
 
+    @Test("appendColumn appends each row's blob or text straight to the buffer, a separator between two appended; NULL, empty, other types and columns out of range append nothing")
+    func appendColumn() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try SQLiteDatabase(path: folder.appendingPathComponent("a.sqlite").path)
+        try database.execute("CREATE TABLE t (n INTEGER, v)")
+        let values: [SQLiteValue] = [.blob(Data("ab".utf8)), .null, .text("c"), .blob(Data()), .integer(7), .text("é\u{0}d")]
+        for (n, value) in values.enumerated() {
+            try database.execute("INSERT INTO t (n, v) VALUES (?, ?)", [.integer(Int64(n)), value])
+        }
+        var buffer = Data("[".utf8)
+        let appended = try database.appendColumn(1, of: "SELECT n, v FROM t ORDER BY n", to: &buffer, separator: UInt8(ascii: ","))
+        #expect(appended == 3)
+        #expect(buffer == Data("[ab,c,é\u{0}d".utf8))
+        for column: Int32 in [-1, 2, 3, .max] {
+            var none = Data()
+            #expect(try database.appendColumn(column, of: "SELECT n, v FROM t", to: &none, separator: 0) == 0)
+            #expect(none.isEmpty)
+        }
+        var nothing = Data()
+        #expect(try database.appendColumn(0, of: "SELECT v FROM t WHERE n < 0", to: &nothing, separator: 0) == 0)
+        #expect { try database.appendColumn(0, of: "SELECT v FROM t WHERE n = ?", to: &nothing, separator: 0) } throws: {
+            ($0 as? SQLiteError)?.code == SQLiteError.range
+        }
+    }
+
     @Test("Integers, blobs, texts and NULL read back as bound, the empty and extreme ones included")
     func values() throws {
         let folder = try Self.folder()
