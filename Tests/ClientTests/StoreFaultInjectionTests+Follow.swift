@@ -28,8 +28,6 @@ extension StoreFaultInjectionTests {
                     try WriteQueueDatabase(directory: directory, log: { _ in }).save(
                         [.insert(WriteQueueDatabaseTests.entry("a"))])
                 }
-                // The run's connections are its own, opened under its faults.
-                try await WriteQueuePersistenceTests.closed(directory)
             },
             act: { directory -> Following in
                 let store = ResourceStore(configuration: .init(persistence: Self.persistence(directory)))

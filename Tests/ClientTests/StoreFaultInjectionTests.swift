@@ -91,6 +91,9 @@ struct StoreFaultInjectionTests {
                 let directory = Self.directory()
                 defer { try? FileManager.default.removeItem(at: directory) }
                 try await prepare(directory)
+                // A run is a launch of its own: the connections of what `prepare` made (kept a moment by work they
+                // still had queued) are closed first, so that every connection of the run opens under its faults.
+                try await WriteQueuePersistenceTests.closed(directory)
                 let faults = SQLiteFaults.inject(
                     .init(code: plan.code, at: n, persistent: plan.persistent), under: directory)
                 let kept: Kept
