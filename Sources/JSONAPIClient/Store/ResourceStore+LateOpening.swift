@@ -68,7 +68,6 @@ extension ResourceStore {
     /// - Returns: What it did.
     @discardableResult
     func openLate(claimed: Bool = false) async -> LateOpened {
-        guard configuration.persistence != nil else { return .notOpened }
         if !claimed {
             guard lateOpening.withLock({ opening -> Bool in
                 defer { opening.running = true }
@@ -83,6 +82,7 @@ extension ResourceStore {
             }
             for waiter in waiters { waiter.resume() }
         }
+        guard configuration.persistence != nil else { return .notOpened }
         let asked = state.withLock { state -> (partition: String, account: String?)? in
             state.backing.writer == nil ? (state.backing.partition, state.backing.account) : nil
         }
