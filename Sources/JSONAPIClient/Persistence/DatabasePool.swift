@@ -205,10 +205,7 @@ final class DatabasePool: @unchecked Sendable {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let result = queue.sync { () -> Result<T, SQLiteError> in
             do throws(SQLiteError) {
-                let database = try openWriter(waiting: waiting)
-                if !waiting { database.setBusyTimeout(.zero) }
-                defer { if !waiting { database.setBusyTimeout(SQLiteDatabase.defaultBusyTimeout) } }
-                return .success(try body(database))
+                return .success(try openWriter(waiting: waiting).waiting(waiting, body))
             } catch {
                 return .failure(error)
             }
@@ -233,9 +230,7 @@ final class DatabasePool: @unchecked Sendable {
                         protection: protection)
                 }
                 guard let reader else { throw SQLiteError(code: SQLiteError.misuse, message: "no reader", operation: "reading") }
-                if !waiting { reader.setBusyTimeout(.zero) }
-                defer { if !waiting { reader.setBusyTimeout(SQLiteDatabase.defaultBusyTimeout) } }
-                return .success(try body(reader))
+                return .success(try reader.waiting(waiting, body))
             } catch {
                 return .failure(error)
             }
