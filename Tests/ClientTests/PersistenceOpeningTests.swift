@@ -33,7 +33,7 @@ struct PersistenceOpeningTests {
         try await api.store?.flush()
     }
 
-    @Test("A session made while another process holds the file's exclusive lock (a file being made, a recovery) does not wait for it on the caller's thread: its store runs in memory and opens the database by itself once the lock goes, and its queue reads its rows then")
+    @Test("A store opened while another process holds the file's exclusive lock (a file being made, a recovery, a last connection closing) does not wait for it on the caller's thread: it runs in memory, opens the database by itself once the lock goes, and a request made meanwhile waits for that opening")
     func openUnderExclusiveLock() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("opening-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -41,8 +41,9 @@ struct PersistenceOpeningTests {
         let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600), log: { log.write($0) })
         do {
             let server = FlakyMemos()
-            let (api, memos) = try WriteQueueTests.session(server, persistence: persistence)
-            _ = try #require(try await memos.create(Memo(id: "2", title: "Queued")).queued)
+            server.go(online: true)
+            let (api, _) = try WriteQueueTests.session(server, persistence: persistence)
+            _ = try await api.fetch(URL(string: "memos/2")!).result()
             try await api.store?.flush()
         }
         try await WriteQueuePersistenceTests.closed(directory)
@@ -51,25 +52,19 @@ struct PersistenceOpeningTests {
         _ = try holder.rows("PRAGMA locking_mode=EXCLUSIVE")
         try holder.execute("BEGIN EXCLUSIVE")
         try holder.execute("COMMIT")
-        let server = FlakyMemos()
         let started = ContinuousClock.now
-        let (api, _) = try WriteQueueTests.session(server, persistence: persistence)
+        let store = ResourceStore(
+            configuration: .init(persistence: persistence), decoder: JSONAPIDecoder(), account: nil, ofSession: false)
         let made = ContinuousClock.now - started
-        #expect(api.store?.writer == nil)
-        #expect(api.writeQueue.entries.isEmpty)
+        #expect(store.writer == nil)
         #expect(log.messages.contains { $0.contains("stays in memory") && $0.contains("locked") }, "\(log.messages)")
+        // A flush made now waits for the opening, which waits for the lock off this thread; the lock goes.
+        let flushed = Task { try await store.flush() }
         holder.close()
-        // The store's opening off the caller's thread, tried at once, waits for the lock and opens it: a bound on a
-        // hang, not a timing.
-        let opened = await bounded {
-            while api.store?.writer == nil { try? await Task.sleep(for: .milliseconds(10)) }
-            return true
-        }
-        #expect(opened == true)
-        server.go(online: true)
-        await api.writeQueue.replay()
-        #expect(server.served == [#"POST /memos "Queued""#])
-        print("a session made under another process's exclusive lock: \(made) on the caller's thread")
+        try await flushed.value
+        #expect(store.writer != nil)
+        #expect(store.record(type: "memos", id: "2")?.attributes?["title"] == .string("Fetched"))
+        print("a store opened under another process's exclusive lock: \(made) on the caller's thread")
     }
 
     static let protections: [ResourceStore.Persistence.FileProtection] = [

@@ -97,10 +97,8 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
 
     /// `body`'s value, run with the writer connection on the pool's queue (the caller waits), after this object is
     /// registered for a replaced file and the entries it knows are written into one (``rewrite``); fails once closed.
-    private func withDatabase<T>(
-        waiting: Bool = true, _ body: (SQLiteDatabase) throws(SQLiteError) -> T
-    ) throws(SQLiteError) -> T {
-        try pool.write(waiting: waiting) { database throws(SQLiteError) -> T in
+    private func withDatabase<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try pool.write { database throws(SQLiteError) -> T in
             guard !closed else {
                 throw SQLiteError(code: SQLiteError.misuse, message: "the queue's database was closed", operation: "opening")
             }
@@ -123,19 +121,8 @@ final class WriteQueueDatabase: WriteQueueStorage, DatabasePoolUser, @unchecked 
     /// - Throws: ``SQLiteError`` when the database cannot be opened or read now (a device that cannot read the file
     ///   yet, a full disk: logged): nothing is known of what it holds, and it is read again before the next write.
     func read() throws(SQLiteError) -> [WriteQueue.Entry] {
-        try read(waiting: true)
-    }
-
-    /// ``read()`` when a session is made, on the caller's thread: another process's lock fails it (`SQLITE_BUSY`)
-    /// instead of being waited for, and the queue reads the rows late (``WriteQueuePersister``).
-    func readAtLaunch() throws -> [WriteQueue.Entry] {
-        try read(waiting: false)
-    }
-
-    /// ``read()``, waiting for another process's lock or not.
-    private func read(waiting: Bool) throws(SQLiteError) -> [WriteQueue.Entry] {
         do {
-            return try withDatabase(waiting: waiting) { database throws(SQLiteError) in try readNow(database) }
+            return try withDatabase { database throws(SQLiteError) in try readNow(database) }
         } catch {
             if error.code != SQLiteError.misuse {
                 log("JSONAPIClient write queue: cannot read its database (\(error)); it is read again before the next write")

@@ -11,9 +11,6 @@ protocol WriteQueueStorage: Sendable {
     /// - Throws: The storage's error when it cannot be read now (the device cannot read the file yet): nothing is
     ///   known of what it holds, and ``WriteQueuePersister`` reads it again before it writes.
     func read() throws -> [WriteQueue.Entry]
-    /// ``read()`` when a session is made, on the caller's thread (an app's main thread): it never waits for another
-    /// process's lock there, but fails (and the storage is read late, off that thread).
-    func readAtLaunch() throws -> [WriteQueue.Entry]
     /// Writes `changes` — entries added, changed, removed — all or none. Called on ``WriteQueuePersister``'s queue
     /// only, never under a lock. An update or removal of an entry the storage no longer holds (another process sent
     /// it) changes nothing; an update never adds it back.
@@ -36,8 +33,6 @@ protocol WriteQueueStorage: Sendable {
 }
 
 extension WriteQueueStorage {
-    /// A storage no other process shares waits for none.
-    func readAtLaunch() throws -> [WriteQueue.Entry] { try read() }
     /// A storage no other process shares claims every entry.
     func claim(_ entry: WriteQueue.Entry) throws -> WriteQueue.Claim { .claimed }
     /// A storage with no file has nothing to close.
@@ -252,7 +247,7 @@ final class WriteQueuePersister: Sendable {
     func read(onLateRead: @escaping @Sendable ([WriteQueue.Entry]) -> Void) -> [WriteQueue.Entry]? {
         state.withLock { $0.onLateRead = onLateRead }
         do {
-            return try storage.readAtLaunch()
+            return try storage.read()
         } catch {
             state.withLock { $0.unread = true }
             return nil
