@@ -1,7 +1,6 @@
 import Foundation
 import JSONAPIClientTesting
 import Testing
-import TestSupport
 
 @testable import JSONAPIClient
 
@@ -31,40 +30,6 @@ struct PersistenceOpeningTests {
         #expect(try api.store?.resource(Memo.self, id: "2")?.title == "Queued")
         try holder.execute("ROLLBACK")
         try await api.store?.flush()
-    }
-
-    @Test("A store opened while another process holds the file's exclusive lock (a file being made, a recovery, a last connection closing) does not wait for it on the caller's thread: it runs in memory, opens the database by itself once the lock goes, and a request made meanwhile waits for that opening")
-    func openUnderExclusiveLock() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("opening-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = StorePersistenceTests.Log()
-        let persistence = ResourceStore.Persistence(directory: directory, delay: .seconds(3600), log: { log.write($0) })
-        do {
-            let server = FlakyMemos()
-            server.go(online: true)
-            let (api, _) = try WriteQueueTests.session(server, persistence: persistence)
-            _ = try await api.fetch(URL(string: "memos/2")!).result()
-            try await api.store?.flush()
-        }
-        try await WriteQueuePersistenceTests.closed(directory)
-        // Another process holds the file whole: in WAL, exclusive locking mode keeps every other connection out.
-        let holder = try SQLiteDatabase(path: PartitionDatabase.file(in: directory).path)
-        _ = try holder.rows("PRAGMA locking_mode=EXCLUSIVE")
-        try holder.execute("BEGIN EXCLUSIVE")
-        try holder.execute("COMMIT")
-        let started = ContinuousClock.now
-        let store = ResourceStore(
-            configuration: .init(persistence: persistence), decoder: JSONAPIDecoder(), account: nil, ofSession: false)
-        let made = ContinuousClock.now - started
-        #expect(store.writer == nil)
-        #expect(log.messages.contains { $0.contains("stays in memory") && $0.contains("locked") }, "\(log.messages)")
-        // A flush made now waits for the opening, which waits for the lock off this thread; the lock goes.
-        let flushed = Task { try await store.flush() }
-        holder.close()
-        try await flushed.value
-        #expect(store.writer != nil)
-        #expect(store.record(type: "memos", id: "2")?.attributes?["title"] == .string("Fetched"))
-        print("a store opened under another process's exclusive lock: \(made) on the caller's thread")
     }
 
     static let protections: [ResourceStore.Persistence.FileProtection] = [

@@ -87,12 +87,11 @@ public final class ResourceStore: Sendable {
         self.configuration = configuration
         self.decoder = decoder
         self.ofSession = ofSession
-        // On the caller's thread (an app's main thread, at launch): another process's lock is not waited for here;
-        // the database is then opened late, off this thread (``openLate()``).
+        // On the caller's thread (an app's main thread, at launch): another process's lock is waited for up to the
+        // busy timeout; past it the database is opened late, off this thread (``openLate()``).
         var busy = false
         let (backing, contents, owner) = Self.open(
-            account: account, configuration: configuration, waiting: false,
-            failed: { busy = $0.primaryCode == SQLiteError.busy })
+            account: account, configuration: configuration, failed: { busy = $0.primaryCode == SQLiteError.busy })
         state = LockedValue(
             Self.opened(
                 contents, backing: backing, owner: owner, waitsForOwner: ofSession && account == nil,
