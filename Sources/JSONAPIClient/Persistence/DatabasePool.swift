@@ -197,15 +197,11 @@ final class DatabasePool: @unchecked Sendable {
 
     /// ``withWriter(_:)`` from another thread, which waits for it on the writer's queue (after what was handed to
     /// it before). Never from the writer's queue itself.
-    ///
-    /// - Parameter waiting: Whether the body's statements — and the opening, when the writer is not open — wait for
-    ///   another process's lock (the busy timeout); not on a caller's thread at launch, where a lock another process
-    ///   holds fails them with `SQLITE_BUSY` at once.
-    func write<T>(waiting: Bool = true, _ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    func write<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let result = queue.sync { () -> Result<T, SQLiteError> in
             do throws(SQLiteError) {
-                return .success(try openWriter(waiting: waiting).waiting(waiting, body))
+                return .success(try body(try openWriter()))
             } catch {
                 return .failure(error)
             }
@@ -217,7 +213,7 @@ final class DatabasePool: @unchecked Sendable {
     /// not — never making the file: the writer makes it.
     ///
     /// - Throws: ``SQLiteError`` when it cannot be opened, or the body's.
-    func read<T>(waiting: Bool = true, _ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    func read<T>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         dispatchPrecondition(condition: .notOnQueue(readerQueue))
         let result = readerQueue.sync { () -> Result<T, SQLiteError> in
             do throws(SQLiteError) {
@@ -225,12 +221,10 @@ final class DatabasePool: @unchecked Sendable {
                     guard !isClosed else {
                         throw SQLiteError(code: SQLiteError.misuse, message: "the database was closed", operation: "reading \(path)")
                     }
-                    reader = try SQLiteDatabase(
-                        path: path, busyTimeout: waiting ? SQLiteDatabase.defaultBusyTimeout : .zero, creating: false,
-                        protection: protection)
+                    reader = try SQLiteDatabase(path: path, creating: false, protection: protection)
                 }
                 guard let reader else { throw SQLiteError(code: SQLiteError.misuse, message: "no reader", operation: "reading") }
-                return .success(try reader.waiting(waiting, body))
+                return .success(try body(reader))
             } catch {
                 return .failure(error)
             }
@@ -239,7 +233,7 @@ final class DatabasePool: @unchecked Sendable {
     }
 
     /// The writer connection, opened when it is not. On `queue`.
-    private func openWriter(waiting: Bool = true) throws(SQLiteError) -> SQLiteDatabase {
+    private func openWriter() throws(SQLiteError) -> SQLiteDatabase {
         if let writer, writer.isInTransaction {
             // A failed transaction whose ROLLBACK failed too (a disk failing for a while) left its changes open on
             // the connection, where every other use of it would read them as if committed: closed, which rolls
@@ -251,9 +245,7 @@ final class DatabasePool: @unchecked Sendable {
         guard !isClosed else {
             throw SQLiteError(code: SQLiteError.misuse, message: "the database was closed", operation: "opening \(path)")
         }
-        let opened = try PartitionDatabase.open(
-            in: directory, partition: partition, protection: protection, waiting: waiting, log: log)
-        opened.setBusyTimeout(SQLiteDatabase.defaultBusyTimeout)
+        let opened = try PartitionDatabase.open(in: directory, partition: partition, protection: protection, log: log)
         writer = opened
         // What another process commits from now on is news (``poll()``).
         dataVersion = try? Self.dataVersion(of: opened)

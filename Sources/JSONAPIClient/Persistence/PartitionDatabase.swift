@@ -132,21 +132,16 @@ enum PartitionDatabase {
     ///   - directory: The app's directory.
     ///   - partition: The partition's name.
     ///   - protection: The folder's data protection class on Apple platforms.
-    ///   - waiting: Whether another process's lock is waited for (the busy timeout) while opening; not on a caller's
-    ///     thread at launch, where it fails the opening with `SQLITE_BUSY` instead (the connection is left with no
-    ///     busy timeout: its owner sets one).
     ///   - log: Told when a file is set aside, and why.
     /// - Returns: The open database, with the current schema.
     /// - Throws: ``SQLiteError`` when the folder or database cannot be opened for a reason other than damage.
     static func open(
         in directory: URL, partition: String = defaultPartition,
-        protection: ResourceStore.Persistence.FileProtection = .appDefault, waiting: Bool = true,
-        log: @Sendable (String) -> Void
+        protection: ResourceStore.Persistence.FileProtection = .appDefault, log: @Sendable (String) -> Void
     ) throws(SQLiteError) -> SQLiteDatabase {
         let result = files.sync { () -> Result<SQLiteDatabase, SQLiteError> in
             do throws(SQLiteError) {
-                return .success(
-                    try openNow(in: directory, partition: partition, protection: protection, waiting: waiting, log: log))
+                return .success(try openNow(in: directory, partition: partition, protection: protection, log: log))
             } catch {
                 return .failure(error)
             }
@@ -161,7 +156,7 @@ enum PartitionDatabase {
 
     /// ``open(in:partition:protection:log:)``, on ``files``.
     private static func openNow(
-        in directory: URL, partition: String, protection: ResourceStore.Persistence.FileProtection, waiting: Bool,
+        in directory: URL, partition: String, protection: ResourceStore.Persistence.FileProtection,
         log: @Sendable (String) -> Void
     ) throws(SQLiteError) -> SQLiteDatabase {
         dispatchPrecondition(condition: .onQueue(files))
@@ -178,10 +173,7 @@ enum PartitionDatabase {
         var setAside = false
         while true {
             do throws(SQLiteError) {
-                // Not `waiting` (a caller's thread at launch): another process's lock fails the opening at once
-                // (`SQLITE_BUSY`) instead of being waited for; the connection waits as usual once open.
-                let database = try SQLiteDatabase(
-                    path: path, busyTimeout: waiting ? SQLiteDatabase.defaultBusyTimeout : .zero, protection: protection)
+                let database = try SQLiteDatabase(path: path, protection: protection)
                 if let foreign = try prepare(database) {
                     guard !setAside else {
                         throw SQLiteError(code: SQLiteError.notADatabase, message: foreign, operation: "opening \(path)")

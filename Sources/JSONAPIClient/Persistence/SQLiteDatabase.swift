@@ -101,25 +101,6 @@ final class SQLiteDatabase {
 
     deinit { close() }
 
-    /// How long a statement waits for another connection's lock from now on before failing with `SQLITE_BUSY`:
-    /// zero while a caller's thread must not wait for another process (opening at launch), the default after.
-    static let defaultBusyTimeout: Duration = .seconds(5)
-
-    /// Sets how long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
-    func setBusyTimeout(_ timeout: Duration) {
-        guard let handle else { return }
-        sqlite3_busy_timeout(handle, Self.milliseconds(timeout))
-    }
-
-    /// `body`'s value, run with no busy timeout unless `waits` (another connection's lock then fails a statement at
-    /// once), the default one set again after.
-    func waiting<T>(_ waits: Bool, _ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        guard !waits else { return try body(self) }
-        setBusyTimeout(.zero)
-        defer { setBusyTimeout(Self.defaultBusyTimeout) }
-        return try body(self)
-    }
-
     /// `duration` in milliseconds for `sqlite3_busy_timeout`: non-negative, clamped to `Int32`.
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components

@@ -125,16 +125,12 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// reads the stored responses (the records are read as a store asks for them: ``records(_:)``). Damage met
     /// while reading them (a page of the file, past its header) sets the file aside too, and a new one is opened.
     ///
-    /// - Parameters:
-    ///   - waiting: Whether another process's lock is waited for; not on a caller's thread at launch
-    ///     (``ResourceStore/init(configuration:decoder:account:ofSession:)``), where it fails the opening instead,
-    ///     and the store opens the database late, off that thread.
-    ///   - failed: Told why, when the database cannot be opened.
+    /// - Parameter failed: Told why, when the database cannot be opened.
     /// - Returns: The writer, the key, and what the database holds; `nil` when the database cannot be opened
     ///   (logged: the store stays in memory).
     static func open(
         _ persistence: ResourceStore.Persistence, partition: String = PartitionDatabase.defaultPartition,
-        maxRecords: Int = .max, waiting: Bool = true, failed: (SQLiteError) -> Void = { _ in }
+        maxRecords: Int = .max, failed: (SQLiteError) -> Void = { _ in }
     ) -> (writer: StoreWriter, key: DigestKey, contents: RowCodec.Contents)? {
         let log = persistence.log
         let pool = DatabasePool.pool(
@@ -142,7 +138,7 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
         var setAside = false
         while true {
             do throws(SQLiteError) {
-                let (key, contents) = try pool.write(waiting: waiting) { database throws(SQLiteError) in
+                let (key, contents) = try pool.write { database throws(SQLiteError) in
                     let key = try partitionKey(in: database, pool: pool)
                     return (key, try readResponses(in: database, pool: pool, log: log))
                 }
@@ -150,7 +146,7 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
                     persistence: persistence, partition: partition, key: key, pool: pool, maxRecords: maxRecords)
                 pool.sync { pool.observe(writer) }
                 // After the responses that did not read were deleted: this writer's own deletions are no change.
-                let version = try pool.read(waiting: waiting) { reader throws(SQLiteError) in
+                let version = try pool.read { reader throws(SQLiteError) in
                     try Self.dataVersion(of: reader)
                 }
                 writer.marks.withLock { marks in

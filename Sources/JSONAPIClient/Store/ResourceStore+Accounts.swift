@@ -24,12 +24,12 @@ extension ResourceStore {
     ///
     /// - Returns: The backing, the stored responses the database holds (`nil` in memory), and the records' owner.
     static func open(
-        account: String?, configuration: Configuration, waiting: Bool = true, failed: (SQLiteError) -> Void = { _ in }
+        account: String?, configuration: Configuration, failed: (SQLiteError) -> Void = { _ in }
     ) -> (Backing, RowCodec.Contents?, CredentialDigest?) {
         let partition = PartitionDatabase.partition(forAccount: account)
         let opened = configuration.persistence.flatMap {
             StoreWriter.open(
-                $0, partition: partition, maxRecords: configuration.maxResources, waiting: waiting, failed: failed)
+                $0, partition: partition, maxRecords: configuration.maxResources, failed: failed)
         }
         let key = opened?.key ?? .process
         let writer = opened?.writer
