@@ -147,7 +147,7 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
                 pool.sync { pool.observe(writer) }
                 // After the responses that did not read were deleted: this writer's own deletions are no change.
                 let version = try pool.read { reader throws(SQLiteError) in
-                    try Self.dataVersion(of: reader)
+                    try DatabasePool.dataVersion(of: reader)
                 }
                 writer.marks.withLock { marks in
                     marks.responsesVersion = version
@@ -249,19 +249,13 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
 
     // MARK: Another connection's commits
 
-    /// `PRAGMA data_version` of `connection`: it changes when another connection — another process's, the write
-    /// queue's, or this writer's own — commits to the file. (A pragma: no page is read.)
-    private static func dataVersion(of connection: SQLiteDatabase) throws(SQLiteError) -> Int64 {
-        try connection.rows("PRAGMA data_version").first?.first?.integer ?? 0
-    }
-
     /// Whether the database changed since the store last asked, or since it opened (on the reader connection): what
     /// it read as absent, and the types it listed, may have rows now.
     ///
     /// - Returns: Whether another connection committed since (`true` when the version cannot be read), and the
     ///   version to note once the store forgot what it read (``noteRecordsRead(at:)``).
     func recordsChanged() -> (changed: Bool, version: Int64?) {
-        guard let version = try? withReader({ reader throws(SQLiteError) in try Self.dataVersion(of: reader) }) else {
+        guard let version = try? withReader({ reader throws(SQLiteError) in try DatabasePool.dataVersion(of: reader) }) else {
             return (true, nil)
         }
         return (marks.withLock { $0.recordsVersion != version }, version)
@@ -279,7 +273,7 @@ final class StoreWriter: DatabasePoolUser, @unchecked Sendable {
     /// - Throws: ``SQLiteError`` when it cannot be read.
     func storedResponse(for key: ResponseKey) throws(SQLiteError) -> StoredResponse? {
         try withReader { reader throws(SQLiteError) -> StoredResponse? in
-            let version = try Self.dataVersion(of: reader)
+            let version = try DatabasePool.dataVersion(of: reader)
             guard version != marks.withLock({ $0.responsesVersion }) else { return nil }
             let row = try reader.rows(
                 "SELECT \(Self.responseColumns) FROM responses r WHERE r.partition = ? AND r.url = ? AND r.accept = ?",
